@@ -1,0 +1,119 @@
+/**
+ * What a user may write for one app (SPEC 2.4, DESIGN §5) and at the top of an ecosystem file.
+ * Every setting is optional except `script`; values are decoded leniently (`"2"` is 2) by the
+ * codecs in `settingCodecs.ts`. Unknown keys are reported by the validator with the closest
+ * known key as a suggestion.
+ */
+import { Schema } from "effect"
+import { WebhookEvent } from "../domain/AppDefinition"
+import { DurationMs, DurationSecondsMs } from "../domain/Duration"
+import { PortSetting } from "../domain/Port"
+import { SizeBytes } from "../domain/Size"
+import {
+  Args,
+  Bool,
+  Decimal,
+  EnvMap,
+  Instances,
+  Integer,
+  literalOf,
+  NonEmptyText,
+  TextList,
+  Umask,
+  WatchSetting
+} from "./settingCodecs"
+
+const opt = Schema.optional
+
+export const HealthCheckSettings = Schema.Struct({
+  enabled: opt(Bool),
+  check_type: opt(literalOf(["http", "script"], "CheckType")),
+  url: opt(NonEmptyText),
+  script: opt(NonEmptyText),
+  timeout: opt(DurationSecondsMs),
+  interval: opt(DurationSecondsMs),
+  retries: opt(Integer(1))
+})
+export type HealthCheckSettings = typeof HealthCheckSettings.Type
+
+export const LogSettings = Schema.Struct({
+  out_file: opt(NonEmptyText),
+  error_file: opt(NonEmptyText),
+  log_file: opt(NonEmptyText),
+  log_type: opt(literalOf(["text", "json"], "LogType")),
+  log_date_format: opt(NonEmptyText),
+  merge_logs: opt(Bool),
+  max_log_size: opt(SizeBytes),
+  max_log_files: opt(Integer(1)),
+  compress_logs: opt(Bool),
+  rotation_schedule: opt(literalOf(["daily"], "RotationSchedule"))
+})
+export type LogSettings = typeof LogSettings.Type
+
+export const RestartLoopSettings = Schema.Struct({
+  restarts: opt(Integer(1)),
+  window: opt(DurationMs)
+})
+
+export const AlertSettings = Schema.Struct({
+  memory: opt(SizeBytes),
+  cpu_percent: opt(Decimal),
+  cpu_duration: opt(DurationMs),
+  restart_loop: opt(RestartLoopSettings)
+})
+export type AlertSettings = typeof AlertSettings.Type
+
+export const AppSettings = Schema.Struct({
+  name: opt(NonEmptyText),
+  script: NonEmptyText,
+  args: opt(Args),
+  interpreter: opt(NonEmptyText),
+  instances: opt(Instances),
+  port: opt(PortSetting),
+  env: opt(EnvMap),
+  env_file: opt(NonEmptyText),
+  max_memory_restart: opt(SizeBytes),
+  max_restarts: opt(Integer(0)),
+  min_uptime: opt(DurationMs),
+  restart_delay: opt(DurationMs),
+  exp_backoff_restart_delay: opt(DurationMs),
+  kill_timeout: opt(DurationMs),
+  autorestart: opt(Bool),
+  cwd: opt(NonEmptyText),
+  user: opt(NonEmptyText),
+  group: opt(NonEmptyText),
+  umask: opt(Umask),
+  watch: opt(WatchSetting),
+  ignore_watch: opt(TextList),
+  depends_on: opt(TextList),
+  namespace: opt(NonEmptyText),
+  extends: opt(NonEmptyText),
+  out_file: opt(NonEmptyText),
+  error_file: opt(NonEmptyText),
+  log_file: opt(NonEmptyText),
+  pid_file: opt(NonEmptyText),
+  log_date_format: opt(NonEmptyText),
+  log_type: opt(literalOf(["text", "json"], "LogType")),
+  merge_logs: opt(Bool),
+  max_log_size: opt(SizeBytes),
+  max_log_files: opt(Integer(1)),
+  compress_logs: opt(Bool),
+  rotation_schedule: opt(literalOf(["daily"], "RotationSchedule")),
+  log: opt(LogSettings),
+  health_check: opt(HealthCheckSettings),
+  alerts: opt(AlertSettings)
+})
+export type AppSettings = typeof AppSettings.Type
+
+export const WebhookSettings = Schema.Struct({
+  enabled: opt(Bool),
+  url: NonEmptyText,
+  events: opt(Schema.Array(literalOf(WebhookEvent.literals, "WebhookEvent")))
+})
+
+/** Top-level keys of an ecosystem file besides `apps`. */
+export const EcosystemSettings = Schema.Struct({
+  webhooks: opt(Schema.Array(WebhookSettings)),
+  alerts: opt(AlertSettings),
+  extends: opt(NonEmptyText)
+})

@@ -1,0 +1,102 @@
+/**
+ * Turns validated settings into a full `AppDefinition`: defaults applied (DESIGN §4), the selected
+ * `env_<name>` block merged over `env`, paths made absolute. Relative `cwd`, `env_file`, log and
+ * pid paths resolve against the folder of the file that defined the app (or the caller's cwd);
+ * `script`, watch paths and a health check script resolve against the app's `cwd`, as in PM2.
+ */
+import * as path from "node:path"
+import type { AppDefinition, AlertRules } from "../domain/AppDefinition"
+import { appDefaults } from "../domain/AppDefinition"
+import type { AlertSettings } from "./AppSettings"
+import { resolveInstances } from "./settingCodecs"
+import type { ValidatedApp } from "./validateEcosystem"
+
+export interface ResolveContext {
+  /** Folder that relative paths of the definition are written against. */
+  readonly baseDir: string
+  readonly cpus: number
+  /** `--env <name>`: the `env_<name>` block to merge over `env`. */
+  readonly envName?: string | undefined
+  /** Whether a path names an existing file (decides if a bare `script` is a file or a command). */
+  readonly isFile: (file: string) => boolean
+}
+
+/** A script or command: a path when it has a slash or names a file in `dir`, else a command looked up in PATH. */
+const resolveExecutable = (script: string, dir: string, isFile: (file: string) => boolean): string => {
+  if (path.isAbsolute(script)) return script
+  const candidate = path.resolve(dir, script)
+  return script.includes("/") || isFile(candidate) ? candidate : script
+}
+
+export const resolveAlerts = (alerts: AlertSettings | undefined): AlertRules | null => {
+  if (alerts === undefined) return null
+  const { restart_loop, ...rest } = alerts
+  return {
+    ...rest,
+    ...(restart_loop === undefined
+      ? {}
+      : { restart_loop: { restarts: restart_loop.restarts ?? 5, window: restart_loop.window ?? 60_000 } })
+  }
+}
+
+export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefinition => {
+  const s = app.settings
+  const log = { ...s, ...s.log }
+  const fromBase = (file: string | undefined) => (file === undefined ? null : path.resolve(context.baseDir, file))
+  const cwd = path.resolve(context.baseDir, s.cwd ?? ".")
+  const selectedEnv = context.envName === undefined ? undefined : app.envBlocks[context.envName]
+  const interpreter = s.interpreter === undefined || s.interpreter === "none" ? null : s.interpreter
+  const watch = s.watch ?? appDefaults.watch
+  const health = s.health_check
+
+  return {
+    name: app.name,
+    namespace: s.namespace ?? appDefaults.namespace,
+    script: resolveExecutable(s.script, cwd, context.isFile),
+    args: s.args ?? [],
+    interpreter: interpreter === null ? null : resolveExecutable(interpreter, cwd, context.isFile),
+    cwd,
+    instances: resolveInstances(s.instances ?? appDefaults.instances, context.cpus),
+    port: s.port ?? null,
+    env: { ...s.env, ...selectedEnv },
+    env_file: fromBase(s.env_file),
+    max_memory_restart: s.max_memory_restart ?? null,
+    max_restarts: s.max_restarts ?? appDefaults.max_restarts,
+    min_uptime: s.min_uptime ?? appDefaults.min_uptime,
+    restart_delay: s.restart_delay ?? appDefaults.restart_delay,
+    exp_backoff_restart_delay: s.exp_backoff_restart_delay ?? appDefaults.exp_backoff_restart_delay,
+    kill_timeout: s.kill_timeout ?? appDefaults.kill_timeout,
+    autorestart: s.autorestart ?? appDefaults.autorestart,
+    user: s.user ?? null,
+    group: s.group ?? null,
+    umask: s.umask ?? null,
+    watch: watch !== false,
+    watch_paths: watch === false ? [] : watch === true ? [cwd] : watch.map((p) => path.resolve(cwd, p)),
+    ignore_watch: s.ignore_watch ?? [],
+    depends_on: s.depends_on ?? [],
+    out_file: fromBase(log.out_file),
+    error_file: fromBase(log.error_file),
+    log_file: fromBase(log.log_file),
+    pid_file: fromBase(s.pid_file),
+    log_date_format: log.log_date_format ?? appDefaults.log_date_format,
+    log_type: log.log_type ?? appDefaults.log_type,
+    merge_logs: log.merge_logs ?? appDefaults.merge_logs,
+    max_log_size: log.max_log_size ?? null,
+    max_log_files: log.max_log_files ?? appDefaults.max_log_files,
+    compress_logs: log.compress_logs ?? appDefaults.compress_logs,
+    rotation_schedule: log.rotation_schedule ?? null,
+    health_check:
+      health === undefined
+        ? null
+        : {
+            enabled: health.enabled ?? true,
+            check_type: health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http"),
+            url: health.url ?? null,
+            script: health.script === undefined ? null : resolveExecutable(health.script, cwd, context.isFile),
+            timeout: health.timeout ?? appDefaults.health_check.timeout,
+            interval: health.interval ?? appDefaults.health_check.interval,
+            retries: health.retries ?? appDefaults.health_check.retries
+          },
+    alerts: resolveAlerts(s.alerts)
+  }
+}

@@ -1,0 +1,159 @@
+/** Decoders for the value types of app settings, each accepting what users actually write. */
+import { Either, Schema } from "effect"
+import { describe, fromUnknown } from "../domain/codec"
+import { splitShellWords } from "../domain/shellWords"
+
+const asTrimmedString = (input: unknown): string | undefined =>
+  typeof input === "string" ? input.trim() : undefined
+
+export const Text = fromUnknown(
+  Schema.String,
+  (u) => (typeof u === "string" ? Either.right(u) : Either.left(`expected a string, got ${describe(u)}`)),
+  { identifier: "String", description: "a string" }
+)
+
+export const NonEmptyText = fromUnknown(
+  Schema.String,
+  (u) =>
+    typeof u === "string" && u.trim() !== ""
+      ? Either.right(u)
+      : Either.left(typeof u === "string" ? "must not be empty" : `expected a string, got ${describe(u)}`),
+  { identifier: "NonEmptyString", description: "a non-empty string" }
+)
+
+export const parseBoolean = (u: unknown): Either.Either<boolean, string> => {
+  if (typeof u === "boolean") return Either.right(u)
+  const text = asTrimmedString(u)?.toLowerCase()
+  if (text === "true") return Either.right(true)
+  if (text === "false") return Either.right(false)
+  return Either.left(`expected true or false, got ${describe(u)}`)
+}
+
+export const Bool = fromUnknown(Schema.Boolean, parseBoolean, { identifier: "Boolean", description: "true or false" })
+
+/** Parses a whole number ≥ `min`, also from a numeric string such as a `${VAR}` substitution. */
+export const parseInteger = (u: unknown, min: number): Either.Either<number, string> => {
+  const text = asTrimmedString(u)
+  const n = typeof u === "number" ? u : text !== undefined && /^[+-]?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
+  if (Number.isNaN(n)) return Either.left(`expected a whole number, got ${describe(u)}`)
+  if (!Number.isInteger(n)) return Either.left(`${JSON.stringify(u)} is not a whole number`)
+  if (n < min) return Either.left(`${JSON.stringify(u)} is below the minimum ${min}`)
+  return Either.right(n)
+}
+
+export const Integer = (min: number) =>
+  fromUnknown(Schema.Int, (u) => parseInteger(u, min), {
+    identifier: `IntegerFrom${min}`,
+    description: `a whole number, at least ${min}`
+  })
+
+/** A number (percent and the like), also from a numeric string. */
+export const Decimal = fromUnknown(
+  Schema.Number,
+  (u) => {
+    const text = asTrimmedString(u)
+    const n = typeof u === "number" ? u : text !== undefined && /^[+-]?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
+    return Number.isFinite(n) && n >= 0 ? Either.right(n) : Either.left(`expected a non-negative number, got ${describe(u)}`)
+  },
+  { identifier: "Number", description: "a non-negative number" }
+)
+
+/**
+ * `instances`: a whole number, `max` (one per CPU), or PM2's 0 (one per CPU) and -1 (one per CPU
+ * but one). Decoded to the written intent; `resolveInstances` turns it into a count.
+ */
+export const Instances = fromUnknown(
+  Schema.Union(Schema.Int, Schema.Literal("max")),
+  (u) => {
+    if (asTrimmedString(u)?.toLowerCase() === "max") return Either.right("max" as const)
+    return Either.mapLeft(
+      parseInteger(u, -1),
+      () => `${JSON.stringify(u)} is not an instance count: use a whole number, "max", 0 (one per CPU) or -1 (one per CPU but one)`
+    )
+  },
+  { identifier: "Instances", description: 'a whole number, "max", 0 or -1' }
+)
+
+export const resolveInstances = (written: number | "max", cpus: number): number =>
+  written === "max" || written === 0 ? cpus : written === -1 ? Math.max(1, cpus - 1) : written
+
+/** Arguments: an array (numbers are stringified) or a string split with shell quoting rules. */
+export const Args = fromUnknown(
+  Schema.Array(Schema.String),
+  (u) => {
+    if (typeof u === "string") return splitShellWords(u)
+    if (Array.isArray(u) && u.every((a) => typeof a === "string" || typeof a === "number" || typeof a === "boolean")) {
+      return Either.right(u.map(String))
+    }
+    return Either.left(`expected an array of strings or a string of arguments, got ${describe(u)}`)
+  },
+  { identifier: "Args", description: "an array of strings, or one string split like a shell would" }
+)
+
+/** A list of strings; a single string is a list of one. */
+export const TextList = fromUnknown(
+  Schema.Array(Schema.String),
+  (u) =>
+    typeof u === "string"
+      ? Either.right([u])
+      : Array.isArray(u) && u.every((a) => typeof a === "string")
+        ? Either.right(u as Array<string>)
+        : Either.left(`expected an array of strings, got ${describe(u)}`),
+  { identifier: "StringList", description: "an array of strings" }
+)
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/** Environment variables: string keys; string, number or boolean values (stored as strings). */
+export const EnvMap = fromUnknown(
+  Schema.Record({ key: Schema.String, value: Schema.String }),
+  (u) => {
+    if (typeof u !== "object" || u === null || Array.isArray(u)) {
+      return Either.left(`expected an object of variables, got ${describe(u)}`)
+    }
+    const env: Record<string, string> = {}
+    for (const [key, value] of Object.entries(u)) {
+      if (!ENV_NAME.test(key)) return Either.left(`"${key}" is not a variable name (letters, digits and _)`)
+      if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") env[key] = String(value)
+      else return Either.left(`variable ${key} must be a string, number or boolean, got ${describe(value)}`)
+    }
+    return Either.right(env)
+  },
+  { identifier: "Env", description: "an object of variable names to values" }
+)
+
+export const Umask = fromUnknown(
+  Schema.String,
+  (u) => {
+    const text = typeof u === "number" ? u.toString(8) : asTrimmedString(u)
+    return text !== undefined && /^0?[0-7]{1,3}$/.test(text)
+      ? Either.right(text.padStart(3, "0").slice(-3))
+      : Either.left(`${JSON.stringify(u)} is not an octal umask like "022"`)
+  },
+  { identifier: "Umask", description: 'an octal string like "022"' }
+)
+
+export const literalOf = <const L extends string>(values: ReadonlyArray<L>, identifier: string) =>
+  fromUnknown(
+    Schema.Literal(...values),
+    (u) => {
+      const text = asTrimmedString(u)
+      const found = values.find((v) => v === text)
+      return found === undefined
+        ? Either.left(`expected one of ${values.map((v) => JSON.stringify(v)).join(", ")}, got ${describe(u)}`)
+        : Either.right(found)
+    },
+    { identifier, description: `one of ${values.join(", ")}` }
+  )
+
+/** `watch`: true/false, or the list of paths to watch (PM2 accepts both). */
+export const WatchSetting = fromUnknown(
+  Schema.Union(Schema.Boolean, Schema.Array(Schema.String)),
+  (u) =>
+    Array.isArray(u)
+      ? u.every((p) => typeof p === "string")
+        ? Either.right(u as Array<string>)
+        : Either.left("expected true, false or an array of paths")
+      : Either.mapLeft(parseBoolean(u), () => `expected true, false or an array of paths, got ${describe(u)}`),
+  { identifier: "Watch", description: "true, false or an array of paths" }
+)

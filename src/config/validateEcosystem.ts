@@ -1,0 +1,314 @@
+/**
+ * Checks a whole ecosystem document (already merged with its `extends` and substituted) and
+ * reports every problem at once, each with the path of the setting, the offending value and a
+ * suggestion. Pure: reading files is the loader's job.
+ */
+import { Either, ParseResult, Schema } from "effect"
+import { NAME_PATTERN } from "../domain/AppDefinition"
+import type { ConfigProblem } from "../domain/errors"
+import { parsePort, portCount } from "../domain/Port"
+import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings } from "./AppSettings"
+import { closestKey } from "./closestKey"
+import { formatPath, joinPath } from "./fieldPath"
+import { isRecord } from "./mergeSettings"
+import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys } from "./pm2Keys"
+import { EnvMap, resolveInstances } from "./settingCodecs"
+import * as path from "node:path"
+
+export interface ValidatedApp {
+  /** Position in `apps`, for problem paths. */
+  readonly index: number
+  /** The app's name, given or derived from its script. */
+  readonly name: string
+  readonly settings: AppSettings
+  /** `env_<name>` blocks by name (`production` for `env_production`). */
+  readonly envBlocks: Readonly<Record<string, Readonly<Record<string, string>>>>
+}
+
+export interface ValidatedEcosystem {
+  readonly apps: ReadonlyArray<ValidatedApp>
+  readonly top: typeof EcosystemSettings.Type
+  readonly problems: ReadonlyArray<ConfigProblem>
+  readonly warnings: ReadonlyArray<string>
+}
+
+const ENV_BLOCK = /^env_([A-Za-z0-9_-]+)$/
+
+/** Known keys of each nested settings object, to suggest the closest one for a typo. */
+const knownKeysByParent: Readonly<Record<string, ReadonlyArray<string>>> = {
+  health_check: Object.keys(HealthCheckSettings.fields),
+  log: Object.keys(LogSettings.fields),
+  alerts: Object.keys(AlertSettings.fields),
+  restart_loop: Object.keys(RestartLoopSettings.fields)
+}
+const appKeys = [...Object.keys(AppSettings.fields), "env_production"]
+const topKeys = ["apps", ...Object.keys(EcosystemSettings.fields)]
+
+const valueAt = (root: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
+  keys.reduce<unknown>((node, key) => (isRecord(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined), root)
+
+const unknownKeyProblem = (field: string, key: string, value: unknown, known: ReadonlyArray<string>): ConfigProblem => {
+  const closest = closestKey(key, known)
+  return {
+    field,
+    value,
+    message: `unknown setting "${key}"`,
+    suggestion: closest === undefined ? `remove it; known settings are listed in docs/configuration.md` : `did you mean "${closest}"?`
+  }
+}
+
+/** Decodes `input` with `schema`, turning every issue into a problem under `base`. */
+const decodeAll = <A, I>(
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  base: string,
+  parentKeys: ReadonlyArray<string>
+): Either.Either<A, ReadonlyArray<ConfigProblem>> =>
+  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input), (error) =>
+    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue): ConfigProblem => {
+      const field = formatPath(issue.path, base)
+      const value = valueAt(input, issue.path)
+      if (issue._tag === "Missing") {
+        return { field, value: null, message: "is required", suggestion: `add ${String(issue.path.at(-1))}` }
+      }
+      if (issue._tag === "Unexpected") {
+        const key = String(issue.path.at(-1))
+        const parent = issue.path.length >= 2 ? String(issue.path.at(-2)) : ""
+        return unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys)
+      }
+      return { field, value, message: issue.message, suggestion: suggestionFor(issue.message) }
+    })
+  )
+
+const suggestionFor = (message: string): string => {
+  const expected = /is not (an? .*)$/.exec(message) ?? /^expected (.*), got/.exec(message)
+  return expected === null ? "fix the value" : `write ${expected[1]}`
+}
+
+/** Derives an app's name from its script when none is given, as PM2 does: `./api/server.js` → `server`. */
+export const defaultAppName = (script: string): string => path.basename(script).replace(/\.[^.]*$/, "") || script
+
+export interface ValidateOptions {
+  /** CPU count, for `instances: max`. */
+  readonly cpus: number
+}
+
+export const validateEcosystem = (doc: unknown, options: ValidateOptions): ValidatedEcosystem => {
+  const problems: Array<ConfigProblem> = []
+  const warnings: Array<string> = []
+  if (!isRecord(doc)) {
+    problems.push({
+      field: "",
+      value: Array.isArray(doc) ? "an array" : doc,
+      message: "an ecosystem file must be an object with an apps array",
+      suggestion: Array.isArray(doc) ? "wrap the list: { \"apps\": [ ... ] }" : 'write { "apps": [ { "name": "api", "script": "server.js" } ] }'
+    })
+    return { apps: [], top: {}, problems, warnings }
+  }
+
+  const { apps: rawApps, ...rest } = doc
+  const topInput: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rest)) {
+    if (key in pm2IgnoredTopKeys) warnings.push(`${key} is ignored: ${pm2IgnoredTopKeys[key]}`)
+    else topInput[key] = value
+  }
+  // `apps` is checked below; only the other top-level keys are decoded here.
+  const decodedTop = decodeAll(EcosystemSettings, topInput, "", topKeys)
+  if (Either.isLeft(decodedTop)) problems.push(...decodedTop.left)
+  const top: typeof EcosystemSettings.Type = Either.isRight(decodedTop) ? decodedTop.right : {}
+  for (const [index, hook] of (top.webhooks ?? []).entries()) {
+    if (!isHttpUrl(hook.url)) {
+      problems.push({ field: `webhooks[${index}].url`, value: hook.url, message: "is not an http(s) URL", suggestion: "write a URL like http://127.0.0.1:8080/hook" })
+    }
+  }
+
+  if (!Array.isArray(rawApps)) {
+    problems.push({
+      field: "apps",
+      value: rawApps ?? null,
+      message: rawApps === undefined ? "is required: the file has no apps array" : "must be an array of app definitions",
+      suggestion: 'write "apps": [ { "name": "api", "script": "server.js" } ]'
+    })
+    return { apps: [], top, problems, warnings }
+  }
+  if (rawApps.length === 0) {
+    problems.push({ field: "apps", value: [], message: "has no app", suggestion: "define at least one app with a script" })
+  }
+
+  const apps: Array<ValidatedApp> = []
+  rawApps.forEach((rawApp, index) => {
+    const at = `apps[${index}]`
+    const checked = validateApp(rawApp, at, options, warnings)
+    problems.push(...checked.problems)
+    if (checked.app !== undefined) apps.push({ ...checked.app, index })
+  })
+
+  problems.push(...checkNames(apps), ...checkDependencies(apps))
+  return { apps, top, problems, warnings }
+}
+
+interface AppCheck {
+  readonly app?: Omit<ValidatedApp, "index">
+  readonly problems: ReadonlyArray<ConfigProblem>
+}
+
+/** Checks one app definition; `at` is its path (`apps[2]`, or `app` for a definition given alone). */
+export const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, warnings: Array<string>): AppCheck => {
+  if (!isRecord(rawApp)) {
+    return { problems: [{ field: at, value: rawApp, message: "must be an object of settings", suggestion: 'write { "name": "api", "script": "server.js" }' }] }
+  }
+  const problems: Array<ConfigProblem> = []
+  const input: Record<string, unknown> = {}
+  const envBlockInputs: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(rawApp)) {
+    const alias = pm2Aliases[key]
+    if (key in pm2IgnoredAppKeys) {
+      warnings.push(`${joinPath(at, key)} is ignored: ${pm2IgnoredAppKeys[key]}`)
+    } else if (alias !== undefined) {
+      if (alias in rawApp) warnings.push(`${joinPath(at, key)} is ignored: ${alias} is also set`)
+      else input[alias] = value
+    } else if (key === "log" && typeof value === "string") {
+      // PM2's spelling of log_file.
+      if ("log_file" in rawApp) warnings.push(`${joinPath(at, key)} is ignored: log_file is also set`)
+      else input.log_file = value
+    } else if (ENV_BLOCK.test(key) && key !== "env_file") {
+      envBlockInputs[ENV_BLOCK.exec(key)![1]!] = value
+    } else {
+      input[key] = value
+    }
+  }
+
+  const envBlocks: Record<string, Record<string, string>> = {}
+  for (const [name, value] of Object.entries(envBlockInputs)) {
+    Either.match(decodeAll(EnvMap, value, joinPath(at, `env_${name}`), []), {
+      onLeft: (found) => problems.push(...found),
+      onRight: (env) => {
+        envBlocks[name] = env
+      }
+    })
+  }
+
+  const decoded = decodeAll(AppSettings, input, at, appKeys)
+  if (Either.isLeft(decoded)) return { problems: [...problems, ...decoded.left] }
+  const settings = decoded.right
+  const name = settings.name ?? defaultAppName(settings.script)
+
+  const health = settings.health_check
+  if (health !== undefined && health.enabled !== false) {
+    const type = health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http")
+    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url))) {
+      problems.push({
+        field: joinPath(at, "health_check.url"),
+        value: health.url ?? null,
+        message: health.url === undefined ? "is required for an http health check" : "is not an http(s) URL",
+        suggestion: "write the URL to check, like http://127.0.0.1:3000/health"
+      })
+    }
+    if (type === "script" && health.script === undefined) {
+      problems.push({
+        field: joinPath(at, "health_check.script"),
+        value: null,
+        message: "is required for a script health check",
+        suggestion: "write the path of a script that exits 0 when the app is healthy"
+      })
+    }
+  }
+
+  if (settings.port !== undefined) {
+    const spec = Either.getOrThrow(parsePort(settings.port))
+    const instances = resolveInstances(settings.instances ?? 1, options.cpus)
+    if (spec._tag !== "Auto" && portCount(spec) < instances) {
+      problems.push({
+        field: joinPath(at, "port"),
+        value: settings.port,
+        message: `offers ${portCount(spec)} port${portCount(spec) === 1 ? "" : "s"} for ${instances} instances`,
+        suggestion: `give a range with one port per instance, like ${spec._tag === "Single" ? spec.port : spec.first}-${(spec._tag === "Single" ? spec.port : spec.first) + instances - 1}, or auto:<first>-<last>`
+      })
+    }
+  }
+  return { app: { name, settings, envBlocks }, problems }
+}
+
+const isHttpUrl = (text: string): boolean => {
+  try {
+    const url = new URL(text)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+}
+
+const checkNames = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProblem> => {
+  const problems: Array<ConfigProblem> = []
+  const seen = new Map<string, number>()
+  for (const app of apps) {
+    const field = `apps[${app.index}].name`
+    if (/^\d+$/.test(app.name) || app.name === "all") {
+      problems.push({
+        field,
+        value: app.name,
+        message: `"${app.name}" cannot be told apart from ${app.name === "all" ? "the keyword all" : "a numeric process id"}`,
+        suggestion: `use a name with a letter in it, like "app-${app.name}"`
+      })
+    } else if (!NAME_PATTERN.test(app.name)) {
+      problems.push({
+        field,
+        value: app.name,
+        message: "may hold only letters, digits and _ . @ : + - (it names log files), up to 100 characters",
+        suggestion: `use a name like "${app.name.replace(/[^A-Za-z0-9_.@:+-]/g, "-").replace(/^[.+:-]+/, "").slice(0, 100) || "app"}"`
+      })
+    }
+    const first = seen.get(app.name)
+    if (first !== undefined) {
+      problems.push({
+        field,
+        value: app.name,
+        message: `"${app.name}" is already the name of apps[${first}]`,
+        suggestion: "give every app its own name"
+      })
+    } else seen.set(app.name, app.index)
+  }
+  return problems
+}
+
+const checkDependencies = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProblem> => {
+  const problems: Array<ConfigProblem> = []
+  const byName = new Map(apps.map((app) => [app.name, app]))
+  for (const app of apps) {
+    for (const [i, dependency] of (app.settings.depends_on ?? []).entries()) {
+      if (!byName.has(dependency)) {
+        const closest = closestKey(dependency, byName.keys())
+        problems.push({
+          field: `apps[${app.index}].depends_on[${i}]`,
+          value: dependency,
+          message: `no app named "${dependency}" in this file`,
+          suggestion: closest === undefined ? "name an app defined in the same file" : `did you mean "${closest}"?`
+        })
+      } else if (dependency === app.name) {
+        problems.push({ field: `apps[${app.index}].depends_on[${i}]`, value: dependency, message: "an app cannot depend on itself", suggestion: "remove it" })
+      }
+    }
+  }
+  // Depth-first search for cycles; each cycle is reported once, at the app where it closes.
+  const state = new Map<string, "visiting" | "done">()
+  const visit = (name: string, trail: Array<string>): void => {
+    const app = byName.get(name)
+    if (app === undefined || state.get(name) === "done") return
+    if (state.get(name) === "visiting") {
+      const cycle = [...trail.slice(trail.indexOf(name)), name]
+      const closing = byName.get(trail[trail.length - 1]!)!
+      problems.push({
+        field: `apps[${closing.index}].depends_on`,
+        value: closing.settings.depends_on ?? [],
+        message: `depends_on forms a cycle: ${cycle.join(" → ")}`,
+        suggestion: "remove one of the dependencies so the apps can start in order"
+      })
+      return
+    }
+    state.set(name, "visiting")
+    for (const dependency of app.settings.depends_on ?? []) if (dependency !== name) visit(dependency, [...trail, name])
+    state.set(name, "done")
+  }
+  for (const app of apps) visit(app.name, [])
+  return problems
+}

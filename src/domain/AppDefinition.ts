@@ -1,0 +1,121 @@
+/**
+ * A fully resolved app definition: what the engine runs and what `pmfx show` prints. Every default
+ * of DESIGN §4 is applied, `${VAR}` substitutions are done, paths are absolute, durations are whole
+ * milliseconds and sizes whole bytes. (What users *write* is decoded by `config/AppSettings.ts`.)
+ */
+import { Schema } from "effect"
+
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+const Milliseconds = NonNegativeInt.annotations({ description: "milliseconds" })
+const Bytes = NonNegativeInt.annotations({ description: "bytes" })
+
+export const HealthCheckDefinition = Schema.Struct({
+  enabled: Schema.Boolean,
+  check_type: Schema.Literal("http", "script"),
+  /** The checked URL (`http`). */
+  url: Schema.NullOr(Schema.String),
+  /** The check script, absolute (`script`). */
+  script: Schema.NullOr(Schema.String),
+  timeout: Milliseconds,
+  interval: Milliseconds,
+  retries: Schema.Int.pipe(Schema.positive())
+})
+export type HealthCheckDefinition = typeof HealthCheckDefinition.Type
+
+/** Alert thresholds (DESIGN §8); absent keys fall back to the ecosystem's, then the daemon's. */
+export const AlertRules = Schema.Struct({
+  memory: Schema.optional(Bytes),
+  cpu_percent: Schema.optional(Schema.Number),
+  cpu_duration: Schema.optional(Milliseconds),
+  restart_loop: Schema.optional(Schema.Struct({ restarts: Schema.Int.pipe(Schema.positive()), window: Milliseconds }))
+})
+export type AlertRules = typeof AlertRules.Type
+
+export const WebhookEvent = Schema.Literal(
+  "process_crash",
+  "high_memory",
+  "cpu_threshold",
+  "restart_loop",
+  "health_check_failure"
+)
+export type WebhookEvent = typeof WebhookEvent.Type
+
+export const Webhook = Schema.Struct({
+  enabled: Schema.Boolean,
+  url: Schema.String,
+  events: Schema.Array(WebhookEvent)
+})
+export type Webhook = typeof Webhook.Type
+
+export const AppDefinition = Schema.Struct({
+  name: Schema.String,
+  namespace: Schema.String,
+  script: Schema.String,
+  args: Schema.Array(Schema.String),
+  /** Program that runs `script`; null lets the shebang or the file extension decide. */
+  interpreter: Schema.NullOr(Schema.String),
+  cwd: Schema.String,
+  instances: Schema.Int.pipe(Schema.positive()),
+  /** `3000`, `3000-3003` or `auto:5000-5100`; null when the app takes no port. */
+  port: Schema.NullOr(Schema.String),
+  env: Schema.Record({ key: Schema.String, value: Schema.String }),
+  env_file: Schema.NullOr(Schema.String),
+  max_memory_restart: Schema.NullOr(Bytes),
+  max_restarts: NonNegativeInt,
+  min_uptime: Milliseconds,
+  restart_delay: Milliseconds,
+  /** First delay of the exponential backoff between unstable restarts (doubles up to 15 s). */
+  exp_backoff_restart_delay: Milliseconds,
+  kill_timeout: Milliseconds,
+  autorestart: Schema.Boolean,
+  user: Schema.NullOr(Schema.String),
+  group: Schema.NullOr(Schema.String),
+  /** Octal, like `"022"`. */
+  umask: Schema.NullOr(Schema.String),
+  watch: Schema.Boolean,
+  /** Absolute paths watched when `watch` is on (default: `cwd`). */
+  watch_paths: Schema.Array(Schema.String),
+  ignore_watch: Schema.Array(Schema.String),
+  depends_on: Schema.Array(Schema.String),
+  /** Absolute log and pid paths; null means the default under `PMFX_HOME`. */
+  out_file: Schema.NullOr(Schema.String),
+  error_file: Schema.NullOr(Schema.String),
+  log_file: Schema.NullOr(Schema.String),
+  pid_file: Schema.NullOr(Schema.String),
+  /** Timestamp pattern of each log line; `"none"` turns the prefix off. */
+  log_date_format: Schema.String,
+  log_type: Schema.Literal("text", "json"),
+  merge_logs: Schema.Boolean,
+  max_log_size: Schema.NullOr(Bytes),
+  max_log_files: Schema.Int.pipe(Schema.positive()),
+  compress_logs: Schema.Boolean,
+  rotation_schedule: Schema.NullOr(Schema.Literal("daily")),
+  health_check: Schema.NullOr(HealthCheckDefinition),
+  alerts: Schema.NullOr(AlertRules)
+})
+export type AppDefinition = typeof AppDefinition.Type
+
+/** The default timestamp pattern: ISO 8601 in UTC with milliseconds. */
+export const ISO_DATE_FORMAT = "YYYY-MM-DDTHH:mm:ss.SSSZ"
+
+/** Defaults of DESIGN §4 for every setting a user may leave out. */
+export const appDefaults = {
+  namespace: "default",
+  instances: 1,
+  max_restarts: 16,
+  min_uptime: 1_000,
+  restart_delay: 0,
+  exp_backoff_restart_delay: 100,
+  kill_timeout: 5_000,
+  autorestart: true,
+  watch: false,
+  log_date_format: ISO_DATE_FORMAT,
+  log_type: "text",
+  merge_logs: false,
+  max_log_files: 10,
+  compress_logs: false,
+  health_check: { interval: 30_000, timeout: 5_000, retries: 3 }
+} as const
+
+/** Names that a process `{id}` could not tell apart from an id or a keyword (DESIGN §4). */
+export const NAME_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9_.@:+-]{0,99}$/

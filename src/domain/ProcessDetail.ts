@@ -1,0 +1,31 @@
+/** `GET /api/processes/{id}` (SPEC 2.3 plus `app_instances`). */
+import { Schema } from "effect"
+import { HealthStatus, ProcessSummary } from "./ProcessSummary"
+
+export const ProcessDetail = Schema.Struct({
+  ...ProcessSummary.fields,
+  /** Ids of every row of the same app, lowest first. */
+  app_instances: Schema.Array(Schema.Int),
+  config: Schema.Struct({
+    script: Schema.String,
+    args: Schema.Array(Schema.String),
+    instances: Schema.Int,
+    /** Bytes; null when no limit is set. */
+    max_memory_restart: Schema.NullOr(Schema.Int),
+    port: Schema.NullOr(Schema.String),
+    env: Schema.Record({ key: Schema.String, value: Schema.String })
+  }),
+  /** With no check configured: `{enabled:false}` and every other field null. */
+  health_check: Schema.Struct({
+    enabled: Schema.Boolean,
+    check_type: Schema.NullOr(Schema.Literal("http", "script")),
+    url: Schema.NullOr(Schema.String),
+    status: Schema.NullOr(HealthStatus),
+    /** ISO 8601 UTC. */
+    last_check: Schema.NullOr(Schema.String),
+    /** Milliseconds the last check took. */
+    response_time: Schema.NullOr(Schema.Int)
+  }),
+  logs: Schema.Struct({ out_file: Schema.String, error_file: Schema.String })
+})
+export type ProcessDetail = typeof ProcessDetail.Type

@@ -1,0 +1,44 @@
+/** Sizes as users write them: `100K`, `512M`, `1G` (powers of 1024); a bare number is bytes. */
+import { Either, Schema } from "effect"
+import { describe, fromUnknown } from "./codec"
+
+const UNIT_BYTES = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const
+const SIZE_PATTERN = /^(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|b)?$/i
+
+export const sizeHint = "a size like 100K, 512M or 1G (a bare number is bytes)"
+
+export const parseSize = (input: unknown): Either.Either<number, string> => {
+  if (typeof input === "number") {
+    return Number.isInteger(input) && input >= 0
+      ? Either.right(input)
+      : Either.left(`${JSON.stringify(input)} is not ${sizeHint}`)
+  }
+  if (typeof input !== "string") return Either.left(`expected ${sizeHint}, got ${describe(input)}`)
+  const match = SIZE_PATTERN.exec(input.trim())
+  if (match === null) return Either.left(`"${input}" is not ${sizeHint}`)
+  const unit = (match[2]?.toLowerCase() ?? "b") as keyof typeof UNIT_BYTES
+  return Either.right(Math.round(Number(match[1]) * UNIT_BYTES[unit]))
+}
+
+/** The shortest exact spelling: 536870912 → "512M". */
+export const formatSize = (bytes: number): string => {
+  for (const unit of ["t", "g", "m", "k"] as const) {
+    if (bytes >= UNIT_BYTES[unit] && bytes % UNIT_BYTES[unit] === 0) return `${bytes / UNIT_BYTES[unit]}${unit.toUpperCase()}`
+  }
+  return `${bytes}`
+}
+
+/** For people: 1536 → "1.5 KB", 52428800 → "50.0 MB". */
+export const humanBytes = (bytes: number): string => {
+  if (bytes < 1024) return `${bytes} B`
+  const units = ["KB", "MB", "GB", "TB"]
+  let value = bytes / 1024
+  let index = 0
+  while (value >= 1024 && index < units.length - 1) {
+    value /= 1024
+    index++
+  }
+  return `${value.toFixed(1)} ${units[index]}`
+}
+
+export const SizeBytes = fromUnknown(Schema.Number, parseSize, { identifier: "Size", description: sizeHint })

@@ -1,0 +1,166 @@
+/**
+ * Every structured error of pmfx (SPEC §7 plus DESIGN §7's additions), one `Schema.TaggedError`
+ * class per code. The `_tag` *is* the wire code, so `Effect.catchTag("PROCESS_NOT_FOUND", ...)`
+ * reads like the API documentation. Each class carries its HTTP status and CLI exit code in
+ * `errorMeta`; `./ErrorWire.ts` turns each into its `{success:false, error:{code,message,details}}`
+ * wire schema.
+ */
+import { Schema } from "effect"
+
+const suggestion = Schema.String
+
+export class ProcessNotFound extends Schema.TaggedError<ProcessNotFound>()("PROCESS_NOT_FOUND", {
+  message: Schema.String,
+  details: Schema.Struct({ process_id: Schema.String, suggestion })
+}) {}
+
+export class ProcessAlreadyRunning extends Schema.TaggedError<ProcessAlreadyRunning>()("PROCESS_ALREADY_RUNNING", {
+  message: Schema.String,
+  details: Schema.Struct({ process_id: Schema.String, pid: Schema.Int, suggestion })
+}) {}
+
+export class ProcessAlreadyExists extends Schema.TaggedError<ProcessAlreadyExists>()("PROCESS_ALREADY_EXISTS", {
+  message: Schema.String,
+  details: Schema.Struct({ process_id: Schema.String, suggestion })
+}) {}
+
+export class ProcessStartFailed extends Schema.TaggedError<ProcessStartFailed>()("PROCESS_START_FAILED", {
+  message: Schema.String,
+  details: Schema.Struct({ process_id: Schema.String, reason: Schema.String, suggestion })
+}) {}
+
+/** One problem found while validating a configuration. */
+export const ConfigProblem = Schema.Struct({
+  field: Schema.String,
+  value: Schema.Unknown,
+  message: Schema.String,
+  suggestion
+})
+export type ConfigProblem = typeof ConfigProblem.Type
+
+export class InvalidConfig extends Schema.TaggedError<InvalidConfig>()("INVALID_CONFIG", {
+  message: Schema.String,
+  details: Schema.Struct({
+    /** The first problem's path in the configuration, like `apps[1].max_memory_restart`. */
+    field: Schema.String,
+    value: Schema.Unknown,
+    suggestion,
+    /** The configuration file, when the definition came from one. */
+    file: Schema.optional(Schema.String),
+    /** Every problem found (validation reports them all at once); the first is repeated above. */
+    problems: Schema.optional(Schema.Array(ConfigProblem))
+  })
+}) {
+  /** One error that carries every problem, headed by the first. */
+  static fromProblems(problems: ReadonlyArray<ConfigProblem>, file?: string): InvalidConfig {
+    const first = problems[0] ?? { field: "", value: null, message: "invalid configuration", suggestion: "" }
+    const where = file === undefined ? "" : ` in ${file}`
+    const message =
+      problems.length <= 1
+        ? `${first.field}: ${first.message}`
+        : `${problems.length} problems${where}; first ${first.field}: ${first.message}`
+    return new InvalidConfig({
+      message,
+      details: {
+        field: first.field,
+        value: first.value,
+        suggestion: first.suggestion,
+        ...(file === undefined ? {} : { file }),
+        problems: [...problems]
+      }
+    })
+  }
+}
+
+export class ConfigParseError extends Schema.TaggedError<ConfigParseError>()("CONFIG_PARSE_ERROR", {
+  message: Schema.String,
+  details: Schema.Struct({
+    file: Schema.String,
+    line: Schema.Int,
+    column: Schema.optional(Schema.Int),
+    suggestion
+  })
+}) {}
+
+export class PortInUse extends Schema.TaggedError<PortInUse>()("PORT_IN_USE", {
+  message: Schema.String,
+  details: Schema.Struct({ port: Schema.Int, suggestion })
+}) {}
+
+export class InsufficientResources extends Schema.TaggedError<InsufficientResources>()("INSUFFICIENT_RESOURCES", {
+  message: Schema.String,
+  details: Schema.Struct({ resource: Schema.String, available: Schema.Number, required: Schema.Number, suggestion })
+}) {}
+
+export class BadRequest extends Schema.TaggedError<BadRequest>()("BAD_REQUEST", {
+  message: Schema.String,
+  details: Schema.Struct({ field: Schema.String, reason: Schema.String, suggestion })
+}) {}
+
+export class ReadyTimeout extends Schema.TaggedError<ReadyTimeout>()("READY_TIMEOUT", {
+  message: Schema.String,
+  details: Schema.Struct({
+    process_id: Schema.String,
+    waited_ms: Schema.Int,
+    /** The state of each row when the wait gave up, by row id. */
+    states: Schema.Record({ key: Schema.String, value: Schema.String })
+  })
+}) {}
+
+export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()("SERVICE_UNAVAILABLE", {
+  message: Schema.String,
+  details: Schema.Struct({ reason: Schema.String })
+}) {}
+
+export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", {
+  message: Schema.String,
+  details: Schema.Struct({ request_id: Schema.String })
+}) {}
+
+export type PmfxError =
+  | ProcessNotFound
+  | ProcessAlreadyRunning
+  | ProcessAlreadyExists
+  | ProcessStartFailed
+  | InvalidConfig
+  | ConfigParseError
+  | PortInUse
+  | InsufficientResources
+  | BadRequest
+  | ReadyTimeout
+  | ServiceUnavailable
+  | InternalError
+
+export type ErrorCode = PmfxError["_tag"]
+
+/** HTTP status (DESIGN §7) and CLI exit code (DESIGN §9) of each code. */
+export const errorMeta: Record<ErrorCode, { readonly status: number; readonly exitCode: number }> = {
+  PROCESS_NOT_FOUND: { status: 404, exitCode: 4 },
+  PROCESS_ALREADY_RUNNING: { status: 409, exitCode: 5 },
+  PROCESS_ALREADY_EXISTS: { status: 409, exitCode: 5 },
+  PORT_IN_USE: { status: 409, exitCode: 5 },
+  INVALID_CONFIG: { status: 422, exitCode: 3 },
+  PROCESS_START_FAILED: { status: 422, exitCode: 6 },
+  INSUFFICIENT_RESOURCES: { status: 422, exitCode: 6 },
+  CONFIG_PARSE_ERROR: { status: 400, exitCode: 3 },
+  BAD_REQUEST: { status: 400, exitCode: 2 },
+  READY_TIMEOUT: { status: 504, exitCode: 6 },
+  SERVICE_UNAVAILABLE: { status: 503, exitCode: 7 },
+  INTERNAL_ERROR: { status: 500, exitCode: 1 }
+}
+
+/** CLI exit codes that are not tied to an error code (DESIGN §9). */
+export const ExitCode = {
+  ok: 0,
+  unexpected: 1,
+  usage: 2,
+  config: 3,
+  notFound: 4,
+  conflict: 5,
+  startFailed: 6,
+  daemonUnreachable: 7,
+  unauthorized: 8
+} as const
+
+export const isPmfxError = (u: unknown): u is PmfxError =>
+  typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorMeta
