@@ -23,7 +23,8 @@ import {
   WatchSetting
 } from "./settingCodecs"
 
-const opt = Schema.optional
+/** An optional key; `exact` so a bad value reports one problem, not also "expected undefined". */
+const opt = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(schema, { exact: true })
 
 export const HealthCheckSettings = Schema.Struct({
   enabled: opt(Bool),

@@ -5,7 +5,7 @@
  * definition that did not come from a file (the CLI's `start <command>`, `POST /api/processes`).
  */
 import { FileSystem } from "@effect/platform"
-import { NodeFileSystem } from "@effect/platform-node"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import { Effect, Either } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"

@@ -11,6 +11,15 @@ export const jsonErrorOffset = (text: string): number => {
   const fail = (): never => {
     throw i
   }
+  /** Steps over a comma; one followed by `close` is the mistake, not the bracket after it. */
+  const trailingComma = (close: string) => {
+    const comma = i++
+    ws()
+    if (text[i] === close) {
+      i = comma
+      fail()
+    }
+  }
   const literal = (word: string) => {
     if (text.startsWith(word, i)) i += word.length
     else fail()
@@ -53,7 +62,7 @@ export const jsonErrorOffset = (text: string): number => {
         i++
         value()
         ws()
-        if (text[i] === ",") i++
+        if (text[i] === ",") trailingComma("}")
         else if (text[i] === "}") return void i++
         else fail()
       }
@@ -64,7 +73,7 @@ export const jsonErrorOffset = (text: string): number => {
       for (;;) {
         value()
         ws()
-        if (text[i] === ",") i++
+        if (text[i] === ",") trailingComma("]")
         else if (text[i] === "]") return void i++
         else fail()
       }

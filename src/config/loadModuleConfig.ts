@@ -4,6 +4,7 @@
  */
 import { Either } from "effect"
 import { createRequire } from "node:module"
+import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import type { SyntaxProblem } from "./parseConfigText"
 import { toPlainData } from "./parseConfigText"
@@ -12,17 +13,37 @@ import { toPlainData } from "./parseConfigText"
 // and so lose the ability to load ES modules.
 const importModule = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>
 
+/** An ES module, read anew each time: the query string keeps the loader from reusing its cache. */
+const importFresh = (file: string): Promise<unknown> => importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}`)
+
+const errorCode = (error: unknown): unknown => (typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined)
+
+/** What `require` returns for an ES module (Node ≥ 20.19 and 22.12 `require()` those too). */
+const isModuleNamespace = (u: unknown): boolean => Object.prototype.toString.call(u) === "[object Module]"
+
 const loadFresh = async (file: string): Promise<unknown> => {
   const require = createRequire(file)
-  try {
+  const viaRequire = (): unknown => {
     delete require.cache[file]
     return require(file)
-  } catch (error) {
-    const code = (error as { code?: unknown }).code
-    if (typeof code === "string" && code.startsWith("ERR_REQUIRE_")) {
-      // An ES module: a query string makes the loader read the file anew each time.
-      return importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}`)
+  }
+  if (path.extname(file).toLowerCase() !== ".mjs") {
+    try {
+      const loaded = viaRequire()
+      // `require` keeps an ES module in the ESM loader's cache, out of reach of `require.cache`, so
+      // it would never see an edit: import those anew below.
+      if (!isModuleNamespace(loaded)) return loaded
+    } catch (error) {
+      const code = errorCode(error)
+      if (!(typeof code === "string" && code.startsWith("ERR_REQUIRE_"))) throw error
     }
+  }
+  try {
+    return await importFresh(file)
+  } catch (error) {
+    // Code run inside a vm context without an import callback (a test runner's) cannot `import()`;
+    // `require` still loads the module there, from its cache.
+    if (errorCode(error) === "ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING") return viaRequire()
     throw error
   }
 }

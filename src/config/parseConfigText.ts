@@ -38,12 +38,12 @@ const parseJson = (text: string): Either.Either<unknown, SyntaxProblem> => {
 
 const parseYaml = async (text: string): Promise<Either.Either<unknown, SyntaxProblem>> => {
   const YAML = await import("yaml")
-  const doc = YAML.parseDocument(text, { prettyErrors: false, uniqueKeys: true })
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true })
   const first = doc.errors[0]
   if (first !== undefined) {
     const pos = first.linePos?.[0]
     return Either.left({
-      message: `invalid YAML: ${first.message.split("\n")[0]}`,
+      message: `invalid YAML: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`,
       line: pos?.line ?? 1,
       ...(pos === undefined ? {} : { column: pos.col })
     })

@@ -58,6 +58,8 @@ export const Decimal = fromUnknown(
   { identifier: "Number", description: "a non-negative number" }
 )
 
+export const instancesHint = 'an instance count (a whole number, "max", 0 for one per CPU or -1 for one per CPU but one)'
+
 /**
  * `instances`: a whole number, `max` (one per CPU), or PM2's 0 (one per CPU) and -1 (one per CPU
  * but one). Decoded to the written intent; `resolveInstances` turns it into a count.
@@ -68,7 +70,7 @@ export const Instances = fromUnknown(
     if (asTrimmedString(u)?.toLowerCase() === "max") return Either.right("max" as const)
     return Either.mapLeft(
       parseInteger(u, -1),
-      () => `${JSON.stringify(u)} is not an instance count: use a whole number, "max", 0 (one per CPU) or -1 (one per CPU but one)`
+      () => `${JSON.stringify(u)} is not ${instancesHint}`
     )
   },
   { identifier: "Instances", description: 'a whole number, "max", 0 or -1' }

@@ -6,13 +6,15 @@
 import { Either, ParseResult, Schema } from "effect"
 import { NAME_PATTERN } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
-import { parsePort, portCount } from "../domain/Port"
+import { durationHint, durationSecondsHint } from "../domain/Duration"
+import { parsePort, portCount, portHint } from "../domain/Port"
+import { sizeHint } from "../domain/Size"
 import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings } from "./AppSettings"
 import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
 import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys } from "./pm2Keys"
-import { EnvMap, resolveInstances } from "./settingCodecs"
+import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
 import * as path from "node:path"
 
 export interface ValidatedApp {
@@ -76,13 +78,29 @@ const decodeAll = <A, I>(
         const parent = issue.path.length >= 2 ? String(issue.path.at(-2)) : ""
         return unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys)
       }
-      return { field, value, message: issue.message, suggestion: suggestionFor(issue.message) }
+      return { field, value, message: issue.message, suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message) }
     })
   )
 
-const suggestionFor = (message: string): string => {
-  const expected = /is not (an? .*)$/.exec(message) ?? /^expected (.*), got/.exec(message)
-  return expected === null ? "fix the value" : `write ${expected[1]}`
+/** What to write instead, by setting: the hint of its value type. */
+const hintBySetting: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ["min_uptime", "restart_delay", "exp_backoff_restart_delay", "kill_timeout", "cpu_duration", "window"].map((k) => [k, durationHint])
+  ),
+  timeout: durationSecondsHint,
+  interval: durationSecondsHint,
+  max_memory_restart: sizeHint,
+  max_log_size: sizeHint,
+  memory: sizeHint,
+  port: portHint,
+  instances: instancesHint
+}
+
+const suggestionFor = (setting: string, message: string): string => {
+  const hint = hintBySetting[setting]
+  if (hint !== undefined) return `write ${hint}`
+  const expected = /is not (an? .*)$/.exec(message) ?? /^expected (.*), got/.exec(message) ?? /^(must .*)$/.exec(message)
+  return expected === null ? "fix the value" : expected[1]!.startsWith("must") ? `it ${expected[1]}` : `write ${expected[1]}`
 }
 
 /** Derives an app's name from its script when none is given, as PM2 does: `./api/server.js` → `server`. */
@@ -136,20 +154,35 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
   }
 
   const apps: Array<ValidatedApp> = []
+  const identities: Array<Identity> = []
   rawApps.forEach((rawApp, index) => {
     const at = `apps[${index}]`
     const checked = validateApp(rawApp, at, options, warnings)
     problems.push(...checked.problems)
-    if (checked.app !== undefined) apps.push({ ...checked.app, index })
+    if (checked.app !== undefined) {
+      apps.push({ ...checked.app, index })
+      identities.push({ index, name: checked.app.name, depends_on: checked.app.settings.depends_on ?? [] })
+    } else if (checked.identity !== undefined) identities.push({ index, ...checked.identity })
   })
 
-  problems.push(...checkNames(apps), ...checkDependencies(apps))
+  problems.push(...checkNames(identities), ...checkDependencies(identities))
   return { apps, top, problems, warnings }
 }
 
 interface AppCheck {
   readonly app?: Omit<ValidatedApp, "index">
+  /** Name and dependencies read from an app that failed to decode, so they are still checked. */
+  readonly identity?: { readonly name: string; readonly depends_on: ReadonlyArray<string> }
   readonly problems: ReadonlyArray<ConfigProblem>
+}
+
+/** What the cross-app checks need, read leniently from a definition that failed to decode. */
+const identityOf = (raw: Record<string, unknown>): AppCheck["identity"] => {
+  const name = typeof raw.name === "string" ? raw.name : typeof raw.script === "string" ? defaultAppName(raw.script) : undefined
+  if (name === undefined) return undefined
+  const depends = raw.depends_on
+  const depends_on = typeof depends === "string" ? [depends] : Array.isArray(depends) ? depends.filter((d): d is string => typeof d === "string") : []
+  return { name, depends_on }
 }
 
 /** Checks one app definition; `at` is its path (`apps[2]`, or `app` for a definition given alone). */
@@ -189,7 +222,7 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   }
 
   const decoded = decodeAll(AppSettings, input, at, appKeys)
-  if (Either.isLeft(decoded)) return { problems: [...problems, ...decoded.left] }
+  if (Either.isLeft(decoded)) return { identity: identityOf(input), problems: [...problems, ...decoded.left] }
   const settings = decoded.right
   const name = settings.name ?? defaultAppName(settings.script)
 
@@ -238,7 +271,13 @@ const isHttpUrl = (text: string): boolean => {
   }
 }
 
-const checkNames = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProblem> => {
+interface Identity {
+  readonly index: number
+  readonly name: string
+  readonly depends_on: ReadonlyArray<string>
+}
+
+const checkNames = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
   const problems: Array<ConfigProblem> = []
   const seen = new Map<string, number>()
   for (const app of apps) {
@@ -271,11 +310,11 @@ const checkNames = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProblem> => 
   return problems
 }
 
-const checkDependencies = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProblem> => {
+const checkDependencies = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
   const problems: Array<ConfigProblem> = []
   const byName = new Map(apps.map((app) => [app.name, app]))
   for (const app of apps) {
-    for (const [i, dependency] of (app.settings.depends_on ?? []).entries()) {
+    for (const [i, dependency] of app.depends_on.entries()) {
       if (!byName.has(dependency)) {
         const closest = closestKey(dependency, byName.keys())
         problems.push({
@@ -299,14 +338,14 @@ const checkDependencies = (apps: ReadonlyArray<ValidatedApp>): Array<ConfigProbl
       const closing = byName.get(trail[trail.length - 1]!)!
       problems.push({
         field: `apps[${closing.index}].depends_on`,
-        value: closing.settings.depends_on ?? [],
+        value: closing.depends_on,
         message: `depends_on forms a cycle: ${cycle.join(" → ")}`,
         suggestion: "remove one of the dependencies so the apps can start in order"
       })
       return
     }
     state.set(name, "visiting")
-    for (const dependency of app.settings.depends_on ?? []) if (dependency !== name) visit(dependency, [...trail, name])
+    for (const dependency of app.depends_on) if (dependency !== name) visit(dependency, [...trail, name])
     state.set(name, "done")
   }
   for (const app of apps) visit(app.name, [])

@@ -20,7 +20,7 @@ export const parseDuration = (input: unknown, bare: "ms" | "s" = "ms"): Either.E
   if (typeof input === "number") {
     return Number.isFinite(input) && input >= 0
       ? Either.right(Math.round(input * UNIT_MS[bare]))
-      : Either.left(`${JSON.stringify(input)} is not ${hint}`)
+      : Either.left(`${String(input)} is not ${hint}`)
   }
   if (typeof input !== "string") return Either.left(`expected ${hint}, got ${describe(input)}`)
   const match = DURATION_PATTERN.exec(input.trim())

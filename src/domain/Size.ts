@@ -3,7 +3,7 @@ import { Either, Schema } from "effect"
 import { describe, fromUnknown } from "./codec"
 
 const UNIT_BYTES = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const
-const SIZE_PATTERN = /^(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:i?b)?|b)?$/i
+const SIZE_PATTERN = /^(\d+(?:\.\d+)?)\s*(?:([kmgt])(?:ib?|b)?|b)?$/i
 
 export const sizeHint = "a size like 100K, 512M or 1G (a bare number is bytes)"
 
@@ -11,12 +11,13 @@ export const parseSize = (input: unknown): Either.Either<number, string> => {
   if (typeof input === "number") {
     return Number.isInteger(input) && input >= 0
       ? Either.right(input)
-      : Either.left(`${JSON.stringify(input)} is not ${sizeHint}`)
+      : Either.left(`${String(input)} is not ${sizeHint}`)
   }
   if (typeof input !== "string") return Either.left(`expected ${sizeHint}, got ${describe(input)}`)
   const match = SIZE_PATTERN.exec(input.trim())
   if (match === null) return Either.left(`"${input}" is not ${sizeHint}`)
   const unit = (match[2]?.toLowerCase() ?? "b") as keyof typeof UNIT_BYTES
+  if (unit === "b" && !Number.isInteger(Number(match[1]))) return Either.left(`"${input}" is not a whole number of bytes`)
   return Either.right(Math.round(Number(match[1]) * UNIT_BYTES[unit]))
 }
 

@@ -1,0 +1,36 @@
+/**
+ * The `pmfx` executable: parses the command line, runs the command, and turns its outcome into
+ * the exit codes of DESIGN §9. The only place the CLI runs an Effect.
+ */
+import { Command, ValidationError } from "@effect/cli"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Console, Effect, Exit, Layer } from "effect"
+import packageJson from "../package.json"
+import { CallerEnvironment } from "./cli/CallerEnvironment"
+import { pmfx } from "./cli/main"
+import { CliExit, renderError } from "./cli/output"
+import { withPlainConsole } from "./cli/plainConsole"
+import { ConfigLoader } from "./config/ConfigLoader"
+import { Paths } from "./daemon/Paths"
+import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
+
+const run = Command.run(pmfx, { name: "pmfx", version: packageJson.version })
+
+const program = run(process.argv).pipe(
+  withPlainConsole,
+  Effect.as(ExitCode.ok as number),
+  Effect.catchAll((error: unknown) => {
+    // @effect/cli has already printed what was wrong with the command line.
+    if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.usage as number)
+    if (error instanceof CliExit) return Effect.succeed(error.code)
+    if (isPmfxError(error)) return Console.error(renderError(error)).pipe(Effect.as(errorMeta[error._tag].exitCode))
+    return Console.error(`pmfx: unexpected error: ${String(error)}`).pipe(Effect.as(ExitCode.unexpected as number))
+  }),
+  Effect.provide(Layer.mergeAll(ConfigLoader.Default, Paths.Default, CallerEnvironment.live, NodeContext.layer))
+)
+
+NodeRuntime.runMain(program, {
+  disableErrorReporting: false,
+  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : ExitCode.unexpected)
+})

@@ -1,0 +1,64 @@
+/** The readable block `pmfx show` prints for one resolved app. */
+import type { AppDefinition } from "../domain/AppDefinition"
+import { formatDuration } from "../domain/Duration"
+import { instanceFiles } from "../domain/logPaths"
+import { quoteShellWord } from "../domain/shellWords"
+import { formatSize } from "../domain/Size"
+import { columns, style } from "./style"
+
+const out = process.stdout
+const none = "-"
+
+const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === "" ? none : value)
+
+export const renderApp = (app: AppDefinition, home: string): string => {
+  const command = [app.interpreter, app.script, ...app.args].filter((w): w is string => w !== null).map(quoteShellWord).join(" ")
+  const env = Object.entries(app.env).map(([k, v]) => `${k}=${v}`)
+  const health = app.health_check
+  const rows: Array<[string, string]> = [
+    ["command", command],
+    ["cwd", app.cwd],
+    ["instances", String(app.instances)],
+    ["port", orNone(app.port)],
+    ["env", env.length === 0 ? none : env[0]!],
+    ...env.slice(1).map((line): [string, string] => ["", line]),
+    ["env_file", orNone(app.env_file)],
+    ["autorestart", String(app.autorestart)],
+    ["max_restarts", String(app.max_restarts)],
+    ["min_uptime", formatDuration(app.min_uptime)],
+    ["restart_delay", formatDuration(app.restart_delay)],
+    ["exp_backoff_restart_delay", formatDuration(app.exp_backoff_restart_delay)],
+    ["kill_timeout", formatDuration(app.kill_timeout)],
+    ["max_memory_restart", app.max_memory_restart === null ? none : formatSize(app.max_memory_restart)],
+    ["user / group", `${orNone(app.user)} / ${orNone(app.group)}`],
+    ["umask", orNone(app.umask)],
+    ["watch", app.watch ? app.watch_paths.join(", ") : "off"],
+    ["ignore_watch", app.ignore_watch.length === 0 ? none : app.ignore_watch.join(", ")],
+    ["depends_on", app.depends_on.length === 0 ? none : app.depends_on.join(", ")],
+    [
+      "health_check",
+      health === null
+        ? none
+        : `${health.enabled ? "" : "(disabled) "}${health.check_type} ${health.url ?? health.script ?? ""} every ${formatDuration(health.interval)}, timeout ${formatDuration(health.timeout)}, ${health.retries} retries`
+    ],
+    [
+      "log format",
+      `${app.log_type}, timestamps ${app.log_date_format === "none" ? "off" : app.log_date_format}${app.merge_logs ? ", merged" : ""}`
+    ],
+    [
+      "log rotation",
+      `${app.max_log_size === null ? "" : `at ${formatSize(app.max_log_size)}`}${app.rotation_schedule === null ? "" : `${app.max_log_size === null ? "" : ", "}${app.rotation_schedule}`}`.trim() === ""
+        ? none
+        : `${app.max_log_size === null ? "" : `at ${formatSize(app.max_log_size)}, `}${app.rotation_schedule === null ? "" : `${app.rotation_schedule}, `}keep ${app.max_log_files}${app.compress_logs ? ", gzip" : ""}`
+    ]
+  ]
+  for (let instance = 0; instance < app.instances; instance++) {
+    const files = instanceFiles(app, instance, home)
+    const label = app.instances === 1 ? "" : ` ${instance}`
+    rows.push([`out${label}`, files.out_file], [`err${label}`, files.error_file])
+    if (files.log_file !== null) rows.push([`log${label}`, files.log_file])
+    rows.push([`pid${label}`, files.pid_file])
+  }
+  const heading = `${style.bold(out)(app.name)} ${style.dim(out)(`namespace ${app.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
+}
