@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/support/buildBundle.ts"],
     // Tests spawn real processes; generous limits keep a loaded 2-core machine from flaking.
     testTimeout: 60_000,
     hookTimeout: 60_000,
