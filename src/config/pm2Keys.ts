@@ -8,9 +8,9 @@
 export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
   exec_mode:
     "pmfx runs every instance as its own process (no Node cluster module), so instances do not share one port: give `port` a range such as auto:5000-5100",
-  node_args: "pass interpreter flags in `interpreter` or `args`",
-  node_arguments: "pass interpreter flags in `interpreter` or `args`",
-  interpreter_args: "pass interpreter flags in `interpreter` or `args`",
+  node_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
+  node_arguments: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
+  interpreter_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
   time: "pmfx prefixes every log line with a timestamp by default",
   source_map_support: "a PM2 runtime feature",
   disable_source_map_support: "a PM2 runtime feature",

@@ -127,7 +127,10 @@ export const EnvMap = fromUnknown(
 export const Umask = fromUnknown(
   Schema.String,
   (u) => {
-    const text = typeof u === "number" ? u.toString(8) : asTrimmedString(u)
+    // A bare number is refused: YAML reads `022` as twenty-two and JavaScript `0o022` as eighteen,
+    // so only the quoted octal digits say what the user meant.
+    if (typeof u === "number") return Either.left(`${u} is a number; write the umask as a quoted octal string like "022"`)
+    const text = asTrimmedString(u)
     return text !== undefined && /^0?[0-7]{1,3}$/.test(text)
       ? Either.right(text.padStart(3, "0").slice(-3))
       : Either.left(`${JSON.stringify(u)} is not an octal umask like "022"`)

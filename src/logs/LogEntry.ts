@@ -1,0 +1,20 @@
+/** One log line as the reader, the follow stream and the API give it (DESIGN §6, §7). */
+import { Schema } from "effect"
+
+export const LogStream = Schema.Literal("out", "err")
+export type LogStream = typeof LogStream.Type
+
+export const LogLevel = Schema.Literal("fatal", "error", "warn", "info", "debug", "trace")
+export type LogLevel = typeof LogLevel.Type
+
+export const LogEntry = Schema.Struct({
+  /** ISO 8601 UTC; null when the line carries no timestamp the reader can parse. */
+  timestamp: Schema.NullOr(Schema.String),
+  app: Schema.String,
+  /** Null for merged logs in text form, whose lines do not say which instance wrote them. */
+  instance: Schema.NullOr(Schema.Int),
+  stream: LogStream,
+  level: LogLevel,
+  message: Schema.String
+})
+export type LogEntry = typeof LogEntry.Type
