@@ -224,10 +224,11 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
         }),
       /**
        * Validates and resolves definitions given as data: one app's settings or `{apps:[...]}`.
-       * Relative paths resolve against `baseDir`.
+       * Relative paths resolve against `baseDir`. An object without `apps` is one app, even one
+       * missing its `script` (reported as `apps[0].script`, not as a missing `apps`).
        */
       fromDocument: (doc: unknown, baseDir: string, options: LoadOptions): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
-        finish(isRecord(doc) && !("apps" in doc) && "script" in doc ? { apps: [doc] } : doc, null, baseDir, options)
+        finish(isRecord(doc) && !("apps" in doc) ? { apps: [doc] } : doc, null, baseDir, options)
     }
   }),
   dependencies: [NodeFileSystem.layer]

@@ -1,7 +1,8 @@
 /**
  * Where a JSON text first goes wrong. V8's `JSON.parse` names a position for some errors and not
  * for others ("Unexpected token '}', ... is not valid JSON"), so this small scanner walks the text
- * with JSON's grammar and returns the offset of the first character that breaks it.
+ * with JSON's grammar and returns the offset of the first character that breaks it (for a trailing
+ * comma, the comma itself, which may sit lines above the bracket that exposes it).
  */
 export const jsonErrorOffset = (text: string): number => {
   let i = 0

@@ -13,8 +13,13 @@ import { toPlainData } from "./parseConfigText"
 // and so lose the ability to load ES modules.
 const importModule = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>
 
-/** An ES module, read anew each time: the query string keeps the loader from reusing its cache. */
-const importFresh = (file: string): Promise<unknown> => importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}`)
+let imports = 0
+
+/**
+ * An ES module, read anew each time: a query string never used before keeps the loader from
+ * reusing its cache (a timestamp alone repeats when two loads fall in the same millisecond).
+ */
+const importFresh = (file: string): Promise<unknown> => importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}-${++imports}`)
 
 const errorCode = (error: unknown): unknown => (typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined)
 

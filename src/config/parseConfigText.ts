@@ -12,26 +12,32 @@ export interface SyntaxProblem {
   readonly column?: number
 }
 
-/** Copies parsed data into plain objects (TOML's have no prototype; YAML may share nodes). */
+/**
+ * Copies parsed data into plain objects (TOML's have no prototype; YAML may share nodes). A key
+ * whose value is `undefined` (`cwd: process.env.APP_DIR` in a JavaScript file, with the variable
+ * unset) is left out, as JSON (and so PM2) would: the setting is simply not given.
+ */
 const plain = (value: unknown): unknown => {
   if (Array.isArray(value)) return value.map(plain)
   if (value instanceof Date) return value.toISOString()
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {}
-    for (const [k, v] of Object.entries(value)) out[k] = plain(v)
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = plain(v)
     return out
   }
   if (typeof value === "bigint") return Number(value)
   return value
 }
 
-const parseJson = (text: string): Either.Either<unknown, SyntaxProblem> => {
+const parseJson = (withBom: string): Either.Either<unknown, SyntaxProblem> => {
+  // Editors on Windows may save a byte-order mark, which YAML and TOML skip but JSON.parse refuses.
+  const text = withBom.replace(/^\uFEFF/, "")
   try {
     return Either.right(JSON.parse(text))
   } catch (error) {
     const offset = jsonErrorOffset(text)
     const where = lineAndColumn(text, offset < 0 ? text.length : offset)
-    const reason = error instanceof Error ? error.message.replace(/, ".*" is not valid JSON$/s, "") : String(error)
+    const reason = error instanceof Error ? error.message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "") : String(error)
     return Either.left({ message: `invalid JSON: ${reason}`, ...where })
   }
 }

@@ -9,7 +9,7 @@ import type { ConfigProblem } from "../domain/errors"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
 import { sizeHint } from "../domain/Size"
-import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings } from "./AppSettings"
+import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings, WebhookSettings } from "./AppSettings"
 import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
@@ -41,7 +41,8 @@ const knownKeysByParent: Readonly<Record<string, ReadonlyArray<string>>> = {
   health_check: Object.keys(HealthCheckSettings.fields),
   log: Object.keys(LogSettings.fields),
   alerts: Object.keys(AlertSettings.fields),
-  restart_loop: Object.keys(RestartLoopSettings.fields)
+  restart_loop: Object.keys(RestartLoopSettings.fields),
+  webhooks: Object.keys(WebhookSettings.fields)
 }
 const appKeys = [...Object.keys(AppSettings.fields), "env_production"]
 const topKeys = ["apps", ...Object.keys(EcosystemSettings.fields)]
@@ -75,7 +76,8 @@ const decodeAll = <A, I>(
       }
       if (issue._tag === "Unexpected") {
         const key = String(issue.path.at(-1))
-        const parent = issue.path.length >= 2 ? String(issue.path.at(-2)) : ""
+        // The object holding the key: `webhooks` for `webhooks[0].urll`, not the index.
+        const parent = String(issue.path.slice(0, -1).findLast((k) => typeof k !== "number") ?? "")
         return unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys)
       }
       return { field, value, message: issue.message, suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message) }
