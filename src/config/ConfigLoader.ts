@@ -192,7 +192,13 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
     const finish = (doc: unknown, file: string | null, baseDir: string, options: LoadOptions): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
       Effect.gen(function* () {
         const cpus = options.cpus ?? os.availableParallelism()
-        const substituted = substituteEnv(doc, options.environment)
+        const selectedBlock = options.envName === undefined ? undefined : `env_${options.envName}`
+        const unused = (at: string) => {
+          if (at === "deploy") return true
+          const block = /^apps\[\d+\]\.(env_[^.]+)/.exec(at)?.[1]
+          return block !== undefined && block !== "env_file" && block !== selectedBlock
+        }
+        const substituted = substituteEnv(doc, options.environment, "", unused)
         const validated = validateEcosystem(substituted.value, { cpus })
         const problems = [...substituted.problems, ...validated.problems, ...(yield* checkEnvFiles(validated, baseDir))]
         if (problems.length > 0) return yield* InvalidConfig.fromProblems(problems, file ?? undefined)

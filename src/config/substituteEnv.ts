@@ -16,10 +16,13 @@ export interface Substitution {
 export const substituteEnv = (
   value: unknown,
   environment: Readonly<Record<string, string | undefined>>,
-  path = ""
+  path = "",
+  /** Paths left as written: what will not be used (PM2's `deploy`, unselected `env_<name>` blocks). */
+  skip: (path: string) => boolean = () => false
 ): Substitution => {
   const problems: Array<ConfigProblem> = []
   const walk = (node: unknown, at: string): unknown => {
+    if (skip(at)) return node
     if (typeof node === "string") {
       return node.replace(REFERENCE, (whole, name: string | undefined, fallback: string | undefined) => {
         if (name === undefined) return "$"

@@ -181,7 +181,8 @@ interface AppCheck {
 /** What the cross-app checks need, read leniently from a definition that failed to decode. */
 const identityOf = (raw: Record<string, unknown>): AppCheck["identity"] => {
   const name = typeof raw.name === "string" ? raw.name : typeof raw.script === "string" ? defaultAppName(raw.script) : undefined
-  if (name === undefined) return undefined
+  // An empty name is already reported by its decoder.
+  if (name === undefined || name.trim() === "") return undefined
   const depends = raw.depends_on
   const depends_on = typeof depends === "string" ? [depends] : Array.isArray(depends) ? depends.filter((d): d is string => typeof d === "string") : []
   return { name, depends_on }

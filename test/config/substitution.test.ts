@@ -180,3 +180,25 @@ describe("substituteEnv", () => {
     expect(substituteEnv("${1X} ${A-B} $NAME ${}", { NAME: "n" })).toEqual({ value: "${1X} ${A-B} $NAME ${}", problems: [] })
   })
 })
+
+describe("substitution skips what will not be used", () => {
+  it.effect("an unset variable in PM2's deploy section or an unselected env_<name> block is not an error", () =>
+    Effect.gen(function* () {
+      const doc = {
+        apps: [{ name: "a", script: "node", env_staging: { URL: "${STAGING_URL}" }, env_production: { URL: "${PROD_URL:-https://prod}" } }],
+        deploy: { production: { host: "${DEPLOY_HOST}" } }
+      }
+      const loaded = yield* loadFiles({ "pmfx.json": doc }, "pmfx.json", { environment: {}, envName: "production" })
+      expect(loaded.apps[0]!.env).toEqual({ URL: "https://prod" })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("the selected env_<name> block is still substituted and checked", () =>
+    Effect.gen(function* () {
+      const doc = { apps: [{ name: "a", script: "node", env_staging: { URL: "${STAGING_URL}" } }] }
+      const { error } = yield* loadFilesError({ "pmfx.json": doc }, "pmfx.json", { environment: {}, envName: "staging" })
+      expect(error._tag).toBe("INVALID_CONFIG")
+      if (error._tag === "INVALID_CONFIG") expect(error.details.field).toBe("apps[0].env_staging.URL")
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+})
