@@ -1,0 +1,160 @@
+/**
+ * Reads Linux's `/proc/<pid>/stat` files: one pass over `/proc` gives the process tree (ppid), the
+ * process groups, CPU ticks and RSS of every process at once, which is why pmfx does not use
+ * `pidusage` (DESIGN §4, §10: metrics for 100 processes each second under 2% of one core).
+ *
+ * Reads are synchronous on purpose: a `/proc` file is generated in memory by the kernel, an
+ * open/read/close costs a few microseconds, while an async read costs a thread-pool round trip and
+ * several promises per file. A whole table is a few milliseconds of CPU at most.
+ */
+import { Effect, Option } from "effect"
+import * as fs from "node:fs"
+
+/** One line of `/proc/<pid>/stat`, reduced to what pmfx uses. */
+export interface ProcStat {
+  readonly pid: number
+  readonly ppid: number
+  /** Process group id. */
+  readonly pgrp: number
+  /** One character: `R` running, `S` sleeping, `Z` zombie, ... */
+  readonly state: string
+  /** CPU time in user mode, clock ticks ({@link CLK_TCK} per second). */
+  readonly utime: number
+  /** CPU time in kernel mode, clock ticks. */
+  readonly stime: number
+  /** Field 22: when the process started, clock ticks since boot. With the pid, it names a process uniquely. */
+  readonly startTime: number
+  /** Resident set size in bytes. */
+  readonly rss: number
+}
+
+export type ProcessTable = ReadonlyMap<number, ProcStat>
+
+/**
+ * Clock ticks per second of the times in `/proc` (`USER_HZ`). The kernel reports these files in
+ * USER_HZ, which is 100 on every Linux architecture Node runs on, whatever the kernel's own HZ; the
+ * C library's `sysconf(_SC_CLK_TCK)` is hard-wired to it too.
+ */
+export const CLK_TCK = 100
+
+const FALLBACK_PAGE_SIZE = 4096
+const KNOWN_PAGE_SIZES: ReadonlySet<number> = new Set([4096, 16384, 65536])
+
+/** Shared read buffer: a stat line is a few hundred bytes (the command name is at most 16). */
+const buffer = Buffer.allocUnsafe(4096)
+
+/** Reads a small `/proc` file in one `read` call; undefined when it is gone (the process exited). */
+const readSmallFile = (path: string): string | undefined => {
+  let fd: number
+  try {
+    fd = fs.openSync(path, "r")
+  } catch {
+    return undefined
+  }
+  try {
+    const length = fs.readSync(fd, buffer, 0, buffer.length, null)
+    return buffer.toString("latin1", 0, length)
+  } catch {
+    // ESRCH: the process exited between open and read.
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+let pageSizeCache: number | undefined
+
+/**
+ * The RSS field counts pages. Almost every machine has 4 KiB pages, but some arm64 kernels use 16 or
+ * 64 KiB: the first mapping in `/proc/self/smaps` tells, read once (without spawning `getconf`).
+ */
+const pageSize = (): number => {
+  if (pageSizeCache === undefined) {
+    const match = /KernelPageSize:\s+(\d+) kB/.exec(readSmallFile("/proc/self/smaps") ?? "")
+    const detected = match === null ? FALLBACK_PAGE_SIZE : Number(match[1]) * 1024
+    pageSizeCache = KNOWN_PAGE_SIZES.has(detected) ? detected : FALLBACK_PAGE_SIZE
+  }
+  return pageSizeCache
+}
+
+/**
+ * Parses one `/proc/<pid>/stat` line. The command name (field 2) is in parentheses and may itself
+ * contain spaces and parentheses, so the other fields are the text after the LAST `)`.
+ */
+export const parseProcStat = (line: string, bytesPerPage: number = pageSize()): ProcStat | undefined => {
+  const open = line.indexOf(" (")
+  const close = line.lastIndexOf(")")
+  if (open <= 0 || close < open) return undefined
+  const pid = Number(line.slice(0, open))
+  // After ") ": field 3 (state) is index 0, so field N is index N - 3.
+  const fields = line.slice(close + 2).split(" ")
+  if (!Number.isInteger(pid) || fields.length < 22) return undefined
+  const state = fields[0] ?? ""
+  const ppid = Number(fields[1])
+  const pgrp = Number(fields[2])
+  const utime = Number(fields[11])
+  const stime = Number(fields[12])
+  const startTime = Number(fields[19])
+  const rssPages = Number(fields[21])
+  if (![ppid, pgrp, utime, stime, startTime, rssPages].every(Number.isFinite)) return undefined
+  return { pid, ppid, pgrp, state, utime, stime, startTime, rss: rssPages * bytesPerPage }
+}
+
+const isPidName = (name: string): boolean => {
+  const first = name.charCodeAt(0)
+  return first >= 48 && first <= 57
+}
+
+const readStat = (pid: number, bytesPerPage: number): ProcStat | undefined => {
+  const line = readSmallFile(`/proc/${pid}/stat`)
+  return line === undefined ? undefined : parseProcStat(line, bytesPerPage)
+}
+
+/**
+ * Every process of the system (of this pid namespace), by pid, read in one pass. Processes that exit
+ * while the table is read are left out. `/proc` itself missing is a defect: pmfx is Linux only.
+ */
+export const readProcessTable = (): Effect.Effect<ProcessTable> =>
+  Effect.sync(() => {
+    const bytesPerPage = pageSize()
+    const table = new Map<number, ProcStat>()
+    for (const name of fs.readdirSync("/proc")) {
+      if (!isPidName(name)) continue
+      const stat = readStat(Number(name), bytesPerPage)
+      if (stat !== undefined) table.set(stat.pid, stat)
+    }
+    return table
+  })
+
+/** Field 22 of one process (see {@link ProcStat.startTime}); none when the process does not exist. */
+export const readStartTime = (pid: number): Effect.Effect<Option.Option<number>> =>
+  Effect.sync(() => Option.fromNullable(readStat(pid, pageSize())?.startTime))
+
+/**
+ * Time since boot in clock ticks, the clock of {@link ProcStat.startTime}: a process whose start time
+ * is later than a reading was born after it.
+ */
+export const readUptimeTicks = (): Effect.Effect<number> =>
+  Effect.sync(() => {
+    const seconds = Number.parseFloat(readSmallFile("/proc/uptime") ?? "")
+    if (!Number.isFinite(seconds)) throw new Error("cannot read /proc/uptime (pmfx runs on Linux only)")
+    return Math.floor(seconds * CLK_TCK)
+  })
+
+/** Pure part of {@link liveGroupMembers}, for a table already read. */
+export const liveGroupMembersIn = (table: ProcessTable, pgid: number): ReadonlyArray<number> => {
+  const members: Array<number> = []
+  for (const stat of table.values()) {
+    if (stat.pgrp === pgid && stat.state !== "Z") members.push(stat.pid)
+  }
+  return members
+}
+
+/**
+ * Pids of the processes in group `pgid` that are still alive. Zombies do not count: they are dead
+ * and only wait to be reaped, which in a container whose PID 1 never reaps may be never.
+ */
+export const liveGroupMembers = (pgid: number, table?: ProcessTable): Effect.Effect<ReadonlyArray<number>> =>
+  table === undefined
+    ? Effect.map(readProcessTable(), (read) => liveGroupMembersIn(read, pgid))
+    : Effect.sync(() => liveGroupMembersIn(table, pgid))

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { makeMetricsSampler, MetricsSampler } from "../../src/monitor/MetricsSampler"
+import { readProcessTable } from "../../src/monitor/procfs"
+import { descendantsOf } from "../../src/monitor/processTree"
+import { eventually, holdMemory, pidOf, spawnGroup, spawnNode, spawnNodeUnderShell, spinCpu } from "./processes"
+
+const MB = 1024 * 1024
+
+describe("MetricsSampler", () => {
+  it.scopedLive("counts the memory a wrapper's grandchild holds in the wrapper's tree", () =>
+    Effect.gen(function* () {
+      const sampler = yield* makeMetricsSampler()
+      const wrapper = yield* spawnNodeUnderShell(holdMemory(50))
+      const root = { key: 1, pid: pidOf(wrapper) }
+      const metrics = yield* eventually(
+        Effect.map(sampler.sample([root]), (results) => results.get(1)),
+        (tree) => (tree?.memory_usage ?? 0) >= 50 * MB,
+        "50 MB in the wrapper's tree"
+      )
+      expect(metrics?.pids[0]).toBe(root.pid)
+      expect(metrics?.pids).toHaveLength(2)
+      // The shell itself holds almost nothing: the memory is the grandchild's.
+      const table = yield* readProcessTable()
+      expect(table.get(root.pid)?.rss).toBeLessThan(20 * MB)
+      expect(table.get(metrics?.pids[1] ?? 0)?.rss).toBeGreaterThanOrEqual(50 * MB)
+    })
+  )
+
+  it.scopedLive("reports a spinning child above 50% of a core from the second sample", () =>
+    Effect.gen(function* () {
+      const sampler = yield* makeMetricsSampler()
+      const spinner = yield* spawnNode(spinCpu)
+      const root = { key: 7, pid: pidOf(spinner) }
+      const first = yield* sampler.sample([root])
+      // No interval yet: a tree that was already running reads 0.
+      expect(first.get(7)?.cpu_usage).toBe(0)
+      // Intervals of a few hundred ms: ticks are 10 ms, so much shorter ones would be noise.
+      const cpuAfterPause = Effect.zipRight(
+        Effect.sleep("300 millis"),
+        Effect.map(sampler.sample([root]), (results) => results.get(7)?.cpu_usage ?? 0)
+      )
+      yield* eventually(cpuAfterPause, (cpu) => cpu > 50, "cpu_usage above 50")
+      // Past node's (multi-threaded) start-up, one spinning thread uses about one core, not one per core.
+      expect(yield* cpuAfterPause).toBeLessThan(150)
+    })
+  )
+
+  it.scopedLive("counts a process born since the previous sample from its start", () =>
+    Effect.gen(function* () {
+      const sampler = yield* makeMetricsSampler()
+      // The spinner starts a second after the wrapper, so after the first sample.
+      const wrapper = yield* spawnGroup("sh", ["-c", `sleep 1; "$0" -e "$1"; exit`, process.execPath, spinCpu])
+      const root = { key: 5, pid: pidOf(wrapper) }
+      yield* eventually(readProcessTable(), (table) => descendantsOf(root.pid, table).length === 2, "the shell's sleep")
+      const first = yield* sampler.sample([root])
+      expect(first.get(5)?.cpu_usage).toBe(0)
+      // Wait until the spinner has run ~0.3 s of CPU (30 ticks), then sample once.
+      yield* eventually(
+        readProcessTable(),
+        (table) => {
+          const spinner = [...table.values()].find((p) => p.ppid === root.pid && p.utime + p.stime >= 30)
+          return spinner !== undefined
+        },
+        "the spinner to have run"
+      )
+      const second = yield* sampler.sample([root])
+      // Counted from zero, not from an unknown baseline: at least 0.3 s of CPU over the interval.
+      expect(second.get(5)?.cpu_usage).toBeGreaterThan(10)
+    })
+  )
+
+  it.scopedLive("reads an idle child near 0", () =>
+    Effect.gen(function* () {
+      const sampler = yield* makeMetricsSampler()
+      const idle = yield* spawnGroup("sleep", ["30"])
+      const root = { key: 3, pid: pidOf(idle) }
+      yield* sampler.sample([root])
+      yield* Effect.sleep("300 millis")
+      const second = yield* sampler.sample([root])
+      expect(second.get(3)?.cpu_usage).toBeLessThan(5)
+      expect(second.get(3)?.memory_usage).toBeGreaterThan(0)
+    })
+  )
+
+  it.scopedLive("gives zeros and no pids for a root that has exited, and keys every root", () =>
+    Effect.gen(function* () {
+      const sampler = yield* makeMetricsSampler()
+      // Above PID_MAX_LIMIT (2^22): no process can have it.
+      const impossiblePid = 4_194_305
+      const results = yield* sampler.sample([
+        { key: 1, pid: impossiblePid },
+        { key: 2, pid: process.pid }
+      ])
+      expect(results.get(1)).toStrictEqual({ cpu_usage: 0, memory_usage: 0, pids: [] })
+      expect(results.get(2)?.pids[0]).toBe(process.pid)
+      expect(results.get(2)?.memory_usage).toBeGreaterThan(0)
+    })
+  )
+
+  it.scopedLive("is provided as the pmfx/MetricsSampler service", () =>
+    Effect.gen(function* () {
+      const sampler = yield* MetricsSampler
+      const results = yield* sampler.sample([{ key: 0, pid: process.pid }])
+      expect(results.get(0)?.pids).toContain(process.pid)
+    }).pipe(Effect.provide(MetricsSampler.Default))
+  )
+})
