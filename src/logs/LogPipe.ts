@@ -1,0 +1,173 @@
+/**
+ * Carries one child stream (stdout or stderr) into its log file(s): the hot byte path of DESIGN §6,
+ * kept in plain Node callbacks. Each chunk is split into lines and the lines of the chunk, stamped
+ * with the chunk's arrival time, are written as one buffer to every target: a file only ever
+ * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines
+ * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them).
+ *
+ * Backpressure: when a target is over its high-water mark the child's stream is paused until every
+ * such target drains; the child then blocks on its full pipe. Nothing is dropped.
+ */
+import type { LogStream } from "./LogEntry"
+import type { LineFormatter } from "./formatLine"
+import { LineSplitter } from "./LineSplitter"
+import type { RotatingFile } from "./RotatingFile"
+
+/** How lines are stored: text lines as `prefix + bytes + "\n"`, JSON lines through `line`. */
+export interface PipeFormat {
+  /** The bytes before each text line; null for JSON logs. */
+  readonly prefix: ((ms: number) => Buffer) | null
+  readonly line: LineFormatter
+}
+
+const LF = 0x0a
+/** Below this many bytes a JS loop copies faster than a call into `Buffer#copy`. */
+const SMALL_COPY = 48
+
+const copyBytes = (from: Buffer, start: number, end: number, to: Buffer, at: number): number => {
+  if (end - start > SMALL_COPY) return at + from.copy(to, at, start, end)
+  for (let i = start; i < end; i++) to[at++] = from[i]!
+  return at
+}
+
+export class LogPipe {
+  private readonly splitter: LineSplitter
+  // The lines of the chunk being split: byte ranges for text logs, formatted strings for JSON logs.
+  private rangeBuffers: Array<Buffer> = []
+  private rangeStarts: Array<number> = []
+  private rangeEnds: Array<number> = []
+  private rangeBytes = 0
+  private formatted: Array<string> = []
+  /** Arrival time of the chunk being split. */
+  private now = 0
+  private paused = false
+  private finished = false
+  private endWaiters: Array<() => void> = []
+
+  constructor(
+    private readonly readable: NodeJS.ReadableStream,
+    private readonly targets: ReadonlyArray<RotatingFile>,
+    private readonly format: PipeFormat,
+    private readonly stream: LogStream,
+    private readonly instance: number,
+    /** Sees every line after it is handed to the files; its failures never reach the byte path. */
+    private readonly onLine: ((message: string, ms: number) => void) | undefined
+  ) {
+    this.splitter = new LineSplitter(this.onSplitLine)
+    readable.on("data", this.onData)
+    readable.on("end", this.finish)
+    readable.on("error", this.finish)
+    readable.on("close", this.finish)
+    // A stream that ended before it was attached will not say so again.
+    if ((readable as { readonly readableEnded?: boolean }).readableEnded === true) this.finish()
+  }
+
+  /** Whether the stream has ended (or was detached) and its last line was written. */
+  get ended(): boolean {
+    return this.finished
+  }
+
+  /** Calls `listener` once the stream has ended (at once if it has). */
+  whenEnded(listener: () => void): void {
+    if (this.finished) listener()
+    else this.endWaiters.push(listener)
+  }
+
+  /**
+   * Stops carrying the stream: writes the partial last line and lets whatever still comes flow
+   * away unread, so a child that outlives its logs never blocks on a full pipe.
+   */
+  detach(): void {
+    this.finish()
+    this.readable.resume()
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    this.now = Date.now()
+    this.splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk)
+    this.writeBatch()
+  }
+
+  private readonly onSplitLine = (buffer: Buffer, start: number, end: number): void => {
+    let message: string | undefined
+    if (this.format.prefix !== null) {
+      this.rangeBuffers.push(buffer)
+      this.rangeStarts.push(start)
+      this.rangeEnds.push(end)
+      this.rangeBytes += end - start
+    } else {
+      message = buffer.toString("utf8", start, end)
+      this.formatted.push(this.format.line(message, this.now, this.stream, this.instance))
+    }
+    if (this.onLine !== undefined) {
+      try {
+        this.onLine(message ?? buffer.toString("utf8", start, end), this.now)
+      } catch {
+        // A listener's bug must not stop the logs.
+      }
+    }
+  }
+
+  /** The chunk's lines as stored, emptying the batch; null when it has none. */
+  private takeBatch(): Buffer | null {
+    if (this.format.prefix === null) {
+      if (this.formatted.length === 0) return null
+      const text = this.formatted.length === 1 ? this.formatted[0]! : this.formatted.join("")
+      this.formatted = []
+      return Buffer.from(text, "utf8")
+    }
+    const count = this.rangeBuffers.length
+    if (count === 0) return null
+    const prefix = this.format.prefix(this.now)
+    const out = Buffer.allocUnsafe(this.rangeBytes + count * (prefix.length + 1))
+    let at = 0
+    for (let i = 0; i < count; i++) {
+      at = copyBytes(prefix, 0, prefix.length, out, at)
+      at = copyBytes(this.rangeBuffers[i]!, this.rangeStarts[i]!, this.rangeEnds[i]!, out, at)
+      out[at++] = LF
+    }
+    this.rangeBuffers.length = 0
+    this.rangeStarts.length = 0
+    this.rangeEnds.length = 0
+    this.rangeBytes = 0
+    return out
+  }
+
+  private writeBatch(): void {
+    const batch = this.takeBatch()
+    if (batch === null) return
+    for (const target of this.targets) target.write(batch)
+    this.pauseWhileFull()
+  }
+
+  private pauseWhileFull(): void {
+    if (this.paused || this.finished) return
+    const full = this.targets.filter((target) => target.needsDrain)
+    if (full.length === 0) return
+    this.paused = true
+    this.readable.pause()
+    let waiting = full.length
+    for (const target of full) {
+      target.onDrain(() => {
+        if (--waiting > 0) return
+        this.paused = false
+        if (!this.finished) this.readable.resume()
+      })
+    }
+  }
+
+  private readonly finish = (): void => {
+    if (this.finished) return
+    this.finished = true
+    this.now = Date.now()
+    this.splitter.flush()
+    this.writeBatch()
+    // The 'error' listener stays: an emitter without one would throw a late error at the daemon.
+    this.readable.removeListener("data", this.onData)
+    this.readable.removeListener("end", this.finish)
+    this.readable.removeListener("close", this.finish)
+    const waiters = this.endWaiters
+    this.endWaiters = []
+    for (const waiter of waiters) waiter()
+  }
+}

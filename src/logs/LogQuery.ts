@@ -1,0 +1,105 @@
+/**
+ * What a log read asks for (DESIGN §7, `GET .../logs`) and its checked, compiled form.
+ *
+ * `level` keeps that level **and everything more severe** (`level=warn` gives warn, error and
+ * fatal), as journalctl `-p` and most log tools do: asking for warnings rarely means hiding errors.
+ * `since`/`until` bound the line's own timestamp (see `parseTimeBound`); a line without one (the
+ * `"none"` date format) is left out whenever either bound is given.
+ */
+import { Either, Option, Schema } from "effect"
+import type { AppDefinition } from "../domain/AppDefinition"
+import { BadRequest } from "../domain/errors"
+import { LogLevel, type LogStream } from "./LogEntry"
+import { parseTimeBound } from "./parseTimeBound"
+
+export const DEFAULT_LINES = 100
+
+export const LogQuery = Schema.Struct({
+  /** How many of the newest matching lines (default 100). */
+  lines: Schema.optional(Schema.Number),
+  stream: Schema.optional(Schema.Literal("out", "err", "all")),
+  instance: Schema.optional(Schema.Number),
+  /** A JavaScript regular expression tested against each message (`/pattern/i` for flags). */
+  grep: Schema.optional(Schema.String),
+  level: Schema.optional(LogLevel),
+  since: Schema.optional(Schema.String),
+  until: Schema.optional(Schema.String)
+})
+export type LogQuery = typeof LogQuery.Type
+
+export interface LogFilter {
+  readonly lines: number
+  readonly streams: ReadonlyArray<LogStream>
+  /** Null: every instance. */
+  readonly instance: number | null
+  readonly grep: RegExp | null
+  readonly level: LogLevel | null
+  /** Epoch milliseconds, inclusive. */
+  readonly since: number | null
+  readonly until: number | null
+}
+
+const badRequest = (field: string, reason: string, suggestion: string): BadRequest =>
+  new BadRequest({ message: `Invalid ${field}: ${reason}`, details: { field, reason, suggestion } })
+
+const TIME_SUGGESTION = "use an ISO 8601 date or date-time (2026-11-21, 2026-11-21T13:57:01Z) or a relative time like 30s, 10m, 2h, 1d"
+
+const timeBound = (field: "since" | "until", text: string | undefined, now: number): Either.Either<number | null, BadRequest> => {
+  if (text === undefined) return Either.right(null)
+  return Option.match(parseTimeBound(text, now), {
+    onNone: () => Either.left(badRequest(field, `"${text}" is not a date, date-time or relative time`, TIME_SUGGESTION)),
+    onSome: (ms) => Either.right(ms)
+  })
+}
+
+/**
+ * `grep` is a JavaScript regular expression, or `/pattern/flags` to pass flags (`/timeout/i`).
+ * `g` and `y` are dropped: they would make `test` remember where it stopped between lines.
+ */
+const compileGrep = (text: string): RegExp => {
+  const literal = /^\/(.*)\/([a-z]*)$/s.exec(text)
+  return literal === null ? new RegExp(text) : new RegExp(literal[1]!, literal[2]!.replace(/[gy]/g, ""))
+}
+
+/** Checks a query against `app` and compiles it; `now` anchors relative times. */
+export const compileLogQuery = (
+  query: LogQuery,
+  app: Pick<AppDefinition, "instances">,
+  now: number
+): Either.Either<LogFilter, BadRequest> =>
+  Either.gen(function* () {
+    const lines = query.lines ?? DEFAULT_LINES
+    if (!Number.isInteger(lines) || lines < 0) {
+      return yield* Either.left(badRequest("lines", `${lines} is not a whole number of lines`, "use lines=0 or more, like lines=100"))
+    }
+    const instance = query.instance ?? null
+    if (instance !== null && (!Number.isInteger(instance) || instance < 0 || instance >= app.instances)) {
+      return yield* Either.left(
+        badRequest("instance", `the app has no instance ${instance}`, `use an instance from 0 to ${app.instances - 1}`)
+      )
+    }
+    let grep: RegExp | null = null
+    if (query.grep !== undefined && query.grep !== "") {
+      try {
+        grep = compileGrep(query.grep)
+      } catch (error) {
+        return yield* Either.left(
+          badRequest("grep", error instanceof Error ? error.message : String(error), "give a valid JavaScript regular expression; escape ( [ { * + ? with \\")
+        )
+      }
+    }
+    const since = yield* timeBound("since", query.since, now)
+    const until = yield* timeBound("until", query.until, now)
+    if (since !== null && until !== null && until < since) {
+      return yield* Either.left(badRequest("until", "until is before since", "give an until that is later than since"))
+    }
+    return {
+      lines,
+      streams: query.stream === "out" ? ["out"] : query.stream === "err" ? ["err"] : ["out", "err"],
+      instance,
+      grep,
+      level: query.level ?? null,
+      since,
+      until
+    }
+  })

@@ -1,0 +1,149 @@
+/**
+ * The daemon's log files (DESIGN §6): it opens each instance's files, carries the children's
+ * streams into them and reads them back.
+ *
+ * Files are shared: with `merge_logs` every instance writes the same out and err files, and out and
+ * err both write the combined `log_file`. Each path has one `RotatingFile` with a count of the
+ * instances using it, so writes to it are serialised (whole lines, never interleaved within a line)
+ * and it is closed when the last user's scope closes.
+ */
+import { Effect, type Scope } from "effect"
+import { Paths } from "../daemon/Paths"
+import type { AppDefinition } from "../domain/AppDefinition"
+import { ISO_DATE_FORMAT } from "../domain/AppDefinition"
+import type { BadRequest } from "../domain/errors"
+import { type InstanceFiles, instanceFiles } from "../domain/logPaths"
+import { detectLevel } from "./detectLevel"
+import { lineFormatter, textPrefix } from "./formatLine"
+import type { LogEntry, LogStream } from "./LogEntry"
+import { LogPipe } from "./LogPipe"
+import type { LogQuery } from "./LogQuery"
+import { readLogs } from "./LogReader"
+import { RotatingFile, type RotationPolicy } from "./RotatingFile"
+import { timestampFormatter } from "./TimestampPattern"
+
+/** How long closing an instance's logs waits for its streams to end before it stops reading them. */
+const END_GRACE_MS = 2_000
+
+export interface InstanceLogs {
+  /** The instance's out, err, combined and pid paths. */
+  readonly files: InstanceFiles
+  /**
+   * Carries a child's stdout (`"out"`) or stderr (`"err"`) into the instance's files until the
+   * stream ends. Call it again for each new child of the instance (after a restart). After the
+   * scope has closed, the stream is drained and dropped.
+   */
+  readonly attach: (stream: NodeJS.ReadableStream, which: LogStream) => void
+}
+
+/**
+ * Waits until the pipe's stream has ended, or `END_GRACE_MS` at most. The grace period is a plain
+ * timer rather than Effect's clock on purpose: under a `TestClock` an Effect timeout never fires,
+ * and closing logs must not hang a test whose child still holds its pipes open.
+ */
+const endedOrGrace = (pipe: LogPipe): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    const timer = setTimeout(() => resume(Effect.void), END_GRACE_MS)
+    pipe.whenEnded(() => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
+const policyOf = (app: AppDefinition): RotationPolicy => ({
+  maxSize: app.max_log_size,
+  maxFiles: app.max_log_files,
+  compress: app.compress_logs,
+  daily: app.rotation_schedule === "daily"
+})
+
+export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
+  effect: Effect.gen(function* () {
+    const { home } = yield* Paths
+    const open = new Map<string, { readonly file: RotatingFile; users: number }>()
+
+    /** The shared file at `path`, opened by its first user, closed after its last. */
+    const useFile = (path: string, policy: RotationPolicy): Effect.Effect<RotatingFile, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        // Look-up and open in one synchronous step, so two instances opening together share one file.
+        Effect.sync(() => {
+          const shared = open.get(path)
+          if (shared !== undefined) {
+            shared.users++
+            return shared.file
+          }
+          const file = RotatingFile.unsafeOpen(path, policy)
+          open.set(path, { file, users: 1 })
+          return file
+        }).pipe(
+          Effect.tap((file) =>
+            file.failure === null
+              ? Effect.void
+              : Effect.logWarning(`cannot open log file ${path}: ${file.failure.message}; its lines are dropped until it can be opened`)
+          )
+        ),
+        (file) =>
+          Effect.suspend(() => {
+            const shared = open.get(path)
+            if (shared === undefined || shared.file !== file || --shared.users > 0) return Effect.void
+            open.delete(path)
+            return file.close
+          })
+      )
+
+    const openInstance = (
+      app: AppDefinition,
+      instance: number,
+      onLine?: (entry: LogEntry) => void
+    ): Effect.Effect<InstanceLogs, never, Scope.Scope> =>
+      Effect.gen(function* () {
+        const files = instanceFiles(app, instance, home)
+        const policy = policyOf(app)
+        const out = yield* useFile(files.out_file, policy)
+        const err = yield* useFile(files.error_file, policy)
+        const combined = files.log_file === null ? null : yield* useFile(files.log_file, policy)
+        // A path given for two roles (say out_file = log_file) is one file and gets each line once.
+        const targets = (own: RotatingFile) => [...new Set(combined === null ? [own] : [own, combined])]
+        const format = { prefix: textPrefix(app), line: lineFormatter(app) }
+        const iso = timestampFormatter(ISO_DATE_FORMAT)!
+        const pipes = new Set<LogPipe>()
+        let closed = false
+
+        // Registered after the files, so it runs before they are released: streams end first.
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            closed = true
+            return Effect.forEach([...pipes], (pipe) => Effect.andThen(endedOrGrace(pipe), () => pipe.detach()), {
+              concurrency: "unbounded",
+              discard: true
+            })
+          })
+        )
+
+        const attach = (stream: NodeJS.ReadableStream, which: LogStream): void => {
+          if (closed) {
+            stream.resume()
+            return
+          }
+          const lineListener =
+            onLine === undefined
+              ? undefined
+              : (message: string, ms: number) =>
+                  onLine({ timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message })
+          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener)
+          pipes.add(pipe)
+          pipe.whenEnded(() => pipes.delete(pipe))
+        }
+
+        return { files, attach }
+      })
+
+    /** The last matching entries of `app`, oldest first (see `LogReader`). */
+    const read = (app: AppDefinition, query: LogQuery): Effect.Effect<ReadonlyArray<LogEntry>, BadRequest> =>
+      readLogs(app, query, home)
+
+    return { openInstance, read } as const
+  }),
+  dependencies: [Paths.Default]
+}) {}
