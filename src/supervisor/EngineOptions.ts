@@ -1,0 +1,22 @@
+/** Tunables of the engine, with the defaults of DESIGN §4; tests and embedders may override them. */
+import { Context, Layer } from "effect"
+
+export interface EngineSettings {
+  /** How often the metrics sampler reads every row's process tree. */
+  readonly metricsIntervalMs: number
+  /** How long a dependent app waits for its `depends_on` apps to be online. */
+  readonly dependencyTimeoutMs: number
+  /** The id given to the first row (the daemon continues its saved counter). */
+  readonly firstId: number
+}
+
+export const defaultEngineSettings: EngineSettings = {
+  metricsIntervalMs: 1_000,
+  dependencyTimeoutMs: 60_000,
+  firstId: 0
+}
+
+export class EngineOptions extends Context.Tag("pmfx/EngineOptions")<EngineOptions, EngineSettings>() {
+  static readonly layer = (settings: Partial<EngineSettings> = {}) =>
+    Layer.succeed(EngineOptions, { ...defaultEngineSettings, ...settings })
+}

@@ -1,0 +1,534 @@
+/**
+ * The process table and every operation on it (DESIGN §4): create apps from definitions, start,
+ * stop, restart, reload, delete, list, get and wait until ready — each addressed by numeric id,
+ * app name, namespace or `all`. Works in any program: a test or an embedding app builds it from
+ * layers; the daemon is just one host of it.
+ */
+import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Stream, SubscriptionRef } from "effect"
+import { closestKey } from "../config/closestKey"
+import { Paths } from "../daemon/Paths"
+import type { AppDefinition } from "../domain/AppDefinition"
+import { formatUptime } from "../domain/Duration"
+import {
+  type InsufficientResources,
+  InvalidConfig,
+  type PortInUse,
+  ProcessAlreadyExists,
+  ProcessAlreadyRunning,
+  ProcessNotFound,
+  ProcessStartFailed,
+  ReadyTimeout
+} from "../domain/errors"
+import { instanceFiles } from "../domain/logPaths"
+import { parsePort } from "../domain/Port"
+import type { ProcessDetail } from "../domain/ProcessDetail"
+import { isRunningStatus } from "../domain/ProcessStatus"
+import type { ProcessSummary } from "../domain/ProcessSummary"
+import { EventBus } from "../events/EventBus"
+import { LogStore } from "../logs/LogStore"
+import { MetricsSampler } from "../monitor/MetricsSampler"
+import { dependencyOrder } from "./dependencyOrder"
+import { EngineOptions } from "./EngineOptions"
+import { assignPorts } from "./PortAllocator"
+import type { AppRecord, RestartReason, Row, RowState } from "./Row"
+import { hasHealthCheck, initialRowState } from "./Row"
+import { awaitRow, type StartError, superviseRow, updateRow } from "./Supervisor"
+
+const HISTORY_LENGTH = 60
+
+export interface RuntimePortOption {
+  /** A port or range for this run only (`restart`/`reload --port`); the definition keeps its own. */
+  readonly port?: string | undefined
+}
+
+export type CreateError = ProcessAlreadyExists | PortInUse | InsufficientResources | InvalidConfig | StartError
+
+export interface ReloadResult {
+  readonly rows: ReadonlyArray<ProcessSummary>
+  /** Apps with one instance are restarted, not reloaded (nothing could keep serving). */
+  readonly restartedInstead: ReadonlyArray<string>
+}
+
+const isReady = (row: Row, state: RowState) =>
+  state.status === "online" && (!hasHealthCheck(row.app.definition) || state.health.status === "healthy")
+
+export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/ProcessManager", {
+  scoped: Effect.gen(function* () {
+    const paths = yield* Paths
+    const logs = yield* LogStore
+    const bus = yield* EventBus
+    const sampler = yield* MetricsSampler
+    const settings = yield* EngineOptions
+    const scope = yield* Effect.scope
+    const context = { bus, logs, home: paths.home }
+
+    const rows = new Map<number, Row>()
+    let nextId = settings.firstId
+    /** Guards the table's shape (adding and removing apps). */
+    const tableLock = yield* Effect.makeSemaphore(1)
+    /** One lock per app, so a slow reload of one app never holds up the others. */
+    const appLocks = new Map<string, Effect.Semaphore>()
+    const withAppLock = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) => {
+      let lock = appLocks.get(name)
+      if (lock === undefined) {
+        lock = Effect.unsafeMakeSemaphore(1)
+        appLocks.set(name, lock)
+      }
+      return lock.withPermits(1)(effect)
+    }
+    /** Process ids of each row's tree at the last sample (for detailed memory). */
+    const lastPids = new Map<number, ReadonlyArray<number>>()
+
+    const allRows = () => [...rows.values()].sort((a, b) => a.id - b.id)
+    const rowsOfApp = (name: string) => allRows().filter((row) => row.app.definition.name === name)
+    const appNames = (selected: ReadonlyArray<Row>) => [...new Set(selected.map((row) => row.app.definition.name))]
+
+    /** `{id}` of the CLI and the API (DESIGN §4): numeric id, `all`, app name, then namespace. */
+    const resolve = (target: string): Effect.Effect<ReadonlyArray<Row>, ProcessNotFound> =>
+      Effect.suspend(() => {
+        const trimmed = target.trim()
+        const found = /^\d+$/.test(trimmed)
+          ? allRows().filter((row) => row.id === Number(trimmed))
+          : trimmed === "all"
+            ? allRows()
+            : rowsOfApp(trimmed).length > 0
+              ? rowsOfApp(trimmed)
+              : allRows().filter((row) => row.app.definition.namespace === trimmed)
+        if (found.length > 0 || (trimmed === "all" && rows.size === 0)) return Effect.succeed(found)
+        const names = appNames(allRows())
+        const closest = closestKey(trimmed, names)
+        return Effect.fail(
+          new ProcessNotFound({
+            message: `no process with id or name ${JSON.stringify(target)}`,
+            details: {
+              process_id: target,
+              suggestion: closest !== undefined ? `did you mean "${closest}"?` : names.length === 0 ? "no app is defined yet: start one first" : "list the processes to see their ids and names"
+            }
+          })
+        )
+      })
+
+    const summaryOf = (row: Row, state: RowState, now: number): ProcessSummary => {
+      const port = state.portOverride ?? state.port
+      const alive = state.pid !== null && state.startedAt !== null
+      return {
+        id: row.id,
+        name: row.app.definition.name,
+        namespace: row.app.definition.namespace,
+        instance: row.instance,
+        status: state.status,
+        pid: state.pid,
+        port: port === null ? null : String(port),
+        cpu_usage: state.cpu,
+        memory_usage: state.memory,
+        uptime: formatUptime(alive ? now - state.startedAt! : 0),
+        restarts: state.restarts,
+        health_status: state.health.status
+      }
+    }
+
+    const summaries = (selected: ReadonlyArray<Row>) =>
+      Effect.gen(function* () {
+        const now = yield* Clock.currentTimeMillis
+        const out: Array<ProcessSummary> = []
+        for (const row of selected) out.push(summaryOf(row, yield* SubscriptionRef.get(row.state), now))
+        return out
+      })
+
+    /** Starts a row's supervisor and waits for its first spawn. */
+    const launch = (row: Row, change: (state: RowState) => Partial<RowState> = () => ({})): Effect.Effect<void, StartError> =>
+      Effect.gen(function* () {
+        yield* updateRow(row, bus, (state) => ({ unstableRestarts: 0, ...change(state) }))
+        yield* Queue.takeAll(row.requests)
+        const firstSpawn = yield* Deferred.make<void, StartError>()
+        row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn), scope)
+        yield* Deferred.await(firstSpawn)
+      })
+
+    /** Stops a row's supervisor (and with it the process group); the row ends `stopped`. */
+    const halt = (row: Row): Effect.Effect<void> =>
+      Effect.gen(function* () {
+        const fiber = row.fiber
+        row.fiber = null
+        if (fiber !== null) yield* Fiber.interrupt(fiber)
+        const state = yield* SubscriptionRef.get(row.state)
+        if (isRunningStatus(state.status)) yield* updateRow(row, bus, () => ({ status: "stopped", pid: null, cpu: 0, memory: 0 }))
+      })
+
+    const isLive = (row: Row, state: RowState) => row.fiber !== null && isRunningStatus(state.status)
+
+    /** Waits until every app named in `depends_on` is online; their failure fails this app's start. */
+    const awaitDependencies = (app: AppDefinition) =>
+      Effect.forEach(app.depends_on, (dependency) =>
+        Effect.gen(function* () {
+          const dependencyRows = rowsOfApp(dependency)
+          const settled = yield* Effect.forEach(dependencyRows, (row) =>
+            awaitRow(row, (state) => state.status === "online" || state.status === "errored" || state.status === "stopped")
+          ).pipe(Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs)))
+          const ok = Option.isSome(settled) && settled.value.every((state) => state.status === "online")
+          if (!ok) {
+            const reason = Option.isNone(settled)
+              ? `its dependency ${dependency} did not come online within ${settings.dependencyTimeoutMs / 1000}s`
+              : `its dependency ${dependency} is ${settled.value.find((s) => s.status !== "online")?.status ?? "not online"}`
+            return yield* new ProcessStartFailed({
+              message: `${app.name} was not started: ${reason}`,
+              details: { process_id: app.name, reason, suggestion: `check ${dependency} with \`pmfx logs ${dependency}\`` }
+            })
+          }
+        })
+      )
+
+    /** Starts the given rows app by app in dependency order; every app is tried, the first error is reported. */
+    const startRows = (selected: ReadonlyArray<Row>, change?: (state: RowState) => Partial<RowState>) =>
+      Effect.gen(function* () {
+        const definitions = appNames(selected).map((name) => rowsOfApp(name)[0]!.app.definition)
+        const ordered = dependencyOrder(definitions)
+        let firstError: StartError | undefined
+        for (const app of ordered) {
+          const appRows = selected.filter((row) => row.app.definition.name === app.name)
+          const result = yield* withAppLock(
+            app.name,
+            Effect.gen(function* () {
+              const waited = yield* Effect.either(awaitDependencies(app))
+              if (Either.isLeft(waited)) {
+                for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
+                return yield* Effect.fail(waited.left)
+              }
+              const started = yield* Effect.forEach(appRows, (row) => Effect.either(launch(row, change)), { concurrency: "unbounded" })
+              const failed = started.find(Either.isLeft)
+              if (failed !== undefined) return yield* Effect.fail(failed.left)
+            })
+          ).pipe(Effect.either)
+          if (Either.isLeft(result) && firstError === undefined) firstError = result.left
+        }
+        if (firstError !== undefined) return yield* Effect.fail(firstError)
+      })
+
+    /** Adds apps to the table, all or nothing: names, dependencies and ports are checked first. */
+    const register = (definitions: ReadonlyArray<AppDefinition>, baseEnv: Readonly<Record<string, string>>) =>
+      tableLock.withPermits(1)(
+        Effect.gen(function* () {
+          const batch = new Set<string>()
+          for (const app of definitions) {
+            if (rowsOfApp(app.name).length > 0 || batch.has(app.name)) {
+              return yield* new ProcessAlreadyExists({
+                message: `an app named ${app.name} already exists`,
+                details: { process_id: app.name, suggestion: `use \`pmfx restart ${app.name}\`, or delete it first` }
+              })
+            }
+            batch.add(app.name)
+          }
+          for (const app of definitions) {
+            for (const [i, dependency] of app.depends_on.entries()) {
+              if (!batch.has(dependency) && rowsOfApp(dependency).length === 0) {
+                return yield* InvalidConfig.fromProblems([
+                  { field: `${app.name}.depends_on[${i}]`, value: dependency, message: `no app named "${dependency}"`, suggestion: "start it in the same file or before this one" }
+                ])
+              }
+            }
+          }
+          const held = new Set<number>()
+          for (const row of allRows()) {
+            const state = yield* SubscriptionRef.get(row.state)
+            for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
+          }
+          const portsByApp = new Map<string, ReadonlyArray<number>>()
+          for (const app of definitions) {
+            if (app.port === null) continue
+            const ports = yield* assignPorts(app.port, app.instances, held, app.name)
+            ports.forEach((port) => held.add(port))
+            portsByApp.set(app.name, ports)
+          }
+          const created: Array<Row> = []
+          for (const app of definitions) {
+            const record: AppRecord = { definition: app, baseEnv }
+            for (let instance = 0; instance < app.instances; instance++) {
+              const row: Row = {
+                id: nextId++,
+                instance,
+                app: record,
+                state: yield* SubscriptionRef.make(initialRowState(portsByApp.get(app.name)?.[instance] ?? null, hasHealthCheck(app))),
+                requests: yield* Queue.dropping<RestartReason>(1),
+                fiber: null
+              }
+              rows.set(row.id, row)
+              created.push(row)
+            }
+          }
+          return created
+        })
+      )
+
+    /** Per-instance ports for a runtime override: a port or a range (instance i gets first+i), or auto:. */
+    const overridePorts = (setting: string, appRows: ReadonlyArray<Row>) =>
+      Effect.gen(function* () {
+        const parsed = parsePort(setting)
+        if (Either.isLeft(parsed)) {
+          return yield* InvalidConfig.fromProblems([{ field: "port", value: setting, message: parsed.left, suggestion: "write a port (3000) or a range (3000-3003)" }])
+        }
+        const own = new Set(appRows.map((row) => row.id))
+        const held = new Set<number>()
+        for (const row of allRows()) {
+          if (own.has(row.id)) continue
+          const state = yield* SubscriptionRef.get(row.state)
+          for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
+        }
+        return yield* assignPorts(setting, appRows.length, held, appRows[0]?.app.definition.name ?? "app")
+      })
+
+    const restartRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>
+      Effect.gen(function* () {
+        for (const name of appNames(selected)) {
+          const appRows = selected.filter((row) => row.app.definition.name === name)
+          const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+          yield* withAppLock(
+            name,
+            Effect.forEach(
+              appRows,
+              (row, i) =>
+                Effect.gen(function* () {
+                  const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+                  yield* halt(row)
+                  yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+                  if (wasRunning) {
+                    const state = yield* SubscriptionRef.get(row.state)
+                    yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
+                  }
+                }),
+              { concurrency: "unbounded" }
+            )
+          )
+        }
+      })
+
+    const reloadRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>
+      Effect.gen(function* () {
+        const restartedInstead: Array<string> = []
+        for (const name of appNames(selected)) {
+          const appRows = selected.filter((row) => row.app.definition.name === name)
+          if (appRows.length === 1) {
+            restartedInstead.push(name)
+            yield* restartRows(appRows, options)
+            continue
+          }
+          const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+          yield* withAppLock(
+            name,
+            Effect.forEach(appRows, (row, i) =>
+              Effect.gen(function* () {
+                // One instance at a time: the others keep serving while this one is replaced.
+                const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+                yield* halt(row)
+                yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+                const state = yield* SubscriptionRef.get(row.state)
+                yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
+                const ready = yield* awaitRow(row, (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped").pipe(
+                  Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs))
+                )
+                if (Option.isNone(ready) || !isReady(row, ready.value)) {
+                  const reason = Option.isNone(ready) ? `instance ${row.instance} did not become ready in time` : `instance ${row.instance} is ${ready.value.status}`
+                  return yield* new ProcessStartFailed({
+                    message: `reload of ${name} stopped: ${reason}`,
+                    details: { process_id: name, reason, suggestion: `the remaining instances still run the old version; check \`pmfx logs ${name}\`` }
+                  })
+                }
+              })
+            )
+          )
+        }
+        return restartedInstead
+      })
+
+    /** One sample of every live row's process tree: metrics, history, memory limit (DESIGN §4). */
+    const sampleOnce = Effect.gen(function* () {
+      const live: Array<{ row: Row; pid: number }> = []
+      for (const row of allRows()) {
+        const state = yield* SubscriptionRef.get(row.state)
+        if (state.pid !== null) live.push({ row, pid: state.pid })
+      }
+      const metrics = yield* sampler.sample(live.map(({ row, pid }) => ({ key: row.id, pid })))
+      const now = yield* Clock.currentTimeMillis
+      const timestamp = new Date(now).toISOString()
+      const reported: Array<{ id: number; name: string; instance: number; pid: number | null; cpu_usage: number; memory_usage: number }> = []
+      for (const { row, pid } of live) {
+        const sample = metrics.get(row.id)
+        if (sample === undefined) continue
+        lastPids.set(row.id, sample.pids)
+        const next = yield* SubscriptionRef.updateAndGet(row.state, (state) =>
+          state.pid !== pid
+            ? state
+            : {
+                ...state,
+                cpu: sample.cpu_usage,
+                memory: sample.memory_usage,
+                history: [...state.history, { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage }].slice(-HISTORY_LENGTH)
+              }
+        )
+        reported.push({ id: row.id, name: row.app.definition.name, instance: row.instance, pid, cpu_usage: sample.cpu_usage, memory_usage: sample.memory_usage })
+        const limit = row.app.definition.max_memory_restart
+        if (limit !== null && next.pid === pid && sample.memory_usage > limit && (next.status === "online" || next.status === "starting")) {
+          if (yield* Queue.offer(row.requests, "memory")) {
+            yield* bus.publish({ _tag: "MemoryLimit", id: row.id, name: row.app.definition.name, instance: row.instance, memory: sample.memory_usage, limit })
+          }
+        }
+      }
+      yield* bus.publish({ _tag: "MetricsSample", timestamp, processes: reported })
+    })
+
+    yield* Effect.forkScoped(
+      Effect.forever(
+        sampleOnce.pipe(
+          Effect.catchAllCause((cause) => Effect.logWarning("metrics sample failed", cause)),
+          Effect.zipRight(Effect.sleep(Duration.millis(settings.metricsIntervalMs)))
+        )
+      )
+    )
+
+    // Runs first when the engine closes: every app is stopped at once, not one after another.
+    yield* Effect.addFinalizer(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true }))
+
+    const detailOf = (row: Row, state: RowState, now: number): ProcessDetail => {
+      const app = row.app.definition
+      const files = instanceFiles(app, row.instance, paths.home)
+      const check = app.health_check
+      return {
+        ...summaryOf(row, state, now),
+        app_instances: rowsOfApp(app.name).map((r) => r.id),
+        config: {
+          script: app.script,
+          args: app.args,
+          instances: app.instances,
+          max_memory_restart: app.max_memory_restart,
+          port: app.port,
+          env: app.env
+        },
+        health_check:
+          check === null
+            ? { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null }
+            : {
+                enabled: check.enabled,
+                check_type: check.check_type,
+                url: check.url,
+                status: state.health.status,
+                last_check: state.health.last_check,
+                response_time: state.health.response_time
+              },
+        logs: { out_file: files.out_file, error_file: files.error_file }
+      }
+    }
+
+    return {
+      /** Adds apps and starts them in dependency order; every row gets an id, none is reused. */
+      create: (definitions: ReadonlyArray<AppDefinition>, options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}) =>
+        Effect.gen(function* () {
+          const created = yield* register(definitions, options.baseEnv ?? {})
+          yield* startRows(created)
+          return yield* summaries(created)
+        }),
+
+      /** Starts the rows that are not running; PROCESS_ALREADY_RUNNING when all of them run. */
+      start: (target: string) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const idle: Array<Row> = []
+          for (const row of selected) if (!isLive(row, yield* SubscriptionRef.get(row.state))) idle.push(row)
+          if (idle.length === 0 && selected.length > 0) {
+            const state = yield* SubscriptionRef.get(selected[0]!.state)
+            return yield* new ProcessAlreadyRunning({
+              message: `${target} is already running`,
+              details: { process_id: target, pid: state.pid ?? 0, suggestion: `use \`pmfx restart ${target}\` to restart it` }
+            })
+          }
+          yield* startRows(idle, () => ({ portOverride: null }))
+          return yield* summaries(selected)
+        }),
+
+      /** Stops the rows (idempotent): SIGTERM to each process group, SIGKILL after `kill_timeout`. */
+      stop: (target: string) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          yield* Effect.forEach(appNames(selected), (name) =>
+            withAppLock(name, Effect.forEach(selected.filter((row) => row.app.definition.name === name), halt, { concurrency: "unbounded" }))
+          , { concurrency: "unbounded" })
+          return yield* summaries(selected)
+        }),
+
+      restart: (target: string, options: RuntimePortOption = {}) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          yield* restartRows(selected, options)
+          return yield* summaries(selected)
+        }),
+
+      /** Replaces instances one at a time, each waiting for its replacement to be ready (DESIGN §4). */
+      reload: (target: string, options: RuntimePortOption = {}) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const restartedInstead = yield* reloadRows(selected, options)
+          return { rows: yield* summaries(selected), restartedInstead } satisfies ReloadResult
+        }),
+
+      /** Stops and removes the rows; returns their ids. */
+      delete: (target: string) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          yield* Effect.forEach(selected, halt, { concurrency: "unbounded" })
+          yield* tableLock.withPermits(1)(
+            Effect.sync(() => {
+              for (const row of selected) {
+                rows.delete(row.id)
+                lastPids.delete(row.id)
+              }
+            })
+          )
+          return selected.map((row) => row.id)
+        }),
+
+      list: () => Effect.suspend(() => summaries(allRows())),
+
+      /** The rows a target names (for callers that filter further). */
+      resolve: (target: string) => Effect.flatMap(resolve(target), summaries),
+
+      /** Detail of the lowest id the target names (DESIGN §7). */
+      get: (target: string) =>
+        Effect.gen(function* () {
+          const [row] = yield* resolve(target)
+          if (row === undefined) {
+            return yield* new ProcessNotFound({ message: "no process is defined", details: { process_id: target, suggestion: "start one first" } })
+          }
+          const now = yield* Clock.currentTimeMillis
+          return detailOf(row, yield* SubscriptionRef.get(row.state), now)
+        }),
+
+      /** Completes when every row is online (and healthy with a check); READY_TIMEOUT otherwise. */
+      waitReady: (target: string, timeoutMs: number) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const startedAt = yield* Clock.currentTimeMillis
+          const settled = yield* Effect.forEach(
+            selected,
+            (row) => awaitRow(row, (state) => isReady(row, state) || state.status === "errored" || state.status === "stopped"),
+            { concurrency: "unbounded" }
+          ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
+          const waited = (yield* Clock.currentTimeMillis) - startedAt
+          if (Option.isSome(settled) && selected.every((row, i) => isReady(row, settled.value[i]!))) return yield* summaries(selected)
+          const states: Record<string, string> = {}
+          for (const row of selected) states[String(row.id)] = (yield* SubscriptionRef.get(row.state)).status
+          const notReady = Object.entries(states).filter(([, status]) => status !== "online")
+          return yield* new ReadyTimeout({
+            message: Option.isNone(settled)
+              ? `${target} was not ready after ${Math.round(waited / 1000)}s`
+              : `${target} will not become ready: ${notReady.map(([id, status]) => `row ${id} is ${status}`).join(", ") || "a health check is failing"}`,
+            details: { process_id: target, waited_ms: waited, states }
+          })
+        }),
+
+      /** Internal row access for the log and metrics faces. */
+      rowsFor: (target: string) => resolve(target),
+      lastPidsOf: (id: number) => lastPids.get(id) ?? [],
+      rowState: (row: Row) => SubscriptionRef.get(row.state),
+      /** State changes of a row, for waiting in tests and faces. */
+      changes: (row: Row) => row.state.changes as Stream.Stream<RowState>
+    }
+  })
+}) {}

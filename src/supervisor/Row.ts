@@ -1,0 +1,97 @@
+/**
+ * One row of the process table: an app instance with its own numeric id (DESIGN §4). Its state
+ * lives in a SubscriptionRef so callers can wait for a condition (`online`, `stopped`) instead of
+ * polling; its supervisor fiber, when running, owns the live process.
+ */
+import type { Fiber, Queue, SubscriptionRef } from "effect"
+import type { AppDefinition } from "../domain/AppDefinition"
+import type { HealthStatus } from "../domain/ProcessSummary"
+import type { ProcessStatus } from "../domain/ProcessStatus"
+
+export interface HealthState {
+  readonly status: HealthStatus
+  /** ISO 8601 UTC of the last probe. */
+  readonly last_check: string | null
+  /** Milliseconds the last probe took. */
+  readonly response_time: number | null
+  /** Failed probes in a row. */
+  readonly failures: number
+  readonly detail: string | null
+}
+
+export interface MetricsPoint {
+  readonly timestamp: string
+  readonly cpu_usage: number
+  readonly rss: number
+}
+
+export interface RowState {
+  readonly status: ProcessStatus
+  readonly pid: number | null
+  /** Port assigned when the row was created; kept across restarts. */
+  readonly port: number | null
+  /** A `restart`/`reload --port` override for the current run (not saved in the definition). */
+  readonly portOverride: number | null
+  readonly restarts: number
+  /** Exits before becoming online, in a row (reset once online). */
+  readonly unstableRestarts: number
+  /** Epoch ms when the current process started. */
+  readonly startedAt: number | null
+  /** Abnormal exits (non-zero code or a signal nobody asked for). */
+  readonly errors: number
+  readonly lastExit: { readonly code: number | null; readonly signal: string | null } | null
+  /** Why the row is errored or could not start. */
+  readonly lastError: string | null
+  readonly health: HealthState
+  readonly cpu: number
+  readonly memory: number
+  readonly history: ReadonlyArray<MetricsPoint>
+}
+
+/** Why the supervisor is asked to restart a running process. */
+export type RestartReason = "memory" | "health" | "watch"
+
+/** What an app shares between its rows. */
+export interface AppRecord {
+  readonly definition: AppDefinition
+  /** The environment of whoever started the app (lowest precedence, DESIGN §4). */
+  readonly baseEnv: Readonly<Record<string, string>>
+}
+
+export interface Row {
+  readonly id: number
+  readonly instance: number
+  readonly app: AppRecord
+  readonly state: SubscriptionRef.SubscriptionRef<RowState>
+  /** Restart requests from the sampler, health probes and the watcher (at most one pending). */
+  readonly requests: Queue.Queue<RestartReason>
+  /** The supervisor fiber while the row is running. */
+  fiber: Fiber.RuntimeFiber<void> | null
+}
+
+export const initialHealth = (hasCheck: boolean): HealthState => ({
+  status: hasCheck ? "unknown" : "none",
+  last_check: null,
+  response_time: null,
+  failures: 0,
+  detail: null
+})
+
+export const initialRowState = (port: number | null, hasCheck: boolean): RowState => ({
+  status: "stopped",
+  pid: null,
+  port,
+  portOverride: null,
+  restarts: 0,
+  unstableRestarts: 0,
+  startedAt: null,
+  errors: 0,
+  lastExit: null,
+  lastError: null,
+  health: initialHealth(hasCheck),
+  cpu: 0,
+  memory: 0,
+  history: []
+})
+
+export const hasHealthCheck = (app: AppDefinition): boolean => app.health_check !== null && app.health_check.enabled

@@ -1,0 +1,156 @@
+/**
+ * Starts one instance's process (DESIGN §4) — no shell, its own process group, its cwd, its
+ * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
+ * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
+ */
+import { Clock, Deferred, Duration, Effect, Either } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import type { AppDefinition } from "../domain/AppDefinition"
+import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
+import { liveGroupMembers } from "../monitor/procfs"
+import { parseEnvFile } from "../config/parseEnvFile"
+import { commandLineFor } from "./commandLine"
+import { resolveIdentity } from "./userIdentity"
+
+export interface ChildExit {
+  readonly code: number | null
+  readonly signal: string | null
+}
+
+export interface SpawnedChild {
+  readonly pid: number
+  readonly process: ChildProcess
+  /** Completes when the process has exited (its pipes may still be draining). */
+  readonly exit: Deferred.Deferred<ChildExit>
+}
+
+export interface SpawnRequest {
+  readonly app: AppDefinition
+  readonly instance: number
+  readonly port: number | null
+  /** The environment of whoever started the app (DESIGN §4: lowest precedence). */
+  readonly baseEnv: Readonly<Record<string, string>>
+}
+
+const startFailed = (app: AppDefinition, instance: number, reason: string, suggestion: string) =>
+  new ProcessStartFailed({
+    message: `${app.name}${app.instances > 1 ? ` instance ${instance}` : ""} could not start: ${reason}`,
+    details: { process_id: app.name, reason, suggestion }
+  })
+
+/** The environment of one instance: caller < env_file < env < PORT and the instance ids. */
+const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<string, string>>) =>
+  Effect.gen(function* () {
+    const { app, instance } = request
+    let fileEnv: Record<string, string> = {}
+    if (app.env_file !== null) {
+      const text = yield* Effect.try(() => fs.readFileSync(app.env_file!, "utf8")).pipe(
+        Effect.mapError(() => startFailed(app, instance, `env_file ${app.env_file} cannot be read`, "create the file or fix env_file"))
+      )
+      const parsed = parseEnvFile(text)
+      if (Either.isLeft(parsed)) {
+        return yield* startFailed(app, instance, `env_file ${app.env_file}:${parsed.left.line}: ${parsed.left.message}`, "write one KEY=value per line")
+      }
+      fileEnv = parsed.right
+    }
+    return {
+      ...request.baseEnv,
+      ...identityEnv,
+      ...fileEnv,
+      ...app.env,
+      ...(request.port === null ? {} : { PORT: String(request.port) }),
+      PMFX_INSTANCE_ID: String(instance),
+      NODE_APP_INSTANCE: String(instance)
+    }
+  })
+
+export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
+  Effect.gen(function* () {
+    const { app, instance } = request
+    const identity = resolveIdentity(app.user, app.group)
+    if (identity._tag === "Problem") {
+      return yield* InvalidConfig.fromProblems([
+        { field: identity.field, value: app[identity.field], message: identity.reason, suggestion: "remove user/group, or run the daemon as root" }
+      ])
+    }
+    const env: Record<string, string> = yield* environmentFor(request, identity.identity.env)
+    if (!fs.existsSync(app.cwd) || !fs.statSync(app.cwd).isDirectory()) {
+      return yield* startFailed(app, instance, `cwd ${app.cwd} is not a folder`, "create it or fix `cwd`")
+    }
+    const resolved = commandLineFor(app, env.PATH)
+    if (resolved._tag === "Problem") return yield* startFailed(app, instance, resolved.problem.reason, resolved.problem.suggestion)
+    const exit = yield* Deferred.make<ChildExit>()
+
+    const child = yield* Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
+      const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
+      let child: ChildProcess
+      try {
+        // detached: its own process group, so stopping it reaches every process it started.
+        child = spawn(resolved.command.file, [...resolved.command.args], {
+          cwd: app.cwd,
+          env,
+          detached: true,
+          stdio: ["ignore", "pipe", "pipe"],
+          uid: identity.identity.uid,
+          gid: identity.identity.gid
+        })
+      } catch (error) {
+        resume(Effect.fail(startFailed(app, instance, String(error), "check the script and its permissions")))
+        return
+      } finally {
+        if (previousUmask !== undefined) process.umask(previousUmask)
+      }
+      child.once("exit", (code, signal) => Deferred.unsafeDone(exit, Effect.succeed({ code, signal })))
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        if (child.pid === undefined) {
+          resume(Effect.fail(startFailed(app, instance, `${error.code ?? "error"}: ${error.message}`, "check the script, its permissions and its interpreter")))
+        }
+      })
+      child.once("spawn", () => resume(Effect.succeed(child)))
+    })
+    return { pid: child.pid!, process: child, exit }
+  })
+
+const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
+  try {
+    process.kill(-pgid, signal)
+  } catch {
+    // The group is already gone.
+  }
+}
+
+/**
+ * Waits until the group has no live member, up to `timeoutMs`; true when it emptied. A plain
+ * deadline loop rather than `Effect.timeout`, because it runs inside uninterruptible stops, where
+ * a timeout could not interrupt the wait.
+ */
+const awaitGroupGone = (pgid: number, timeoutMs: number): Effect.Effect<boolean> =>
+  Effect.gen(function* () {
+    const deadline = (yield* Clock.currentTimeMillis) + timeoutMs
+    for (;;) {
+      if ((yield* liveGroupMembers(pgid)).length === 0) return true
+      if ((yield* Clock.currentTimeMillis) >= deadline) return false
+      yield* Effect.sleep(Duration.millis(20))
+    }
+  })
+
+/**
+ * Stops a whole process group: SIGTERM, then SIGKILL to whatever is left after `killTimeoutMs`.
+ * Uninterruptible, so an interrupted stop still finishes the job.
+ */
+export const stopGroup = (pgid: number, killTimeoutMs: number): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    signalGroup(pgid, "SIGTERM")
+    if (yield* awaitGroupGone(pgid, killTimeoutMs)) return
+    signalGroup(pgid, "SIGKILL")
+    yield* awaitGroupGone(pgid, 5_000)
+  }).pipe(Effect.uninterruptible)
+
+/** Kills what is left of a group whose leader has exited (leftovers of a dead app). */
+export const killLeftovers = (pgid: number): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if ((yield* liveGroupMembers(pgid)).length === 0) return
+    signalGroup(pgid, "SIGKILL")
+    yield* awaitGroupGone(pgid, 5_000)
+  }).pipe(Effect.uninterruptible)

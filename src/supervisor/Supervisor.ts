@@ -1,0 +1,298 @@
+/**
+ * The life of one row (DESIGN §4): spawn, become online, watch over the process, restart it by the
+ * restart policy, and settle as `stopped` or `errored`. It runs as one fiber per running row;
+ * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
+ */
+import { Clock, Deferred, Duration, Effect, Option, Queue, Scope, Stream, SubscriptionRef } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import type { AppDefinition } from "../domain/AppDefinition"
+import type { InvalidConfig, ProcessStartFailed } from "../domain/errors"
+import { instanceFiles } from "../domain/logPaths"
+import type { ProcessStatus } from "../domain/ProcessStatus"
+import type { HealthStatus } from "../domain/ProcessSummary"
+import type { EventBus } from "../events/EventBus"
+import type { LogStore } from "../logs/LogStore"
+import { httpProbe, scriptProbe } from "../monitor/healthProbe"
+import { decideAfterExit } from "./restartPolicy"
+import type { HealthState, RestartReason, Row, RowState } from "./Row"
+import { hasHealthCheck, initialHealth } from "./Row"
+import { type ChildExit, killLeftovers, spawnInstance, stopGroup } from "./Spawner"
+import { watchForChanges } from "./watchForChanges"
+
+export interface SupervisorContext {
+  readonly bus: EventBus
+  readonly logs: LogStore
+  readonly home: string
+}
+
+export type StartError = ProcessStartFailed | InvalidConfig
+
+/** Changes a row's state and, when its status changed, tells the bus. */
+export const updateRow = (
+  row: Row,
+  bus: EventBus,
+  change: (state: RowState) => Partial<RowState>,
+  exit?: { readonly exit_code?: number | null; readonly signal?: string | null }
+): Effect.Effect<RowState> =>
+  Effect.gen(function* () {
+    const [previous, next] = yield* SubscriptionRef.modify(row.state, (state): [[RowState, RowState], RowState] => {
+      const next = { ...state, ...change(state) }
+      return [[state, next], next]
+    })
+    if (previous.status !== next.status) {
+      yield* bus.publish({
+        _tag: "ProcessStatus",
+        id: row.id,
+        name: row.app.definition.name,
+        instance: row.instance,
+        status: next.status,
+        previous_status: previous.status,
+        pid: next.pid,
+        ...exit
+      })
+    }
+    return next
+  })
+
+export const setStatus = (row: Row, bus: EventBus, status: ProcessStatus, extra: Partial<RowState> = {}) =>
+  updateRow(row, bus, () => ({ status, ...extra }))
+
+/** Waits until the row's state satisfies `predicate` (checked on every change). */
+export const awaitRow = (row: Row, predicate: (state: RowState) => boolean): Effect.Effect<RowState> =>
+  row.state.changes.pipe(
+    Stream.filter(predicate),
+    Stream.runHead,
+    Effect.map(Option.getOrThrow)
+  )
+
+type RunOutcome =
+  | { readonly _tag: "StartFailed"; readonly error: StartError }
+  | { readonly _tag: "Exited"; readonly exit: ChildExit; readonly wasOnline: boolean; readonly uptimeMs: number; readonly pid: number }
+  | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean }
+
+const QUICK_PROBE_MS = 500
+
+const setHealth = (row: Row, bus: EventBus, health: HealthState) =>
+  Effect.gen(function* () {
+    const previous = (yield* SubscriptionRef.get(row.state)).health.status
+    yield* updateRow(row, bus, () => ({ health }))
+    if (previous !== health.status) {
+      yield* bus.publish({
+        _tag: "HealthChanged",
+        id: row.id,
+        name: row.app.definition.name,
+        instance: row.instance,
+        status: health.status,
+        previous_status: previous,
+        failures: health.failures,
+        detail: health.detail ?? ""
+      })
+    }
+  })
+
+/**
+ * Health checks of one process (DESIGN §4). While it is starting, probes run every 500 ms so it
+ * turns online as soon as it answers, but a failure only *counts* once per `interval` — a slow
+ * starter gets `retries × interval` to come up. Once online, one probe per `interval`. `retries`
+ * counted failures in a row mark it unhealthy and ask for a restart.
+ */
+const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, string>>, bus: EventBus) =>
+  Effect.gen(function* () {
+    const check = app.health_check!
+    const probe =
+      check.check_type === "http" && check.url !== null
+        ? httpProbe(check.url, check.timeout)
+        : scriptProbe(check.script ?? "", { cwd: app.cwd, env, timeoutMs: check.timeout })
+    let failures = 0
+    let lastCounted = yield* Clock.currentTimeMillis
+    for (;;) {
+      const result = yield* probe
+      const now = yield* Clock.currentTimeMillis
+      const state = yield* SubscriptionRef.get(row.state)
+      const starting = state.status === "starting"
+      let status: HealthStatus = state.health.status
+      if (result.healthy) {
+        failures = 0
+        status = "healthy"
+      } else if (!starting || now - lastCounted >= check.interval) {
+        failures++
+        lastCounted = now
+        if (failures >= check.retries) status = "unhealthy"
+      }
+      yield* setHealth(row, bus, {
+        status,
+        last_check: new Date(now).toISOString(),
+        response_time: result.response_time,
+        failures,
+        detail: result.detail
+      })
+      if (status === "unhealthy") {
+        yield* Queue.offer(row.requests, "health")
+        return
+      }
+      const stillStarting = (yield* SubscriptionRef.get(row.state)).status === "starting"
+      yield* Effect.sleep(Duration.millis(stillStarting && !result.healthy ? Math.min(QUICK_PROBE_MS, check.interval) : check.interval))
+    }
+  })
+
+/** starting → online once alive for `min_uptime` and, with a check, healthy (DESIGN §4). */
+const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus) =>
+  Effect.gen(function* () {
+    yield* Effect.sleep(Duration.millis(app.min_uptime))
+    if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
+    yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online", unstableRestarts: 0 } : {}))
+  })
+
+/** Runs one process of the row until it exits or a restart is asked for; closing the scope stops it. */
+const runOnce = (
+  row: Row,
+  context: SupervisorContext,
+  attach: (child: import("node:child_process").ChildProcess) => void,
+  firstSpawn: Deferred.Deferred<void, StartError> | undefined
+): Effect.Effect<RunOutcome> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { bus, home } = context
+      const app = row.app.definition
+      const before = yield* SubscriptionRef.get(row.state)
+      const port = before.portOverride ?? before.port
+      const pidFile = instanceFiles(app, row.instance, home).pid_file
+      yield* updateRow(row, bus, () => ({ status: "starting", pid: null, health: initialHealth(hasHealthCheck(app)) }))
+
+      const spawned = yield* Effect.acquireRelease(
+        spawnInstance({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }),
+        (child) =>
+          Effect.gen(function* () {
+            if (!(yield* Deferred.isDone(child.exit))) {
+              yield* setStatus(row, bus, "stopping")
+              yield* stopGroup(child.pid, app.kill_timeout)
+              // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
+              yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
+            } else {
+              yield* killLeftovers(child.pid)
+            }
+            yield* Effect.sync(() => fs.rmSync(pidFile, { force: true }))
+          })
+      ).pipe(Effect.either)
+      if (spawned._tag === "Left") {
+        if (firstSpawn !== undefined) yield* Deferred.fail(firstSpawn, spawned.left)
+        return { _tag: "StartFailed", error: spawned.left } as const
+      }
+      const child = spawned.right
+      attach(child.process)
+      yield* Effect.sync(() => {
+        fs.mkdirSync(path.dirname(pidFile), { recursive: true })
+        fs.writeFileSync(pidFile, `${child.pid}\n`)
+      })
+      const startedAt = yield* Clock.currentTimeMillis
+      yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, lastError: null }))
+      if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
+
+      yield* Effect.forkScoped(becomeOnline(row, app, bus))
+      if (hasHealthCheck(app)) {
+        const env = { ...process.env, ...row.app.baseEnv, ...app.env } as Record<string, string>
+        yield* Effect.forkScoped(healthLoop(row, app, env, bus))
+      }
+      const outcome = yield* Effect.raceFirst(
+        Deferred.await(child.exit).pipe(Effect.map((exit) => ({ _tag: "exit" as const, exit }))),
+        Queue.take(row.requests).pipe(Effect.map((reason) => ({ _tag: "request" as const, reason })))
+      )
+      const state = yield* SubscriptionRef.get(row.state)
+      const wasOnline = state.status === "online"
+      if (outcome._tag === "request") return { _tag: "RestartRequested", reason: outcome.reason, wasOnline } as const
+      const now = yield* Clock.currentTimeMillis
+      return { _tag: "Exited", exit: outcome.exit, wasOnline, uptimeMs: now - startedAt, pid: child.pid } as const
+    })
+  )
+
+/**
+ * Supervises a row until it settles (`stopped` or `errored`) or is interrupted. `firstSpawn` is
+ * completed after the first spawn attempt, so whoever started the row learns whether it started.
+ */
+export const superviseRow = (
+  row: Row,
+  context: SupervisorContext,
+  firstSpawn?: Deferred.Deferred<void, StartError>
+): Effect.Effect<void> =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { bus, logs } = context
+      const app = row.app.definition
+      const name = app.name
+      const scope = yield* Effect.scope
+      const instanceLogs = yield* logs.openInstance(app, row.instance, (entry) => {
+        if (bus.wantsLogLines()) bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
+      })
+      const attach = (child: import("node:child_process").ChildProcess) => {
+        if (child.stdout !== null) instanceLogs.attach(child.stdout, "out")
+        if (child.stderr !== null) instanceLogs.attach(child.stderr, "err")
+      }
+      if (app.watch) yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(Scope.extend(scope))
+
+      let pendingFirst = firstSpawn
+      for (;;) {
+        const outcome = yield* runOnce(row, context, attach, pendingFirst)
+        pendingFirst = undefined
+        if (outcome._tag === "StartFailed") {
+          const reason = outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
+          yield* setStatus(row, bus, "errored", { pid: null, lastError: reason })
+          return
+        }
+        if (outcome._tag === "RestartRequested") {
+          // A process that fails its health check before ever being online is unstable (DESIGN §4).
+          const unstable = outcome.reason === "health" && !outcome.wasOnline
+          const state = yield* SubscriptionRef.get(row.state)
+          const unstableRestarts = unstable ? state.unstableRestarts + 1 : state.unstableRestarts
+          if (unstable && unstableRestarts > app.max_restarts) {
+            yield* setStatus(row, bus, "errored", { pid: null, unstableRestarts, lastError: `failed its health check ${unstableRestarts} times before becoming online` })
+            return
+          }
+          const next = yield* updateRow(row, bus, (s) => ({ status: "restarting", pid: null, restarts: s.restarts + 1, unstableRestarts }))
+          yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: outcome.reason, restarts: next.restarts })
+          continue
+        }
+        const { exit, wasOnline, uptimeMs, pid } = outcome
+        const abnormal = exit.code !== 0 || exit.signal !== null
+        yield* bus.publish({ _tag: "ProcessExit", id: row.id, name, instance: row.instance, pid, exit_code: exit.code, signal: exit.signal, abnormal, uptime_ms: uptimeMs })
+        const state = yield* SubscriptionRef.get(row.state)
+        const decision = decideAfterExit(app, { ...exit, wasOnline }, state.unstableRestarts)
+        const exitFields = { exit_code: exit.code, signal: exit.signal }
+        if (decision._tag === "Settle") {
+          yield* updateRow(
+            row,
+            bus,
+            (s) => ({
+              status: decision.status,
+              pid: null,
+              errors: s.errors + (abnormal ? 1 : 0),
+              lastExit: exit,
+              unstableRestarts: decision.unstableRestarts,
+              lastError: decision.status === "errored" ? `${describeExit(exit)}; ${decision.reason}` : null
+            }),
+            exitFields
+          )
+          return
+        }
+        const next = yield* updateRow(
+          row,
+          bus,
+          (s) => ({
+            status: "restarting",
+            pid: null,
+            errors: s.errors + (abnormal ? 1 : 0),
+            lastExit: exit,
+            unstableRestarts: decision.unstableRestarts,
+            restarts: s.restarts + 1
+          }),
+          exitFields
+        )
+        yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "crash", restarts: next.restarts })
+        if (decision.delayMs > 0) yield* Effect.sleep(Duration.millis(decision.delayMs))
+      }
+    })
+  )
+
+export const describeExit = (exit: ChildExit): string =>
+  exit.signal !== null ? `killed by ${exit.signal}` : `exited with code ${exit.code}`
+
