@@ -13,7 +13,7 @@ export default {
       },
       health_check: {
         check_type: "http",
-        url: "http://127.0.0.1:4000/health",
+        url: "http://127.0.0.1:{port}/health",
         interval: 10,
         timeout: 2,
         retries: 3,

@@ -1,6 +1,7 @@
 /**
- * pmfx as a library: the domain schemas, the structured errors and the configuration loader, to
- * embed in other Effect programs. (The process engine joins these exports in the next milestone.)
+ * pmfx as a library: the engine (ProcessManager and the services it is made of), the
+ * configuration loader, and the domain schemas and errors — to embed process supervision in any
+ * Effect program. See docs/library.md.
  */
 export * from "./domain/AppDefinition"
 export * from "./domain/Duration"
@@ -9,10 +10,23 @@ export * from "./domain/ErrorWire"
 export * from "./domain/logPaths"
 export * from "./domain/Port"
 export * from "./domain/ProcessDetail"
+export * from "./domain/ProcessMetrics"
 export * from "./domain/ProcessStatus"
 export * from "./domain/ProcessSummary"
 export * from "./domain/shellWords"
 export * from "./domain/Size"
 export { ConfigLoader } from "./config/ConfigLoader"
 export type { LoadedEcosystem, LoadOptions } from "./config/ConfigLoader"
-export { Paths, resolveHome } from "./daemon/Paths"
+export { Paths, pathsUnder, resolveHome } from "./daemon/Paths"
+export { EventBus } from "./events/EventBus"
+export type { PmfxEvent, PmfxEventTag } from "./events/PmfxEvent"
+export { LogEntry, LogLevel, LogStream } from "./logs/LogEntry"
+export { LogQuery } from "./logs/LogQuery"
+export { LogStore } from "./logs/LogStore"
+export { MetricsSampler } from "./monitor/MetricsSampler"
+export { SystemStats, SystemStatsReader } from "./monitor/systemStats"
+export { Engine } from "./supervisor/Engine"
+export { EngineOptions, defaultEngineSettings } from "./supervisor/EngineOptions"
+export type { EngineSettings } from "./supervisor/EngineOptions"
+export { ProcessManager } from "./supervisor/ProcessManager"
+export type { ReloadResult, RuntimePortOption } from "./supervisor/ProcessManager"

@@ -232,7 +232,7 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   const health = settings.health_check
   if (health !== undefined && health.enabled !== false) {
     const type = health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http")
-    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url))) {
+    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url.replaceAll(PORT_PLACEHOLDER, "1")))) {
       problems.push({
         field: joinPath(at, "health_check.url"),
         value: health.url ?? null,
@@ -264,6 +264,9 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   }
   return { app: { name, settings, envBlocks }, problems }
 }
+
+/** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
+export const PORT_PLACEHOLDER = "{port}"
 
 const isHttpUrl = (text: string): boolean => {
   try {

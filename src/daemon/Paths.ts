@@ -2,7 +2,7 @@
  * The pmfx home folder (DESIGN §3): `PMFX_HOME`, else `$XDG_DATA_HOME/pmfx`, else
  * `~/.local/share/pmfx`. Everything pmfx writes lives under it.
  */
-import { Config, Effect, Option } from "effect"
+import { Config, Effect, Layer, Option } from "effect"
 import * as os from "node:os"
 import * as path from "node:path"
 
@@ -18,21 +18,29 @@ export const resolveHome = (env: {
 
 const optionalVar = (name: string) => Config.option(Config.string(name)).pipe(Effect.map(Option.getOrUndefined))
 
+/** Every path pmfx uses under a home folder. */
+export const pathsUnder = (home: string) =>
+  ({
+    home,
+    logs: path.join(home, "logs"),
+    pids: path.join(home, "pids"),
+    socket: path.join(home, "pmfx.sock"),
+    state: path.join(home, "state.json"),
+    daemonLog: path.join(home, "daemon.log"),
+    daemonPid: path.join(home, "daemon.pid")
+  }) as const
+
 export class Paths extends Effect.Service<Paths>()("pmfx/Paths", {
   effect: Effect.gen(function* () {
-    const home = resolveHome({
-      PMFX_HOME: yield* optionalVar("PMFX_HOME"),
-      XDG_DATA_HOME: yield* optionalVar("XDG_DATA_HOME"),
-      HOME: yield* optionalVar("HOME")
-    })
-    return {
-      home,
-      logs: path.join(home, "logs"),
-      pids: path.join(home, "pids"),
-      socket: path.join(home, "pmfx.sock"),
-      state: path.join(home, "state.json"),
-      daemonLog: path.join(home, "daemon.log"),
-      daemonPid: path.join(home, "daemon.pid")
-    } as const
+    return pathsUnder(
+      resolveHome({
+        PMFX_HOME: yield* optionalVar("PMFX_HOME"),
+        XDG_DATA_HOME: yield* optionalVar("XDG_DATA_HOME"),
+        HOME: yield* optionalVar("HOME")
+      })
+    )
   })
-}) {}
+}) {
+  /** Paths under an explicit home folder (tests, embedding programs). */
+  static readonly at = (home: string) => Layer.succeed(Paths, new Paths(pathsUnder(path.resolve(home))))
+}

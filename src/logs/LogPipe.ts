@@ -51,7 +51,9 @@ export class LogPipe {
     private readonly stream: LogStream,
     private readonly instance: number,
     /** Sees every line after it is handed to the files; its failures never reach the byte path. */
-    private readonly onLine: ((message: string, ms: number) => void) | undefined
+    private readonly onLine: ((message: string, ms: number) => void) | undefined,
+    /** Asked once per chunk: whether `onLine` wants lines now (lines are not decoded otherwise). */
+    private readonly wantsLines: () => boolean = () => true
   ) {
     this.splitter = new LineSplitter(this.onSplitLine)
     readable.on("data", this.onData)
@@ -82,8 +84,11 @@ export class LogPipe {
     this.readable.resume()
   }
 
+  private listening = false
+
   private readonly onData = (chunk: Buffer | string): void => {
     this.now = Date.now()
+    this.listening = this.onLine !== undefined && this.wantsLines()
     this.splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk)
     this.writeBatch()
   }
@@ -99,7 +104,7 @@ export class LogPipe {
       message = buffer.toString("utf8", start, end)
       this.formatted.push(this.format.line(message, this.now, this.stream, this.instance))
     }
-    if (this.onLine !== undefined) {
+    if (this.listening && this.onLine !== undefined) {
       try {
         this.onLine(message ?? buffer.toString("utf8", start, end), this.now)
       } catch {

@@ -9,7 +9,8 @@
 import { Either, Option, Schema } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { BadRequest } from "../domain/errors"
-import { LogLevel, type LogStream } from "./LogEntry"
+import { atLeast } from "./detectLevel"
+import { type LogEntry, LogLevel, type LogStream } from "./LogEntry"
 import { parseTimeBound } from "./parseTimeBound"
 
 export const DEFAULT_LINES = 100
@@ -103,3 +104,10 @@ export const compileLogQuery = (
       until
     }
   })
+
+/** Whether a live entry passes a filter's stream, instance, grep and level tests (for `follow`). */
+export const entryMatches = (filter: LogFilter, entry: LogEntry): boolean =>
+  filter.streams.includes(entry.stream) &&
+  (filter.instance === null || entry.instance === null || entry.instance === filter.instance) &&
+  (filter.grep === null || filter.grep.test(entry.message)) &&
+  (filter.level === null || atLeast(entry.level, filter.level))

@@ -95,7 +95,9 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
     const openInstance = (
       app: AppDefinition,
       instance: number,
-      onLine?: (entry: LogEntry) => void
+      onLine?: (entry: LogEntry) => void,
+      /** Whether `onLine` wants lines right now; lines are only decoded for it when it does. */
+      wantsLines?: () => boolean
     ): Effect.Effect<InstanceLogs, never, Scope.Scope> =>
       Effect.gen(function* () {
         const files = instanceFiles(app, instance, home)
@@ -131,7 +133,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
               ? undefined
               : (message: string, ms: number) =>
                   onLine({ timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message })
-          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener)
+          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines)
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
         }

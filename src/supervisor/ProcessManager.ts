@@ -25,7 +25,10 @@ import type { ProcessDetail } from "../domain/ProcessDetail"
 import { isRunningStatus } from "../domain/ProcessStatus"
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { EventBus } from "../events/EventBus"
+import { compileLogQuery, DEFAULT_LINES, entryMatches, type LogQuery } from "../logs/LogQuery"
 import { LogStore } from "../logs/LogStore"
+import { readMemoryDetail } from "../monitor/memoryDetail"
+import type { ProcessMetrics } from "../domain/ProcessMetrics"
 import { MetricsSampler } from "../monitor/MetricsSampler"
 import { dependencyOrder } from "./dependencyOrder"
 import { EngineOptions } from "./EngineOptions"
@@ -521,6 +524,67 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               : `${target} will not become ready: ${notReady.map(([id, status]) => `row ${id} is ${status}`).join(", ") || "a health check is failing"}`,
             details: { process_id: target, waited_ms: waited, states }
           })
+        }),
+
+      /**
+       * The last matching log lines of the target, oldest first (DESIGN §6-§7). A numeric id
+       * reads that row's instance; a namespace or `all` reads every app it names, merged in time.
+       */
+      readLogs: (target: string, query: LogQuery = {}) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const single = /^\d+$/.test(target.trim()) ? selected[0] : undefined
+          const perApp = yield* Effect.forEach(appNames(selected), (name) =>
+            logs.read(rowsOfApp(name)[0]!.app.definition, single === undefined ? query : { ...query, instance: single.instance })
+          )
+          const merged = perApp.flat()
+          if (perApp.length <= 1) return merged
+          const sorted = [...merged].sort((a, b) => (a.timestamp ?? "").localeCompare(b.timestamp ?? ""))
+          return sorted.slice(-(query.lines ?? DEFAULT_LINES))
+        }),
+
+      /** New log lines of the target as they are written, with the same filters (not since/until). */
+      followLogs: (target: string, query: LogQuery = {}) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const ids = new Set(selected.map((row) => row.id))
+          const now = yield* Clock.currentTimeMillis
+          const filter = yield* compileLogQuery({ ...query, instance: undefined, since: undefined, until: undefined }, { instances: Number.MAX_SAFE_INTEGER }, now)
+          const instance = /^\d+$/.test(target.trim()) ? null : (query.instance ?? null)
+          return bus.stream({ logs: true }).pipe(
+            Stream.filterMap((event) =>
+              event._tag === "LogLine" && ids.has(event.id) && (instance === null || event.instance === instance) && entryMatches(filter, event.entry)
+                ? Option.some(event.entry)
+                : Option.none()
+            )
+          )
+        }),
+
+      /** CPU, detailed memory, uptime, restarts, errors and the recent history of one row (DESIGN §7). */
+      metrics: (target: string) =>
+        Effect.gen(function* () {
+          const [row] = yield* resolve(target)
+          if (row === undefined) {
+            return yield* new ProcessNotFound({ message: "no process is defined", details: { process_id: target, suggestion: "start one first" } })
+          }
+          const state = yield* SubscriptionRef.get(row.state)
+          const now = yield* Clock.currentTimeMillis
+          const pids = state.pid === null ? [] : lastPids.get(row.id) ?? [state.pid]
+          const memory = yield* readMemoryDetail(pids)
+          const uptimeMs = state.pid !== null && state.startedAt !== null ? now - state.startedAt : 0
+          return {
+            id: row.id,
+            name: row.app.definition.name,
+            instance: row.instance,
+            pid: state.pid,
+            cpu_usage: state.cpu,
+            memory,
+            uptime_ms: uptimeMs,
+            uptime: formatUptime(uptimeMs),
+            restarts: state.restarts,
+            errors: state.errors,
+            history: state.history
+          } satisfies ProcessMetrics
         }),
 
       /** Internal row access for the log and metrics faces. */

@@ -14,6 +14,7 @@ import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
 import type { LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
+import { PORT_PLACEHOLDER } from "../config/validateEcosystem"
 import { decideAfterExit } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
@@ -100,9 +101,11 @@ const setHealth = (row: Row, bus: EventBus, health: HealthState) =>
 const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, string>>, bus: EventBus) =>
   Effect.gen(function* () {
     const check = app.health_check!
+    const state = yield* SubscriptionRef.get(row.state)
+    const port = state.portOverride ?? state.port
     const probe =
       check.check_type === "http" && check.url !== null
-        ? httpProbe(check.url, check.timeout)
+        ? httpProbe(check.url.replaceAll(PORT_PLACEHOLDER, String(port ?? "")), check.timeout)
         : scriptProbe(check.script ?? "", { cwd: app.cwd, env, timeoutMs: check.timeout })
     let failures = 0
     let lastCounted = yield* Clock.currentTimeMillis
@@ -221,9 +224,12 @@ export const superviseRow = (
       const app = row.app.definition
       const name = app.name
       const scope = yield* Effect.scope
-      const instanceLogs = yield* logs.openInstance(app, row.instance, (entry) => {
-        if (bus.wantsLogLines()) bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
-      })
+      const instanceLogs = yield* logs.openInstance(
+        app,
+        row.instance,
+        (entry) => bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry }),
+        bus.wantsLogLines
+      )
       const attach = (child: import("node:child_process").ChildProcess) => {
         if (child.stdout !== null) instanceLogs.attach(child.stdout, "out")
         if (child.stderr !== null) instanceLogs.attach(child.stderr, "err")

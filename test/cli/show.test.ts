@@ -29,7 +29,7 @@ describe("pmfx show", () => {
       min_uptime: 1000,
       max_restarts: 16,
       autorestart: true,
-      health_check: { enabled: true, check_type: "http", url: "http://127.0.0.1:4000/health", interval: 10_000, timeout: 2000, retries: 3 }
+      health_check: { enabled: true, check_type: "http", url: "http://127.0.0.1:{port}/health", interval: 10_000, timeout: 2000, retries: 3 }
     })
     expect(api.files).toEqual([
       {

@@ -68,7 +68,7 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
       health_check: {
         enabled: true,
         check_type: "http",
-        url: "http://127.0.0.1:4000/health",
+        url: "http://127.0.0.1:{port}/health",
         script: null,
         timeout: 2000,
         interval: 10_000,
