@@ -304,6 +304,59 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }
       })
 
+    /** Waits until a reloaded row is ready; PROCESS_START_FAILED when it will not be (in time). */
+    const awaitReplacement = (row: Row, name: string) =>
+      Effect.gen(function* () {
+        const ready = yield* awaitRow(row, (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped").pipe(
+          Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs))
+        )
+        if (Option.isNone(ready) || !isReady(row, ready.value)) {
+          const reason = Option.isNone(ready) ? `instance ${row.instance} did not become ready in time` : `instance ${row.instance} is ${ready.value.status}`
+          return yield* new ProcessStartFailed({
+            message: `reload of ${name} stopped: ${reason}`,
+            details: { process_id: name, reason, suggestion: `the remaining instances still run the old version; check \`pmfx logs ${name}\`` }
+          })
+        }
+      })
+
+    /**
+     * Reload of a row with an `auto:` port (DESIGN §4): the replacement starts first, on a new port
+     * from the range, and the old process stops only once the replacement is ready. The
+     * replacement is a new row object with the same id, swapped into the table when ready.
+     */
+    const replaceFirst = (row: Row, name: string) =>
+      Effect.gen(function* () {
+        const current = yield* SubscriptionRef.get(row.state)
+        const held = new Set<number>()
+        for (const other of allRows()) {
+          const state = yield* SubscriptionRef.get(other.state)
+          for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
+        }
+        const [port] = yield* assignPorts(row.app.definition.port!, 1, held, name)
+        const replacement: Row = {
+          id: row.id,
+          instance: row.instance,
+          app: row.app,
+          state: yield* SubscriptionRef.make({
+            ...initialRowState(port ?? null, hasHealthCheck(row.app.definition)),
+            restarts: current.restarts + 1,
+            errors: current.errors
+          }),
+          requests: yield* Queue.dropping<RestartReason>(1),
+          fiber: null
+        }
+        const started = yield* Effect.either(Effect.zipRight(launch(replacement), awaitReplacement(replacement, name)))
+        if (Either.isLeft(started)) {
+          replacement.retired = true
+          yield* halt(replacement)
+          return yield* Effect.fail(started.left)
+        }
+        rows.set(row.id, replacement)
+        row.retired = true
+        yield* halt(row)
+        yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: current.restarts + 1 })
+      })
+
     const reloadRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>
       Effect.gen(function* () {
         const restartedInstead: Array<string> = []
@@ -321,20 +374,14 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               Effect.gen(function* () {
                 // One instance at a time: the others keep serving while this one is replaced.
                 const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+                if (wasRunning && ports === undefined && row.app.definition.port?.startsWith("auto:") === true) {
+                  return yield* replaceFirst(row, name)
+                }
                 yield* halt(row)
                 yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
                 const state = yield* SubscriptionRef.get(row.state)
                 yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
-                const ready = yield* awaitRow(row, (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped").pipe(
-                  Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs))
-                )
-                if (Option.isNone(ready) || !isReady(row, ready.value)) {
-                  const reason = Option.isNone(ready) ? `instance ${row.instance} did not become ready in time` : `instance ${row.instance} is ${ready.value.status}`
-                  return yield* new ProcessStartFailed({
-                    message: `reload of ${name} stopped: ${reason}`,
-                    details: { process_id: name, reason, suggestion: `the remaining instances still run the old version; check \`pmfx logs ${name}\`` }
-                  })
-                }
+                yield* awaitReplacement(row, name)
               })
             )
           )
@@ -468,7 +515,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         Effect.gen(function* () {
           const selected = yield* resolve(target)
           const restartedInstead = yield* reloadRows(selected, options)
-          return { rows: yield* summaries(selected), restartedInstead } satisfies ReloadResult
+          // A reload may have swapped row objects (auto: ports): report the current ones.
+          const current = selected.map((row) => rows.get(row.id) ?? row)
+          return { rows: yield* summaries(current), restartedInstead } satisfies ReloadResult
         }),
 
       /** Stops and removes the rows; returns their ids. */

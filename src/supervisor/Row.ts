@@ -67,6 +67,11 @@ export interface Row {
   readonly requests: Queue.Queue<RestartReason>
   /** The supervisor fiber while the row is running. */
   fiber: Fiber.RuntimeFiber<void> | null
+  /**
+   * Set when a reload has replaced this row object with a new one of the same id: its last
+   * status changes (stopping, stopped) are not published, since the id lives on, online.
+   */
+  retired?: boolean
 }
 
 export const initialHealth = (hasCheck: boolean): HealthState => ({

@@ -41,7 +41,7 @@ export const updateRow = (
       const next = { ...state, ...change(state) }
       return [[state, next], next]
     })
-    if (previous.status !== next.status) {
+    if (previous.status !== next.status && row.retired !== true) {
       yield* bus.publish({
         _tag: "ProcessStatus",
         id: row.id,
@@ -66,6 +66,14 @@ export const awaitRow = (row: Row, predicate: (state: RowState) => boolean): Eff
     Stream.runHead,
     Effect.map(Option.getOrThrow)
   )
+
+const readPid = (file: string): number | null => {
+  try {
+    return Number(fs.readFileSync(file, "utf8").trim())
+  } catch {
+    return null
+  }
+}
 
 type RunOutcome =
   | { readonly _tag: "StartFailed"; readonly error: StartError }
@@ -175,7 +183,10 @@ const runOnce = (
             } else {
               yield* killLeftovers(child.pid)
             }
-            yield* Effect.sync(() => fs.rmSync(pidFile, { force: true }))
+            // A reload's replacement may already have written its own pid here.
+            yield* Effect.sync(() => {
+              if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
+            })
           })
       ).pipe(Effect.either)
       if (spawned._tag === "Left") {
