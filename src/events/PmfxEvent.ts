@@ -47,5 +47,7 @@ export type PmfxEvent =
       readonly processes: ReadonlyArray<RowRef & { readonly pid: number | null; readonly cpu_usage: number; readonly memory_usage: number }>
     }
   | (RowRef & { readonly _tag: "LogLine"; readonly entry: LogEntry })
+  /** Apps were added or removed, or what the user wants of some rows changed (persist it). */
+  | { readonly _tag: "TableChanged" }
 
 export type PmfxEventTag = PmfxEvent["_tag"]

@@ -30,6 +30,8 @@ import { LogStore } from "../logs/LogStore"
 import { readMemoryDetail } from "../monitor/memoryDetail"
 import type { ProcessMetrics } from "../domain/ProcessMetrics"
 import { MetricsSampler } from "../monitor/MetricsSampler"
+import { readStartTime } from "../monitor/procfs"
+import type { EngineSnapshot, RowSnapshot } from "./EngineSnapshot"
 import { dependencyOrder } from "./dependencyOrder"
 import { EngineOptions } from "./EngineOptions"
 import { assignPorts } from "./PortAllocator"
@@ -159,6 +161,13 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       })
 
     const isLive = (row: Row, state: RowState) => row.fiber !== null && isRunningStatus(state.status)
+
+    /** Records what the user asked for (the daemon persists it and restores it after a restart). */
+    const want = (selected: ReadonlyArray<Row>, desired: "running" | "stopped") =>
+      Effect.gen(function* () {
+        for (const row of selected) yield* SubscriptionRef.update(row.state, (state) => ({ ...state, desired }))
+        yield* bus.publish({ _tag: "TableChanged" })
+      })
 
     /** Waits until every app named in `depends_on` is online; their failure fails this app's start. */
     const awaitDependencies = (app: AppDefinition) =>
@@ -340,7 +349,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           state: yield* SubscriptionRef.make({
             ...initialRowState(port ?? null, hasHealthCheck(row.app.definition)),
             restarts: current.restarts + 1,
-            errors: current.errors
+            errors: current.errors,
+            desired: current.desired
           }),
           requests: yield* Queue.dropping<RestartReason>(1),
           fiber: null
@@ -472,6 +482,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       create: (definitions: ReadonlyArray<AppDefinition>, options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}) =>
         Effect.gen(function* () {
           const created = yield* register(definitions, options.baseEnv ?? {})
+          yield* want(created, "running")
           yield* startRows(created)
           return yield* summaries(created)
         }),
@@ -489,6 +500,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               details: { process_id: target, pid: state.pid ?? 0, suggestion: `use \`pmfx restart ${target}\` to restart it` }
             })
           }
+          yield* want(selected, "running")
           yield* startRows(idle, () => ({ portOverride: null }))
           return yield* summaries(selected)
         }),
@@ -497,6 +509,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       stop: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
+          yield* want(selected, "stopped")
           yield* Effect.forEach(appNames(selected), (name) =>
             withAppLock(name, Effect.forEach(selected.filter((row) => row.app.definition.name === name), halt, { concurrency: "unbounded" }))
           , { concurrency: "unbounded" })
@@ -506,6 +519,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       restart: (target: string, options: RuntimePortOption = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
+          yield* want(selected, "running")
           yield* restartRows(selected, options)
           return yield* summaries(selected)
         }),
@@ -514,6 +528,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       reload: (target: string, options: RuntimePortOption = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
+          yield* want(selected, "running")
           const restartedInstead = yield* reloadRows(selected, options)
           // A reload may have swapped row objects (auto: ports): report the current ones.
           const current = selected.map((row) => rows.get(row.id) ?? row)
@@ -533,6 +548,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               }
             })
           )
+          yield* bus.publish({ _tag: "TableChanged" })
           return selected.map((row) => row.id)
         }),
 
@@ -635,6 +651,76 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
             history: state.history
           } satisfies ProcessMetrics
         }),
+
+      /** Everything needed to bring the table back after a restart of the host (see EngineSnapshot). */
+      snapshot: (): Effect.Effect<EngineSnapshot> =>
+        Effect.gen(function* () {
+          const apps = new Map<string, { definition: AppDefinition; env: Readonly<Record<string, string>>; rows: Array<RowSnapshot> }>()
+          for (const row of allRows()) {
+            const state = yield* SubscriptionRef.get(row.state)
+            const name = row.app.definition.name
+            let entry = apps.get(name)
+            if (entry === undefined) {
+              entry = { definition: row.app.definition, env: row.app.baseEnv, rows: [] }
+              apps.set(name, entry)
+            }
+            entry.rows.push({
+              id: row.id,
+              instance: row.instance,
+              port: state.port,
+              restarts: state.restarts,
+              desired: state.desired,
+              pid: state.pid,
+              pid_start_time: state.pid === null ? null : Option.getOrNull(yield* readStartTime(state.pid))
+            })
+          }
+          return { next_id: nextId, apps: [...apps.values()] }
+        }),
+
+      /**
+       * Puts saved apps back with their ids, ports and restart counts, and starts the rows the user
+       * wanted running. Apps whose name is already in the table are skipped. A row that cannot
+       * start ends `errored`; the restore itself does not fail.
+       */
+      restore: (snapshot: EngineSnapshot) =>
+        Effect.gen(function* () {
+          const restored = yield* tableLock.withPermits(1)(
+            Effect.gen(function* () {
+              const created: Array<Row> = []
+              for (const app of snapshot.apps) {
+                if (rowsOfApp(app.definition.name).length > 0) continue
+                const record: AppRecord = { definition: app.definition, baseEnv: app.env }
+                for (const saved of app.rows) {
+                  if (rows.has(saved.id)) continue
+                  const row: Row = {
+                    id: saved.id,
+                    instance: saved.instance,
+                    app: record,
+                    state: yield* SubscriptionRef.make({
+                      ...initialRowState(saved.port, hasHealthCheck(app.definition)),
+                      restarts: saved.restarts,
+                      desired: saved.desired
+                    }),
+                    requests: yield* Queue.dropping<RestartReason>(1),
+                    fiber: null
+                  }
+                  rows.set(row.id, row)
+                  created.push(row)
+                }
+              }
+              nextId = Math.max(nextId, snapshot.next_id, ...allRows().map((row) => row.id + 1))
+              return created
+            })
+          )
+          yield* bus.publish({ _tag: "TableChanged" })
+          const wanted: Array<Row> = []
+          for (const row of restored) if ((yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
+          yield* Effect.ignore(startRows(wanted))
+          return yield* summaries(restored)
+        }),
+
+      /** The id the next new row will get. */
+      nextId: () => Effect.sync(() => nextId),
 
       /** Internal row access for the log and metrics faces. */
       rowsFor: (target: string) => resolve(target),

@@ -26,6 +26,8 @@ export interface MetricsPoint {
 }
 
 export interface RowState {
+  /** What the user last asked for; the daemon brings back `running` rows after a restart. */
+  readonly desired: "running" | "stopped"
   readonly status: ProcessStatus
   readonly pid: number | null
   /** Port assigned when the row was created; kept across restarts. */
@@ -83,6 +85,7 @@ export const initialHealth = (hasCheck: boolean): HealthState => ({
 })
 
 export const initialRowState = (port: number | null, hasCheck: boolean): RowState => ({
+  desired: "stopped",
   status: "stopped",
   pid: null,
   port,
