@@ -22,6 +22,8 @@ await build({
 })
 chmodSync("dist/pmfx.cjs", 0o755)
 
+await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: "dist/daemon.cjs" })
+
 // The library keeps its dependencies external, so an embedding program shares one copy of Effect
 // with pmfx (two copies would not recognise each other's services).
 const packageJson = JSON.parse(readFileSync("package.json", "utf8"))

@@ -6,11 +6,13 @@ import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Console, Effect, Exit, Layer } from "effect"
+import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
 import { pmfx } from "./cli/main"
 import { CliExit, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
+import { DaemonClient } from "./cli/DaemonClient"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { Paths } from "./daemon/Paths"
 import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
@@ -27,10 +29,20 @@ const program = run(process.argv).pipe(
     if (isPmfxError(error)) return Console.error(renderError(error)).pipe(Effect.as(errorMeta[error._tag].exitCode))
     return Console.error(`pmfx: unexpected error: ${String(error)}`).pipe(Effect.as(ExitCode.unexpected as number))
   }),
-  Effect.provide(Layer.mergeAll(ConfigLoader.Default, Paths.Default, CallerEnvironment.live, NodeContext.layer))
+  Effect.provide(
+    Layer.mergeAll(ConfigLoader.Default, DaemonClient.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default))
+  )
 )
 
-NodeRuntime.runMain(program, {
-  disableErrorReporting: false,
-  teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : ExitCode.unexpected)
-})
+const args = process.argv.slice(2)
+if (args[0] === "daemon" && !args.includes("--help") && !args.includes("-h")) {
+  // The daemon runs from its own bundle, loaded only for this command (DESIGN §1: keep server code
+  // out of the everyday CLI path), with its own runtime and signal handling.
+  const daemon = require(path.join(__dirname, "daemon.cjs")) as { readonly main: (args: ReadonlyArray<string>) => void }
+  daemon.main(args.slice(1))
+} else {
+  NodeRuntime.runMain(program, {
+    disableErrorReporting: false,
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : ExitCode.unexpected)
+  })
+}

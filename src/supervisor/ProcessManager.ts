@@ -682,7 +682,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
        * wanted running. Apps whose name is already in the table are skipped. A row that cannot
        * start ends `errored`; the restore itself does not fail.
        */
-      restore: (snapshot: EngineSnapshot) =>
+      restore: (snapshot: EngineSnapshot, options: { readonly start?: boolean } = {}) =>
         Effect.gen(function* () {
           const restored = yield* tableLock.withPermits(1)(
             Effect.gen(function* () {
@@ -715,8 +715,23 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           yield* bus.publish({ _tag: "TableChanged" })
           const wanted: Array<Row> = []
           for (const row of restored) if ((yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
-          yield* Effect.ignore(startRows(wanted))
+          if (options.start !== false) yield* Effect.ignore(startRows(wanted))
           return yield* summaries(restored)
+        }),
+
+      /** Stops every row without changing what the user wants (the host is shutting down). */
+      shutdown: () => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true }),
+
+      /** Starts every row the user wants running that does not run (after `kill`, DESIGN §3). */
+      resurrect: () =>
+        Effect.gen(function* () {
+          const wanted: Array<Row> = []
+          for (const row of allRows()) {
+            const state = yield* SubscriptionRef.get(row.state)
+            if (state.desired === "running" && !isLive(row, state)) wanted.push(row)
+          }
+          yield* Effect.ignore(startRows(wanted))
+          return yield* summaries(wanted)
         }),
 
       /** The id the next new row will get. */

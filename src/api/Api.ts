@@ -1,0 +1,140 @@
+/**
+ * The one contract of pmfx's HTTP API (SPEC §4.1, DESIGN §7). The daemon serves it on its unix
+ * socket (and, from the web milestone on, over TCP); the CLI calls it through the client derived
+ * from it; the OpenAPI document is generated from it. Errors are the structured error classes in
+ * their wire form, each with its status.
+ */
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+import * as W from "../domain/ErrorWire"
+import { ProcessDetail } from "../domain/ProcessDetail"
+import { ProcessMetrics } from "../domain/ProcessMetrics"
+import { ProcessSummary } from "../domain/ProcessSummary"
+import { SystemStats } from "../monitor/systemStats"
+import {
+  ActionResult,
+  CreateRequest,
+  DaemonStatus,
+  DeleteQuery,
+  DeleteResult,
+  HealthReport,
+  KillResult,
+  LogsQuery,
+  LogsResponse,
+  PortOverride,
+  ProcessListQuery,
+  ReadyQuery,
+  ReloadResult,
+  ServiceInfo,
+  SystemInfo
+} from "./ApiSchemas"
+
+const IdPath = Schema.Struct({ id: Schema.String })
+
+export class ServiceGroup extends HttpApiGroup.make("service").add(
+  HttpApiEndpoint.get("info", "/").addSuccess(ServiceInfo)
+) {}
+
+export class ProcessesGroup extends HttpApiGroup.make("processes")
+  .add(
+    HttpApiEndpoint.get("list", "/api/processes")
+      .setUrlParams(ProcessListQuery)
+      .addSuccess(Schema.Array(ProcessSummary))
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.post("create", "/api/processes")
+      .setPayload(Schema.Unknown)
+      .addSuccess(ActionResult, { status: 201 })
+      .addError(W.ProcessAlreadyExistsWire)
+      .addError(W.InvalidConfigWire)
+      .addError(W.PortInUseWire)
+      .addError(W.InsufficientResourcesWire)
+      .addError(W.ProcessStartFailedWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteByStatus", "/api/processes")
+      .setUrlParams(DeleteQuery)
+      .addSuccess(DeleteResult)
+      .addError(W.BadRequestWire)
+  )
+  .add(HttpApiEndpoint.get("get", "/api/processes/:id").setPath(IdPath).addSuccess(ProcessDetail).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.del("delete", "/api/processes/:id")
+      .setPath(IdPath)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(W.ProcessNotFoundWire)
+  )
+  .add(
+    HttpApiEndpoint.post("start", "/api/processes/:id/start")
+      .setPath(IdPath)
+      .addSuccess(ActionResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.ProcessAlreadyRunningWire)
+      .addError(W.ProcessStartFailedWire)
+      .addError(W.InvalidConfigWire)
+  )
+  .add(HttpApiEndpoint.post("stop", "/api/processes/:id/stop").setPath(IdPath).addSuccess(ActionResult).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.post("restart", "/api/processes/:id/restart")
+      .setPath(IdPath)
+      .setPayload(Schema.Unknown)
+      .addSuccess(ActionResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.ProcessStartFailedWire)
+      .addError(W.PortInUseWire)
+      .addError(W.InsufficientResourcesWire)
+      .addError(W.InvalidConfigWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.post("reload", "/api/processes/:id/reload")
+      .setPath(IdPath)
+      .setPayload(Schema.Unknown)
+      .addSuccess(ReloadResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.ProcessStartFailedWire)
+      .addError(W.PortInUseWire)
+      .addError(W.InsufficientResourcesWire)
+      .addError(W.InvalidConfigWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.get("ready", "/api/processes/:id/ready")
+      .setPath(IdPath)
+      .setUrlParams(ReadyQuery)
+      .addSuccess(Schema.Array(ProcessSummary))
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.ReadyTimeoutWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.get("logs", "/api/processes/:id/logs")
+      .setPath(IdPath)
+      .setUrlParams(LogsQuery)
+      .addSuccess(LogsResponse)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(HttpApiEndpoint.get("metrics", "/api/processes/:id/metrics").setPath(IdPath).addSuccess(ProcessMetrics).addError(W.ProcessNotFoundWire))
+  .addError(W.ServiceUnavailableWire)
+  .addError(W.InternalErrorWire) {}
+
+export class SystemGroup extends HttpApiGroup.make("system")
+  .add(HttpApiEndpoint.get("system", "/api/system").addSuccess(SystemInfo))
+  .add(HttpApiEndpoint.get("status", "/api/status").addSuccess(DaemonStatus))
+  .add(HttpApiEndpoint.get("stats", "/api/system/stats").addSuccess(SystemStats))
+  .add(HttpApiEndpoint.get("health", "/health").setUrlParams(Schema.Struct({ strict: Schema.optional(Schema.String) })).addSuccess(HealthReport))
+  .addError(W.ServiceUnavailableWire)
+  .addError(W.InternalErrorWire) {}
+
+/** Daemon control: served on the unix socket only, never over TCP (DESIGN §7). */
+export class DaemonGroup extends HttpApiGroup.make("daemon")
+  .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
+  .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
+  .addError(W.InternalErrorWire) {}
+
+export class PmfxApi extends HttpApi.make("pmfx").add(ServiceGroup).add(ProcessesGroup).add(SystemGroup).add(DaemonGroup) {}
+
+export { CreateRequest, PortOverride }

@@ -1,0 +1,121 @@
+/** Request and response bodies of the HTTP API that are not domain records (DESIGN §7). */
+import { Schema } from "effect"
+import { LogEntry } from "../logs/LogEntry"
+import { ProcessSummary } from "../domain/ProcessSummary"
+import { ProcessStatus } from "../domain/ProcessStatus"
+import { AppDefinition } from "../domain/AppDefinition"
+
+/** `GET /` (SPEC 2.1). */
+export const ServiceInfo = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  description: Schema.String,
+  status: Schema.String,
+  endpoints: Schema.Struct({
+    processes: Schema.String,
+    system: Schema.String,
+    status: Schema.String,
+    websocket: Schema.String
+  })
+})
+
+/** What every action returns: the rows after the action. */
+export const ActionResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  processes: Schema.Array(ProcessSummary)
+})
+export type ActionResult = typeof ActionResult.Type
+
+export const ReloadResult = Schema.Struct({
+  ...ActionResult.fields,
+  /** Apps with a single instance, restarted instead of reloaded. */
+  restarted_instead: Schema.Array(Schema.String)
+})
+
+export const DeleteResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  deleted: Schema.Array(Schema.Int)
+})
+
+/**
+ * `POST /api/processes`: one app's settings, `{apps:[...]}` (validated like an ecosystem file,
+ * relative paths against `cwd`), or — what the CLI sends — `{definitions:[...]}` already resolved
+ * by the CLI's own loader. `env` is the starting environment of the apps (the CLI's own).
+ */
+export const CreateRequest = Schema.Struct({
+  definitions: Schema.optional(Schema.Array(AppDefinition)),
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  cwd: Schema.optional(Schema.String)
+})
+
+/** `restart` / `reload`: an optional one-time port or range. */
+export const PortOverride = Schema.Struct({ port: Schema.optional(Schema.String) })
+
+export const ProcessListQuery = Schema.Struct({
+  /** Comma-separated states, exact. */
+  status: Schema.optional(Schema.String),
+  /** Exact name, or a `*` glob. */
+  name: Schema.optional(Schema.String),
+  namespace: Schema.optional(Schema.String)
+})
+
+export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String) })
+
+export const ReadyQuery = Schema.Struct({ timeout: Schema.optional(Schema.String) })
+
+export const LogsQuery = Schema.Struct({
+  lines: Schema.optional(Schema.String),
+  stream: Schema.optional(Schema.String),
+  instance: Schema.optional(Schema.String),
+  grep: Schema.optional(Schema.String),
+  level: Schema.optional(Schema.String),
+  since: Schema.optional(Schema.String),
+  until: Schema.optional(Schema.String),
+  follow: Schema.optional(Schema.String)
+})
+
+export const LogsResponse = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  entries: Schema.Array(LogEntry)
+})
+
+export const SystemInfo = Schema.Struct({
+  hostname: Schema.String,
+  platform: Schema.String,
+  arch: Schema.String,
+  release: Schema.String,
+  cpus: Schema.Int,
+  total_memory: Schema.Number,
+  node_version: Schema.String,
+  version: Schema.String,
+  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String })
+})
+
+export const DaemonStatus = Schema.Struct({
+  version: Schema.String,
+  pid: Schema.Int,
+  uptime: Schema.String,
+  uptime_ms: Schema.Int,
+  home: Schema.String,
+  socket: Schema.String,
+  processes: Schema.Struct({
+    total: Schema.Int,
+    by_status: Schema.Record({ key: ProcessStatus, value: Schema.Int })
+  }),
+  web: Schema.NullOr(Schema.Struct({ host: Schema.String, port: Schema.Int, auth: Schema.Boolean }))
+})
+
+export const HealthReport = Schema.Struct({
+  status: Schema.Literal("healthy", "degraded"),
+  daemon: Schema.Struct({ pid: Schema.Int, uptime: Schema.String }),
+  processes: Schema.Struct({ total: Schema.Int, online: Schema.Int, errored: Schema.Int, unhealthy: Schema.Int })
+})
+
+export const KillResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  stopped: Schema.Array(Schema.Int)
+})

@@ -1,0 +1,30 @@
+/** The API with its handlers, served on a unix socket (the daemon's channel to the CLI). */
+import { HttpApiBuilder } from "@effect/platform"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import { PmfxApi } from "./Api"
+import { daemonMiddleware } from "./daemonMiddleware"
+import { errorResponses } from "./errorResponses"
+import { ProcessesHandlers } from "./handlers/processes"
+import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
+
+export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
+  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, DaemonHandlers])
+)
+
+/**
+ * Serves the API on `socketPath`, mode 0600: the file's permissions are the socket's
+ * authentication (only the daemon's user may connect).
+ */
+export const serveOnSocket = (socketPath: string) =>
+  HttpApiBuilder.serve((app) => errorResponses(daemonMiddleware(app))).pipe(
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(ApiLive),
+    Layer.provide(
+      Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(
+        Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { path: socketPath }))
+      )
+    )
+  )

@@ -1,0 +1,129 @@
+/** Handlers of `GET /`, `/api/system`, `/api/status`, `/api/system/stats`, `/health` and the daemon routes. */
+import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { Deferred, Effect, Ref } from "effect"
+import * as os from "node:os"
+import packageJson from "../../../package.json"
+import { DaemonInfo } from "../../daemon/DaemonInfo"
+import { formatUptime } from "../../domain/Duration"
+import { InternalError } from "../../domain/errors"
+import type { ProcessStatus } from "../../domain/ProcessStatus"
+import { processStatuses } from "../../domain/ProcessStatus"
+import { SystemStatsReader } from "../../monitor/systemStats"
+import { ProcessManager } from "../../supervisor/ProcessManager"
+import { PmfxApi } from "../Api"
+
+export const ServiceHandlers = HttpApiBuilder.group(PmfxApi, "service", (handlers) =>
+  handlers.handle("info", () =>
+    Effect.succeed({
+      name: "pmfx",
+      version: packageJson.version,
+      description: packageJson.description,
+      status: "running",
+      endpoints: { processes: "/api/processes", system: "/api/system", status: "/api/status", websocket: "/ws" }
+    })
+  )
+)
+
+export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers) =>
+  Effect.gen(function* () {
+    const manager = yield* ProcessManager
+    const daemon = yield* DaemonInfo
+    const statsReader = yield* SystemStatsReader
+    const uptimeMs = () => Date.now() - daemon.startedAt
+
+    return handlers
+      .handle("system", () =>
+        Effect.succeed({
+          hostname: os.hostname(),
+          platform: os.platform(),
+          arch: os.arch(),
+          release: os.release(),
+          cpus: os.availableParallelism(),
+          total_memory: os.totalmem(),
+          node_version: process.version,
+          version: packageJson.version,
+          daemon: { pid: daemon.pid, started_at: new Date(daemon.startedAt).toISOString(), uptime: formatUptime(uptimeMs()), home: daemon.home }
+        })
+      )
+      .handle("status", () =>
+        Effect.gen(function* () {
+          const rows = yield* manager.list()
+          const byStatus = Object.fromEntries(processStatuses.map((status) => [status, 0])) as Record<ProcessStatus, number>
+          for (const row of rows) byStatus[row.status]++
+          return {
+            version: packageJson.version,
+            pid: daemon.pid,
+            uptime: formatUptime(uptimeMs()),
+            uptime_ms: uptimeMs(),
+            home: daemon.home,
+            socket: daemon.socket,
+            processes: { total: rows.length, by_status: byStatus },
+            web: yield* Ref.get(daemon.web)
+          }
+        })
+      )
+      .handle("stats", () =>
+        statsReader.readSystemStats(daemon.home).pipe(
+          Effect.catchTag("DiskStatsError", (error) =>
+            Effect.logError(`system stats: ${error.reason}`).pipe(
+              Effect.zipRight(new InternalError({ message: "could not read disk statistics", details: { request_id: `stats-${Date.now()}` } }))
+            )
+          )
+        )
+      )
+      .handle("health", ({ urlParams }) =>
+        Effect.gen(function* () {
+          const rows = yield* manager.list()
+          const snapshot = yield* manager.snapshot()
+          const wanted = new Set(snapshot.apps.flatMap((app) => app.rows.filter((row) => row.desired === "running").map((row) => row.id)))
+          const shouldRun = rows.filter((row) => wanted.has(row.id))
+          const unhealthy = rows.filter((row) => row.health_status === "unhealthy").length
+          const healthy = shouldRun.every((row) => row.status === "online" && row.health_status !== "unhealthy" && row.health_status !== "unknown")
+          const report = {
+            status: healthy ? ("healthy" as const) : ("degraded" as const),
+            daemon: { pid: daemon.pid, uptime: formatUptime(uptimeMs()) },
+            processes: {
+              total: rows.length,
+              online: rows.filter((row) => row.status === "online").length,
+              errored: rows.filter((row) => row.status === "errored").length,
+              unhealthy
+            }
+          }
+          // `?strict=true` lets a load balancer treat a degraded daemon as down; by default a
+          // liveness probe must not kill the daemon over one app (DESIGN §7).
+          if (!healthy && (urlParams.strict === "true" || urlParams.strict === "1")) {
+            return HttpServerResponse.unsafeJson(report, { status: 503 })
+          }
+          return report
+        })
+      )
+  })
+)
+
+export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers) =>
+  Effect.gen(function* () {
+    const manager = yield* ProcessManager
+    const daemon = yield* DaemonInfo
+    return handlers
+      .handle("kill", () =>
+        Effect.gen(function* () {
+          const rows = yield* manager.list()
+          yield* Ref.set(daemon.killed, true)
+          // The daemon stops every app and exits once this response is on its way.
+          yield* Effect.forkDaemon(Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined))))
+          return {
+            success: true as const,
+            message: `stopping ${rows.length} process${rows.length === 1 ? "" : "es"} and the daemon`,
+            stopped: rows.filter((row) => row.pid !== null).map((row) => row.id)
+          }
+        })
+      )
+      .handle("resurrect", () =>
+        Effect.gen(function* () {
+          yield* Ref.set(daemon.killed, false)
+          const rows = yield* manager.resurrect()
+          return { success: true as const, message: `started ${rows.length} process${rows.length === 1 ? "" : "es"} that should run`, processes: rows }
+        })
+      )
+  })
+)

@@ -1,0 +1,31 @@
+/** The process table people read (SPEC §4.2 columns): ID, Name, Status, PID, Port, CPU, Memory, Uptime, Restarts. */
+import type { ProcessSummary } from "../domain/ProcessSummary"
+import { humanBytes } from "../domain/Size"
+import { columns, style } from "./style"
+
+const out = process.stdout
+
+const statusColor = (status: ProcessSummary["status"]) =>
+  status === "online" ? style.green(out) : status === "errored" ? style.red(out) : status === "stopped" ? style.dim(out) : style.yellow(out)
+
+/** `0h 3m 2s` → `3m 2s`: leading zero parts add nothing. */
+const shortUptime = (uptime: string) => uptime.replace(/^(0[hm] )+/, "")
+
+export const renderProcessTable = (rows: ReadonlyArray<ProcessSummary>): string => {
+  if (rows.length === 0) return style.dim(out)("no processes: start one with `pmfx start <command|file>`")
+  const header = ["ID", "Name", "Namespace", "Status", "PID", "Port", "CPU", "Memory", "Uptime", "Restarts", "Health"].map((h) => style.bold(out)(h))
+  const body = rows.map((row) => [
+    String(row.id),
+    row.name,
+    row.namespace,
+    statusColor(row.status)(row.status),
+    row.pid === null ? "-" : String(row.pid),
+    row.port ?? "-",
+    `${row.cpu_usage.toFixed(1)}%`,
+    row.memory_usage === 0 ? "-" : humanBytes(row.memory_usage),
+    row.pid === null ? "-" : shortUptime(row.uptime),
+    String(row.restarts),
+    row.health_status === "none" ? "-" : row.health_status
+  ])
+  return columns([header, ...body]).join("\n")
+}

@@ -1,0 +1,45 @@
+/**
+ * Facts about the running daemon that the API reports (`/api/status`, `/api/system`, `/health`)
+ * and the signal that ends it (`pmfx kill`). A program embedding only the engine has no daemon,
+ * so the API reads these from here rather than from the process it runs in.
+ */
+import { Context, Deferred, Effect, Layer, Ref } from "effect"
+
+export interface WebListenerInfo {
+  readonly host: string
+  readonly port: number
+  readonly auth: boolean
+}
+
+export interface DaemonInfoShape {
+  readonly pid: number
+  readonly startedAt: number
+  readonly home: string
+  readonly socket: string
+  /** Completed to end the daemon (after the response to `kill` is sent). */
+  readonly shutdown: Deferred.Deferred<void>
+  /** Set once shutdown has begun: new requests get SERVICE_UNAVAILABLE. */
+  readonly stopping: Ref.Ref<boolean>
+  /** Set by `pmfx kill`, cleared by `resurrect`: apps stay stopped across daemon starts. */
+  readonly killed: Ref.Ref<boolean>
+  readonly web: Ref.Ref<WebListenerInfo | null>
+}
+
+export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, DaemonInfoShape>() {
+  static readonly make = (options: { readonly home: string; readonly socket: string; readonly killed: boolean }) =>
+    Layer.effect(
+      DaemonInfo,
+      Effect.gen(function* () {
+        return {
+          pid: process.pid,
+          startedAt: Date.now(),
+          home: options.home,
+          socket: options.socket,
+          shutdown: yield* Deferred.make<void>(),
+          stopping: yield* Ref.make(false),
+          killed: yield* Ref.make(options.killed),
+          web: yield* Ref.make<WebListenerInfo | null>(null)
+        }
+      })
+    )
+}

@@ -1,0 +1,67 @@
+/**
+ * `state.json` (DESIGN §3): the engine's snapshot (definitions, rows, desired state, last pids)
+ * and whether the apps were stopped by `pmfx kill`. Written atomically (temp file, fsync, rename),
+ * mode 0600 — it holds the apps' environments. A file that cannot be read back is moved aside,
+ * never deleted.
+ */
+import { Effect, Either, Schema } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { EngineSnapshot } from "../supervisor/EngineSnapshot"
+
+export const StateFileContent = Schema.Struct({
+  version: Schema.Literal(1),
+  saved_at: Schema.String,
+  /** Set by `pmfx kill`: the next daemon keeps every app stopped until `pmfx resurrect`. */
+  killed: Schema.Boolean,
+  engine: EngineSnapshot
+})
+export type StateFileContent = typeof StateFileContent.Type
+
+export const emptyState: StateFileContent = { version: 1, saved_at: new Date(0).toISOString(), killed: false, engine: { next_id: 0, apps: [] } }
+
+export type LoadedState =
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Loaded"; readonly state: StateFileContent }
+  | { readonly _tag: "Corrupt"; readonly movedTo: string; readonly reason: string }
+
+/** Reads the state; a corrupt file is renamed to `state.json.corrupt-<time>` and reported. */
+export const readStateFile = (file: string): Effect.Effect<LoadedState> =>
+  Effect.sync(() => {
+    let text: string
+    try {
+      text = fs.readFileSync(file, "utf8")
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { _tag: "Missing" } as const
+      return moveAside(file, `cannot be read: ${(error as Error).message}`)
+    }
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch (error) {
+      return moveAside(file, `is not valid JSON: ${(error as Error).message}`)
+    }
+    const decoded = Schema.decodeUnknownEither(StateFileContent)(json)
+    if (Either.isLeft(decoded)) return moveAside(file, `does not have the expected shape: ${decoded.left.message.split("\n")[0]}`)
+    return { _tag: "Loaded", state: decoded.right } as const
+  })
+
+const moveAside = (file: string, reason: string): LoadedState => {
+  const movedTo = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, "-")}`
+  fs.renameSync(file, movedTo)
+  return { _tag: "Corrupt", movedTo, reason }
+}
+
+/** Writes the state atomically: a crash leaves either the old file or the new one, never half. */
+export const writeStateFile = (file: string, state: StateFileContent): Effect.Effect<void> =>
+  Effect.sync(() => {
+    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
+    const fd = fs.openSync(temp, "w", 0o600)
+    try {
+      fs.writeSync(fd, JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2))
+      fs.fsyncSync(fd)
+    } finally {
+      fs.closeSync(fd)
+    }
+    fs.renameSync(temp, file)
+  })

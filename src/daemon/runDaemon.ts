@@ -1,0 +1,63 @@
+/**
+ * The daemon (DESIGN §3): one per PMFX_HOME. It loads state.json (moving a corrupt one aside),
+ * stops orphans a killed predecessor left, restores the apps (starting those that should run,
+ * unless `pmfx kill` stopped them), then serves the API on its socket until SIGTERM/SIGINT or
+ * `pmfx kill`. Stopping keeps every app's desired state, so the next daemon brings back exactly
+ * what was running.
+ */
+import { Deferred, Effect, Layer, Ref } from "effect"
+import * as fs from "node:fs"
+import { serveOnSocket } from "../api/ApiServer"
+import { ConfigLoader } from "../config/ConfigLoader"
+import { SystemStatsReader } from "../monitor/systemStats"
+import { Engine } from "../supervisor/Engine"
+import { ProcessManager } from "../supervisor/ProcessManager"
+import { acquireDaemonLock } from "./DaemonLock"
+import { DaemonInfo } from "./DaemonInfo"
+import { killOrphans } from "./killOrphans"
+import { Paths } from "./Paths"
+import { emptyState, readStateFile } from "./StateFile"
+import { StateStore } from "./StateStore"
+
+export const runDaemon = Effect.gen(function* () {
+  const paths = yield* Paths
+  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  yield* acquireDaemonLock(paths.daemonPid)
+  // We hold the lock, so a socket file left here belongs to a daemon that is gone.
+  fs.rmSync(paths.socket, { force: true })
+
+  const loaded = yield* readStateFile(paths.state)
+  if (loaded._tag === "Corrupt") {
+    yield* Effect.logError(`state.json ${loaded.reason}; moved it to ${loaded.movedTo} and starting with no apps`)
+  }
+  const state = loaded._tag === "Loaded" ? loaded.state : emptyState
+  const orphans = yield* killOrphans(state.engine)
+  if (orphans.length > 0) yield* Effect.logInfo(`stopped ${orphans.length} orphaned process group(s): ${orphans.join(", ")}`)
+
+  const base = Layer.mergeAll(
+    Engine.at(paths.home),
+    ConfigLoader.Default,
+    SystemStatsReader.Default,
+    DaemonInfo.make({ home: paths.home, socket: paths.socket, killed: state.killed })
+  )
+  const context = yield* Layer.build(base)
+  yield* Effect.gen(function* () {
+    const manager = yield* ProcessManager
+    const daemon = yield* DaemonInfo
+    const restored = yield* manager.restore(state.engine, { start: !state.killed })
+    const store = yield* Layer.build(StateStore.Default)
+    // Runs before the server closes: apps stop while the API still answers (503 for new requests).
+    yield* Effect.addFinalizer(() =>
+      Ref.set(daemon.stopping, true).pipe(
+        Effect.zipRight(Effect.logInfo("stopping every app")),
+        Effect.zipRight(manager.shutdown())
+      )
+    )
+    yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(store))
+    yield* Effect.logInfo(
+      `pmfx daemon ${process.pid} ready on ${paths.socket}: ${restored.length} process(es) restored${state.killed ? " (kept stopped after pmfx kill)" : ""}`
+    )
+    yield* Deferred.await(daemon.shutdown)
+    yield* Effect.logInfo("pmfx kill: shutting down")
+  }).pipe(Effect.provide(context))
+}).pipe(Effect.scoped)

@@ -1,0 +1,34 @@
+/**
+ * Entry of `dist/daemon.cjs`: the daemon in the foreground (`pmfx daemon`, systemd, containers)
+ * and in the background (started by the CLI). Kept out of the CLI bundle so that everyday commands
+ * do not load the server.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
+import { Paths } from "./daemon/Paths"
+import { runDaemon } from "./daemon/runDaemon"
+
+export const main = (args: ReadonlyArray<string>): void => {
+  if (args.length > 0) {
+    process.stderr.write(`pmfx daemon: unexpected argument ${JSON.stringify(args[0])}\nusage: pmfx daemon\n`)
+    process.exitCode = 2
+    return
+  }
+  const program = runDaemon.pipe(
+    Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>
+      Effect.sync(() => {
+        process.stderr.write(`pmfx daemon: another daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file})\n`)
+      }).pipe(Effect.zipRight(Effect.fail(error)))
+    ),
+    Effect.provide(Layer.merge(Paths.Default, NodeContext.layer))
+  )
+  NodeRuntime.runMain(program, {
+    disableErrorReporting: false,
+    // SIGTERM/SIGINT interrupt the daemon: a clean stop, exit 0.
+    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause) ? 0 : 1)
+  })
+}
+
+if (require.main === module) main(process.argv.slice(2))
