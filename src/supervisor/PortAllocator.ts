@@ -14,7 +14,9 @@ export const assignPorts = (
   setting: string,
   instances: number,
   held: ReadonlySet<number>,
-  owner: string
+  owner: string,
+  /** Bind-test fixed ports; off for runtime overrides, whose ports the app itself may hold. */
+  options: { readonly bindTest?: boolean } = {}
 ): Effect.Effect<ReadonlyArray<number>, PortInUse | InsufficientResources | InvalidConfig> =>
   Effect.gen(function* () {
     const parsed = parsePort(setting)
@@ -56,7 +58,7 @@ export const assignPorts = (
           details: { port, suggestion: "choose another port, or stop the process that holds it" }
         })
       }
-      if (!(yield* isPortFree(port))) {
+      if (options.bindTest !== false && !(yield* isPortFree(port))) {
         return yield* new PortInUse({
           message: `${owner}: port ${port} is already in use by another program`,
           details: { port, suggestion: `find it with \`ss -ltnp 'sport = :${port}'\`, or choose another port` }

@@ -36,7 +36,7 @@ import { dependencyOrder } from "./dependencyOrder"
 import { EngineOptions } from "./EngineOptions"
 import { assignPorts } from "./PortAllocator"
 import type { AppRecord, RestartReason, Row, RowState } from "./Row"
-import { hasHealthCheck, initialRowState } from "./Row"
+import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
 import { awaitRow, type StartError, superviseRow, updateRow } from "./Supervisor"
 
 const HISTORY_LENGTH = 60
@@ -157,7 +157,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         row.fiber = null
         if (fiber !== null) yield* Fiber.interrupt(fiber)
         const state = yield* SubscriptionRef.get(row.state)
-        if (isRunningStatus(state.status)) yield* updateRow(row, bus, () => ({ status: "stopped", pid: null, cpu: 0, memory: 0 }))
+        if (isRunningStatus(state.status)) {
+          yield* updateRow(row, bus, () => ({ status: "stopped", pid: null, cpu: 0, memory: 0, health: initialHealth(hasHealthCheck(row.app.definition)) }))
+        }
       })
 
     const isLive = (row: Row, state: RowState) => row.fiber !== null && isRunningStatus(state.status)
@@ -201,6 +203,10 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           const result = yield* withAppLock(
             app.name,
             Effect.gen(function* () {
+              if (app.depends_on.length > 0) {
+                // Waiting for dependencies is part of starting (no pid yet).
+                for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "starting", pid: null }))
+              }
               const waited = yield* Effect.either(awaitDependencies(app))
               if (Either.isLeft(waited)) {
                 for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
@@ -285,7 +291,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           const state = yield* SubscriptionRef.get(row.state)
           for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
         }
-        return yield* assignPorts(setting, appRows.length, held, appRows[0]?.app.definition.name ?? "app")
+        return yield* assignPorts(setting, appRows.length, held, appRows[0]?.app.definition.name ?? "app", { bindTest: false })
       })
 
     const restartRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>

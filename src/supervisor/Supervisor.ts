@@ -205,7 +205,15 @@ const runOnce = (
 
       yield* Effect.forkScoped(becomeOnline(row, app, bus))
       if (hasHealthCheck(app)) {
-        const env = { ...process.env, ...row.app.baseEnv, ...app.env } as Record<string, string>
+        // A check script learns which instance it checks, like the app itself does.
+        const env = {
+          ...process.env,
+          ...row.app.baseEnv,
+          ...app.env,
+          ...(port === null ? {} : { PORT: String(port) }),
+          PMFX_INSTANCE_ID: String(row.instance),
+          NODE_APP_INSTANCE: String(row.instance)
+        } as Record<string, string>
         yield* Effect.forkScoped(healthLoop(row, app, env, bus))
       }
       const outcome = yield* Effect.raceFirst(

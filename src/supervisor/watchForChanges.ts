@@ -7,20 +7,31 @@ import { watch } from "chokidar"
 import { Effect, type Scope } from "effect"
 import * as path from "node:path"
 import type { AppDefinition } from "../domain/AppDefinition"
+import { instanceFiles } from "../domain/logPaths"
 import { makeIgnoreMatcher } from "./globMatcher"
 
 const DEBOUNCE_MS = 300
 const ALWAYS_IGNORED = ["node_modules", ".git"]
 
 export const watchForChanges = (
-  app: Pick<AppDefinition, "cwd" | "watch_paths" | "ignore_watch">,
+  app: Pick<AppDefinition, "cwd" | "watch_paths" | "ignore_watch" | "name" | "instances" | "merge_logs" | "out_file" | "error_file" | "log_file" | "pid_file">,
   home: string,
   onChange: () => void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const logsDir = path.join(home, "logs")
     const ignoredPattern = makeIgnoreMatcher(app.cwd, [...ALWAYS_IGNORED, ...app.ignore_watch])
-    const ignored = (file: string) => file === logsDir || file.startsWith(logsDir + path.sep) || ignoredPattern(file)
+    // pmfx's own files change all the time (logs, pid files, state): watching them would restart
+    // the app in a loop. The app's log and pid files may live outside home, so they are listed too.
+    const ownFiles = new Set<string>()
+    for (let instance = 0; instance < app.instances; instance++) {
+      const files = instanceFiles(app, instance, home)
+      for (const file of [files.out_file, files.error_file, files.log_file, files.pid_file]) if (file !== null) ownFiles.add(file)
+    }
+    const homeEntries = ["logs", "pids", "state.json", ".state.json", "daemon.log", "daemon.pid", "pmfx.sock"].map((entry) => path.join(home, entry))
+    const isOwn = (file: string) =>
+      homeEntries.some((entry) => file === entry || file.startsWith(entry + path.sep) || file.startsWith(`${entry}.`)) ||
+      [...ownFiles].some((own) => file === own || file.startsWith(`${own}.`))
+    const ignored = (file: string) => isOwn(file) || ignoredPattern(file)
     let timer: NodeJS.Timeout | undefined
     const watcher = yield* Effect.acquireRelease(
       Effect.async<ReturnType<typeof watch>>((resume) => {
