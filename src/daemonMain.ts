@@ -4,7 +4,6 @@
  * do not load the server.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
 import { Paths } from "./daemon/Paths"
@@ -24,10 +23,18 @@ export const main = (args: ReadonlyArray<string>): void => {
     ),
     Effect.provide(Layer.merge(Paths.Default, NodeContext.layer))
   )
-  NodeRuntime.runMain(program, {
-    disableErrorReporting: false,
-    // SIGTERM/SIGINT interrupt the daemon: a clean stop, exit 0.
-    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause) ? 0 : 1)
+  // Not NodeRuntime.runMain: its SIGTERM handler interrupts the program, which would close the
+  // API before the apps are stopped. The daemon handles SIGTERM/SIGINT itself (runDaemon).
+  const fiber = Effect.runFork(program)
+  // Keeps the event loop alive while the daemon runs, whatever handles it holds.
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
+  fiber.addObserver((exit) => {
+    clearInterval(keepAlive)
+    if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
+      if (!(Cause.failureOption(exit.cause)._tag === "Some")) process.stderr.write(`pmfx daemon: ${Cause.pretty(exit.cause)}\n`)
+      process.exit(1)
+    }
+    process.exit(0)
   })
 }
 

@@ -293,7 +293,7 @@ const checkNames = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
         field,
         value: app.name,
         message: `"${app.name}" cannot be told apart from ${app.name === "all" ? "the keyword all" : "a numeric process id"}`,
-        suggestion: `use a name with a letter in it, like "app-${app.name}"`
+        suggestion: app.name === "all" ? 'use another name, like "all-apps"' : `use a name with a letter in it, like "app-${app.name}"`
       })
     } else if (!NAME_PATTERN.test(app.name)) {
       problems.push({

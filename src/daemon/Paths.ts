@@ -3,6 +3,7 @@
  * `~/.local/share/pmfx`. Everything pmfx writes lives under it.
  */
 import { Config, Effect, Layer, Option } from "effect"
+import { createHash } from "node:crypto"
 import * as os from "node:os"
 import * as path from "node:path"
 
@@ -18,13 +19,28 @@ export const resolveHome = (env: {
 
 const optionalVar = (name: string) => Config.option(Config.string(name)).pipe(Effect.map(Option.getOrUndefined))
 
+/** Unix socket paths longer than this do not fit in `sockaddr_un` (108 bytes with the NUL). */
+const MAX_SOCKET_PATH = 107
+
+/**
+ * `<home>/pmfx.sock`, or — when that path is too long for a unix socket (DESIGN §3) — a short path
+ * in a private (0700) folder under the temp folder, named after a hash of the home so that the
+ * CLI and the daemon of the same home agree on it.
+ */
+export const socketPathFor = (home: string): string => {
+  const inHome = path.join(home, "pmfx.sock")
+  if (Buffer.byteLength(inHome) <= MAX_SOCKET_PATH) return inHome
+  const digest = createHash("sha256").update(home).digest("hex").slice(0, 16)
+  return path.join(os.tmpdir(), `pmfx-${process.getuid?.() ?? "u"}-${digest}`, "pmfx.sock")
+}
+
 /** Every path pmfx uses under a home folder. */
 export const pathsUnder = (home: string) =>
   ({
     home,
     logs: path.join(home, "logs"),
     pids: path.join(home, "pids"),
-    socket: path.join(home, "pmfx.sock"),
+    socket: socketPathFor(home),
     state: path.join(home, "state.json"),
     daemonLog: path.join(home, "daemon.log"),
     daemonPid: path.join(home, "daemon.pid")

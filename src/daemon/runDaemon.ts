@@ -5,8 +5,9 @@
  * `pmfx kill`. Stopping keeps every app's desired state, so the next daemon brings back exactly
  * what was running.
  */
-import { Deferred, Effect, Layer, Ref } from "effect"
+import { Deferred, Effect, Exit, Layer, Ref } from "effect"
 import * as fs from "node:fs"
+import * as path from "node:path"
 import { serveOnSocket } from "../api/ApiServer"
 import { ConfigLoader } from "../config/ConfigLoader"
 import { SystemStatsReader } from "../monitor/systemStats"
@@ -24,7 +25,9 @@ export const runDaemon = Effect.gen(function* () {
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   yield* acquireDaemonLock(paths.daemonPid)
   // We hold the lock, so a socket file left here belongs to a daemon that is gone.
+  fs.mkdirSync(path.dirname(paths.socket), { recursive: true, mode: 0o700 })
   fs.rmSync(paths.socket, { force: true })
+  if (path.dirname(paths.socket) !== paths.home) yield* Effect.logInfo(`PMFX_HOME is too long for a unix socket path: the socket is ${paths.socket}`)
 
   const loaded = yield* readStateFile(paths.state)
   if (loaded._tag === "Corrupt") {
@@ -46,18 +49,34 @@ export const runDaemon = Effect.gen(function* () {
     const daemon = yield* DaemonInfo
     const restored = yield* manager.restore(state.engine, { start: !state.killed })
     const store = yield* Layer.build(StateStore.Default)
-    // Runs before the server closes: apps stop while the API still answers (503 for new requests).
-    yield* Effect.addFinalizer(() =>
-      Ref.set(daemon.stopping, true).pipe(
-        Effect.zipRight(Effect.logInfo("stopping every app")),
-        Effect.zipRight(manager.shutdown())
-      )
-    )
     yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(store))
+    // SIGTERM and SIGINT end the daemon the way `pmfx kill` does — not by interruption, which
+    // would close the server first: apps stop while the API still answers (SERVICE_UNAVAILABLE
+    // for new requests), then the scopes close.
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        const onSignal = (signal: NodeJS.Signals) => {
+          Effect.runFork(Effect.logInfo(`${signal}: shutting down`))
+          Deferred.unsafeDone(daemon.shutdown, Exit.void)
+        }
+        process.on("SIGTERM", onSignal)
+        process.on("SIGINT", onSignal)
+        return onSignal
+      }),
+      (onSignal) =>
+        Effect.sync(() => {
+          process.off("SIGTERM", onSignal)
+          process.off("SIGINT", onSignal)
+        })
+    )
+    const stopApps = Ref.set(daemon.stopping, true).pipe(
+      Effect.zipRight(Effect.logInfo("stopping every app")),
+      Effect.zipRight(manager.shutdown())
+    )
     yield* Effect.logInfo(
       `pmfx daemon ${process.pid} ready on ${paths.socket}: ${restored.length} process(es) restored${state.killed ? " (kept stopped after pmfx kill)" : ""}`
     )
     yield* Deferred.await(daemon.shutdown)
-    yield* Effect.logInfo("pmfx kill: shutting down")
+    yield* stopApps
   }).pipe(Effect.provide(context))
 }).pipe(Effect.scoped)

@@ -726,7 +726,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }),
 
       /** Stops every row without changing what the user wants (the host is shutting down). */
-      shutdown: () => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true }),
+      shutdown: () => Effect.suspend(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true })),
 
       /** Starts every row the user wants running that does not run (after `kill`, DESIGN §3). */
       resurrect: () =>

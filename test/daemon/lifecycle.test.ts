@@ -78,6 +78,28 @@ describe("the daemon", () => {
     expect(row!.id).toBe(0)
   })
 
+  it("answers SERVICE_UNAVAILABLE while it stops its apps", async () => {
+    const first = await daemon.start()
+    const pidsFile = path.join(daemon.home, "stubborn.json")
+    const body = {
+      name: "stubborn",
+      script: path.resolve(__dirname, "../fixtures/ignore-sigterm.js"),
+      env: { PIDS_FILE: pidsFile },
+      kill_timeout: "3s"
+    }
+    await daemon.call("POST", "/api/processes", body)
+    // The fixture writes its pids once its SIGTERM handler is in place.
+    await waitFor(() => fs.existsSync(pidsFile), "app ignoring SIGTERM")
+    const pids = JSON.parse(fs.readFileSync(pidsFile, "utf8")) as { child: number; grandchild: number }
+    process.kill(first.pid!, "SIGTERM")
+    await waitFor(async () => (await daemon.call("GET", "/api/processes")).status === 503, "503 while stopping", 5_000)
+    const reply = await daemon.call("GET", "/api/status")
+    expect(reply.body).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE", details: { reason: "shutting down" } } })
+    await waitFor(() => !isAlive(first.pid!), "the daemon to exit")
+    expect(isAlive(pids.child)).toBe(false)
+    expect(isAlive(pids.grandchild)).toBe(false)
+  })
+
   it("kill stops everything; the apps stay stopped across daemon starts until resurrect", async () => {
     const first = await daemon.start()
     const app = markedApp("job")
