@@ -4,8 +4,9 @@
  * from it; the OpenAPI document is generated from it. Errors are the structured error classes in
  * their wire form, each with its status.
  */
-import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema } from "@effect/platform"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import packageJson from "../../package.json"
 import * as W from "../domain/ErrorWire"
 import { ProcessDetail } from "../domain/ProcessDetail"
 import { ProcessMetrics } from "../domain/ProcessMetrics"
@@ -135,6 +136,12 @@ export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
   .addError(W.InternalErrorWire) {}
 
-export class PmfxApi extends HttpApi.make("pmfx").add(ServiceGroup).add(ProcessesGroup).add(SystemGroup).add(DaemonGroup) {}
+export class PmfxApi extends HttpApi.make("pmfx")
+  .add(ServiceGroup)
+  .add(ProcessesGroup)
+  .add(SystemGroup)
+  .add(DaemonGroup)
+  // Without these the OpenAPI document calls itself "Api" version 0.0.1.
+  .annotateContext(OpenApi.annotations({ title: "pmfx", version: packageJson.version, description: packageJson.description })) {}
 
 export { CreateRequest, PortOverride }

@@ -17,10 +17,18 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
 /**
  * Serves the API on `socketPath`, mode 0600: the file's permissions are the socket's
  * authentication (only the daemon's user may connect).
+ *
+ * Both middlewares wrap the router (API-level, `HttpApiBuilder.middleware`), not the served app
+ * (`HttpApiBuilder.serve(middleware)`): by the time a served-app middleware sees the outcome, the
+ * platform has already written the response — its own empty one for an unknown route or an
+ * unreadable body, and the handler's for everything else — so `errorResponses` could not replace
+ * the former and `daemonMiddleware` would save state.json only after the answer had left.
+ * `errorResponses` sits inside, so `daemonMiddleware` sees every request end as a response.
  */
 export const serveOnSocket = (socketPath: string) =>
-  HttpApiBuilder.serve((app) => errorResponses(daemonMiddleware(app))).pipe(
+  HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(HttpApiBuilder.middleware((app) => daemonMiddleware(errorResponses(app)), { withContext: true })),
     Layer.provide(ApiLive),
     Layer.provide(
       Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(

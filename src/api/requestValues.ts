@@ -32,9 +32,62 @@ export const parseDurationParam = (field: string, text: string | undefined, fall
   })
 }
 
-/** `name` filter: exact, or a glob with `*`. */
+/**
+ * `name` filter: exact, or a glob with `*`. Matched by hand rather than with a regular expression:
+ * `a*a*a*…b` as a RegExp backtracks exponentially against a long name and would stall the daemon's
+ * event loop; this walk is at most names × pattern steps.
+ */
 export const nameMatcher = (pattern: string): ((name: string) => boolean) => {
   if (!pattern.includes("*")) return (name) => name === pattern
-  const regexp = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`)
-  return (name) => regexp.test(name)
+  return (name) => {
+    let p = 0
+    let n = 0
+    /** The last `*` seen, and where in the name its match currently ends. */
+    let star = -1
+    let resume = 0
+    while (n < name.length) {
+      if (p < pattern.length && pattern[p] !== "*" && pattern[p] === name[n]) {
+        p++
+        n++
+      } else if (p < pattern.length && pattern[p] === "*") {
+        star = p++
+        resume = n
+      } else if (star !== -1) {
+        // Let the last `*` take one more character and try the rest again.
+        p = star + 1
+        n = ++resume
+      } else {
+        return false
+      }
+    }
+    while (pattern[p] === "*") p++
+    return p === pattern.length
+  }
 }
+
+/**
+ * How deeply a request body may nest. An app definition needs about six levels; the limit keeps
+ * a hostile body (a megabyte of `[[[[…`) away from the recursive code that validates settings and
+ * writes errors, where it would overflow the stack.
+ */
+export const MAX_BODY_DEPTH = 32
+
+/** The nesting depth of a parsed JSON value, counted without recursion (so it cannot overflow itself). */
+export const nestingDepth = (value: unknown): number => {
+  let deepest = 0
+  const pending: Array<readonly [unknown, number]> = [[value, 0]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [current, depth] = next
+    if (typeof current !== "object" || current === null) continue
+    deepest = Math.max(deepest, depth + 1)
+    if (deepest > MAX_BODY_DEPTH) return deepest
+    for (const child of Object.values(current)) pending.push([child, depth + 1])
+  }
+  return deepest
+}
+
+/** A JSON body nested at most `MAX_BODY_DEPTH` levels deep, else BAD_REQUEST. */
+export const checkDepth = (body: unknown): Effect.Effect<void, BadRequest> =>
+  nestingDepth(body) > MAX_BODY_DEPTH
+    ? Effect.fail(badRequest("body", `the body nests more than ${MAX_BODY_DEPTH} levels deep`, "send app settings as they appear in an ecosystem file"))
+    : Effect.void

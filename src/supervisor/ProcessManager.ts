@@ -91,7 +91,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     /** `{id}` of the CLI and the API (DESIGN §4): numeric id, `all`, app name, then namespace. */
     const resolve = (target: string): Effect.Effect<ReadonlyArray<Row>, ProcessNotFound> =>
       Effect.suspend(() => {
-        const trimmed = target.trim()
+        const trimmed = target
         const found = /^\d+$/.test(trimmed)
           ? allRows().filter((row) => row.id === Number(trimmed))
           : trimmed === "all"

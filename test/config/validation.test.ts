@@ -190,7 +190,7 @@ describe("names", () => {
         field: "apps[1].name",
         value: "all",
         message: '"all" cannot be told apart from the keyword all',
-        suggestion: 'use a name with a letter in it, like "app-all"'
+        suggestion: 'use another name, like "all-apps"'
       }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )

@@ -1,9 +1,11 @@
 /** Handlers of `/api/processes…` (DESIGN §7). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Effect, Schema, Stream } from "effect"
+import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { isRecord } from "../../config/mergeSettings"
-import { InvalidConfig } from "../../domain/errors"
+import { type AppDefinition, NAME_PATTERN } from "../../domain/AppDefinition"
+import { type BadRequest, InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import type { LogEntry } from "../../logs/LogEntry"
 import { LogLevel } from "../../logs/LogEntry"
@@ -11,10 +13,55 @@ import type { LogQuery } from "../../logs/LogQuery"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
 import { CreateRequest, PortOverride } from "../ApiSchemas"
-import { badRequest, nameMatcher, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
+import { badRequest, checkDepth, nameMatcher, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
 const KEEP_ALIVE_MS = 15_000
 const MAX_LINES = 10_000
+/**
+ * Problems listed in one INVALID_CONFIG answer. Validation reports every problem, which for a
+ * 1 MiB body of junk can be hundreds of thousands (a 70 MB answer); the message still gives the
+ * count, and the first ones are what a client can act on.
+ */
+const MAX_PROBLEMS = 100
+
+/** INVALID_CONFIG with at most `MAX_PROBLEMS` problems listed. */
+const boundProblems = (error: InvalidConfig): InvalidConfig => {
+  const problems = error.details.problems
+  if (problems === undefined || problems.length <= MAX_PROBLEMS) return error
+  return new InvalidConfig({ message: error.message, details: { ...error.details, problems: problems.slice(0, MAX_PROBLEMS) } })
+}
+
+/**
+ * Resolved definitions (the CLI's form) skip the loader's validation, so the names are checked
+ * here as the loader checks them (DESIGN §4): a numeric name or `all` would make `{id}` ambiguous,
+ * and a name is part of its log file names, so `../x` must not pass.
+ */
+const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<void, InvalidConfig> => {
+  const problems = definitions.flatMap((definition, i) =>
+    /^\d+$/.test(definition.name) || definition.name === "all" || !NAME_PATTERN.test(definition.name)
+      ? [
+          {
+            field: `definitions[${i}].name`,
+            value: definition.name,
+            message: "is not a usable app name: letters, digits and _ . @ : + - only, not all digits and not `all`",
+            suggestion: 'use a name like "api" or "worker-1"'
+          }
+        ]
+      : []
+  )
+  return problems.length === 0 ? Effect.void : Effect.fail(InvalidConfig.fromProblems(problems))
+}
+
+/**
+ * The folder relative paths of `{apps:[...], cwd}` resolve against: `cwd` when given (it must be
+ * absolute: the daemon's own working folder means nothing to a client), else the daemon's.
+ */
+const baseDirOf = (cwd: unknown): Effect.Effect<string, BadRequest> => {
+  if (cwd === undefined) return Effect.succeed(process.cwd())
+  return typeof cwd === "string" && path.isAbsolute(cwd)
+    ? Effect.succeed(cwd)
+    : Effect.fail(badRequest("cwd", `${JSON.stringify(cwd)} is not an absolute path`, 'give the folder relative paths start from, like "/srv/app"'))
+}
 
 const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
 
@@ -58,15 +105,16 @@ const logQuery = (params: typeof import("../ApiSchemas").LogsQuery.Type) =>
 
 const encoder = new TextEncoder()
 
-/** Server-Sent Events: one `event: log` per line, a comment every 15 s to keep proxies from closing. */
+/**
+ * Server-Sent Events: one `event: log` per line, a comment every 15 s to keep proxies from closing.
+ * The first comment goes out at once: Node sends the response headers with the first chunk, so
+ * without it a client would not even see the stream open until a line or 15 s had passed.
+ */
 const sse = (entries: Stream.Stream<LogEntry>) =>
   HttpServerResponse.stream(
     Stream.merge(
       entries.pipe(Stream.map((entry) => `event: log\ndata: ${JSON.stringify(entry)}\n\n`)),
-      Stream.tick(KEEP_ALIVE_MS).pipe(
-        Stream.drop(1),
-        Stream.map(() => ": keep-alive\n\n")
-      ),
+      Stream.tick(KEEP_ALIVE_MS).pipe(Stream.map(() => ": keep-alive\n\n")),
       { haltStrategy: "left" }
     ).pipe(Stream.map((text) => encoder.encode(text))),
     { contentType: "text/event-stream", headers: { "cache-control": "no-cache", connection: "keep-alive" } }
@@ -95,6 +143,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           if (!isRecord(payload)) {
             return yield* badRequest("body", "the body must be a JSON object", 'send one app ({"name": "api", "script": "server.js"}) or {"apps": [...]}')
           }
+          yield* checkDepth(payload)
           let definitions
           let baseEnv: Readonly<Record<string, string>>
           if ("definitions" in payload) {
@@ -107,9 +156,14 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             if (definitions.length === 0) {
               return yield* InvalidConfig.fromProblems([{ field: "definitions", value: [], message: "has no app", suggestion: "send at least one app" }])
             }
+            yield* checkNames(definitions)
           } else {
+            // `cwd` beside `apps` is where relative paths start (as the folder of a file would
+            // be); in the one-app form it is the app's own `cwd` setting and stays in the app.
+            const { cwd, ...withoutCwd } = payload
+            const [document, baseDir] = "apps" in payload ? [withoutCwd, yield* baseDirOf(cwd)] : [payload, process.cwd()]
             const environment = process.env as Record<string, string>
-            const loaded = yield* loader.fromDocument(payload, process.cwd(), { environment })
+            const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
             baseEnv = environment
           }
