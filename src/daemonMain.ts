@@ -16,10 +16,13 @@ export const main = (args: ReadonlyArray<string>): void => {
     return
   }
   const program = runDaemon.pipe(
+    Effect.as(0),
+    // Expected when several CLIs start a daemon at once: one wins, the others say so and leave.
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>
       Effect.sync(() => {
         process.stderr.write(`pmfx daemon: another daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file})\n`)
-      }).pipe(Effect.zipRight(Effect.fail(error)))
+        return 1
+      })
     ),
     Effect.provide(Layer.merge(Paths.Default, NodeContext.layer))
   )
@@ -30,8 +33,9 @@ export const main = (args: ReadonlyArray<string>): void => {
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1)
   fiber.addObserver((exit) => {
     clearInterval(keepAlive)
-    if (Exit.isFailure(exit) && !Cause.isInterruptedOnly(exit.cause)) {
-      if (!(Cause.failureOption(exit.cause)._tag === "Some")) process.stderr.write(`pmfx daemon: ${Cause.pretty(exit.cause)}\n`)
+    if (Exit.isSuccess(exit)) process.exit(exit.value)
+    if (!Cause.isInterruptedOnly(exit.cause)) {
+      process.stderr.write(`pmfx daemon: ${Cause.pretty(exit.cause)}\n`)
       process.exit(1)
     }
     process.exit(0)
