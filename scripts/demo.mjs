@@ -1,24 +1,60 @@
-// `npm run demo`: the main job as far as pmfx goes today. The process engine and the daemon are
-// the next milestones; until they land, the demo checks and resolves the example ecosystem in all
-// its formats — what `pmfx start` will run.
-import { spawnSync } from "node:child_process"
+// `npm run demo`: the example ecosystem under the pmfx daemon.
+// Starts examples/ecosystem.json (an HTTP API with two instances and a health check, a worker that
+// logs every second, a job that keeps failing) in a demo home (.tmp/demo), waits for the API,
+// prints the process table and some logs. On a terminal it then follows the worker's logs until
+// Ctrl-C; elsewhere (CI) it stops at once. Either way it ends with `pmfx kill`.
+import { spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const pmfx = path.join(root, "dist", "pmfx.cjs")
+const home = path.join(root, ".tmp", "demo")
+const env = { ...process.env, PMFX_HOME: home }
+fs.mkdirSync(home, { recursive: true })
 
-const run = (args) => {
-  console.log(`\n$ pmfx ${args.map((a) => path.relative(root, a) || a).join(" ")}`)
-  const result = spawnSync(process.execPath, [pmfx, ...args], { stdio: "inherit", cwd: root })
-  if (result.status !== 0) {
-    console.error(`pmfx exited with ${result.status}`)
-    process.exit(result.status ?? 1)
+const show = (args) => console.log(`\n$ PMFX_HOME=.tmp/demo pmfx ${args.join(" ")}`)
+const run = (args, { quiet = false } = {}) => {
+  if (!quiet) show(args)
+  return spawnSync(process.execPath, [pmfx, ...args], { stdio: quiet ? "pipe" : "inherit", cwd: root, env, encoding: "utf8" })
+}
+const stop = () => run(["kill"])
+
+process.on("SIGINT", () => {})
+
+const started = run(["start", "examples/ecosystem.json"])
+if (started.status !== 0) {
+  console.error(`\npmfx start exited with ${started.status}; see above. (Are ports 4000-4001 free?)`)
+  stop()
+  process.exit(started.status ?? 1)
+}
+// The API becomes online once its health check passes.
+const deadline = Date.now() + 30_000
+for (;;) {
+  const list = JSON.parse(run(["list", "--json"], { quiet: true }).stdout || "[]")
+  const api = list.filter((row) => row.name === "api")
+  if (api.length > 0 && api.every((row) => row.status === "online" && row.health_status === "healthy")) break
+  if (Date.now() > deadline) {
+    console.error("\nthe api did not become healthy within 30 s")
+    break
   }
+  await new Promise((resolve) => setTimeout(resolve, 250))
 }
+run(["list"])
+run(["logs", "worker", "--lines", "4"])
+console.log(`
+Try, in another terminal (same demo home):
+  PMFX_HOME=.tmp/demo npx pmfx list
+  PMFX_HOME=.tmp/demo npx pmfx logs api --follow
+  PMFX_HOME=.tmp/demo npx pmfx reload api
+  PMFX_HOME=.tmp/demo npx pmfx monit
+  curl http://127.0.0.1:4000/health`)
 
-for (const file of ["ecosystem.json", "ecosystem.yaml", "ecosystem.toml", "ecosystem.config.mjs"]) {
-  run(["validate", path.join(root, "examples", file)])
+if (process.stdout.isTTY) {
+  console.log("\nFollowing the worker's logs; press Ctrl-C to stop the demo.")
+  show(["logs", "worker", "--follow", "--lines", "0"])
+  const follow = spawn(process.execPath, [pmfx, "logs", "worker", "--follow", "--lines", "0"], { stdio: "inherit", cwd: root, env })
+  await new Promise((resolve) => follow.once("exit", resolve))
 }
-run(["validate", "--env", "production", path.join(root, "examples", "pm2", "ecosystem.config.js")])
-run(["show", path.join(root, "examples", "ecosystem.json")])
+stop()

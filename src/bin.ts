@@ -5,11 +5,12 @@
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Console, Effect, Exit, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer } from "effect"
 import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
 import { pmfx } from "./cli/main"
+import { interruptedExitCode } from "./cli/interrupt"
 import { CliExit, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
 import { DaemonClient } from "./cli/DaemonClient"
@@ -43,6 +44,13 @@ if (args[0] === "daemon" && !args.includes("--help") && !args.includes("-h")) {
 } else {
   NodeRuntime.runMain(program, {
     disableErrorReporting: false,
-    teardown: (exit, onExit) => onExit(Exit.isSuccess(exit) && typeof exit.value === "number" ? exit.value : ExitCode.unexpected)
+    teardown: (exit, onExit) =>
+      onExit(
+        Exit.isSuccess(exit) && typeof exit.value === "number"
+          ? exit.value
+          : Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            ? interruptedExitCode() // Ctrl-C or SIGTERM
+            : ExitCode.unexpected
+      )
   })
 }

@@ -16,6 +16,7 @@ import { socketHttpClient } from "../daemon/socketHttpClient"
 export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{ readonly message: string; readonly socket: string }> {}
 
 const START_TIMEOUT = Duration.seconds(15)
+const PROBE_TIMEOUT = Duration.seconds(2)
 
 /** The daemon bundle sits next to the CLI bundle in dist/. */
 const daemonScript = () => path.join(path.dirname(process.argv[1] ?? __filename), "daemon.cjs")
@@ -26,7 +27,11 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
     const api = yield* HttpApiClient.make(PmfxApi, { baseUrl: "http://pmfx" }).pipe(
       Effect.provideService(HttpClient.HttpClient, socketHttpClient(paths.socket))
     )
+    // A probe gives up after PROBE_TIMEOUT: a daemon that is starting accepts connections on its
+    // socket before its request handler is attached, and a request sent in that moment is never
+    // answered (the next probe is).
     const answers = api.service.info().pipe(
+      Effect.timeout(PROBE_TIMEOUT),
       Effect.as(true),
       Effect.catchAll(() => Effect.succeed(false))
     )
@@ -52,7 +57,8 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
         Effect.repeat({ schedule: Schedule.spaced(Duration.millis(30)), until: (ok) => ok }),
         Effect.timeoutOption(START_TIMEOUT)
       )
-      if (up._tag === "None" || !up.value) {
+      // (The repeat ends only once the daemon answers; its value is the schedule's count, not a flag.)
+      if (up._tag === "None") {
         return yield* new DaemonUnreachable({
           message: `the daemon did not answer on ${paths.socket} within ${Duration.toSeconds(START_TIMEOUT)}s; see ${paths.daemonLog}`,
           socket: paths.socket

@@ -1,5 +1,5 @@
 /** Runs the built `pmfx` binary as a user would, in a fresh temporary `PMFX_HOME`. */
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -19,12 +19,108 @@ export interface Sandbox {
   readonly home: string
   readonly write: (name: string, content: string) => string
   readonly pmfx: (args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) => CliResult
+  /** The same, without blocking the test (to run several commands at once). */
+  readonly pmfxAsync: (args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>) => Promise<CliResult>
+  /**
+   * Stops the sandbox's daemon and every process it started (`pmfx kill`, then SIGKILL for
+   * whatever is left), and removes the folder. Safe to call when no daemon ever ran.
+   */
   readonly cleanup: () => void
+}
+
+const isAlive = (pid: number): boolean => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return false
+  }
+}
+
+/** The process group of a pid (field 5 of /proc/<pid>/stat), or undefined when it is gone. */
+const groupOf = (pid: number): number | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2])
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Live processes whose environment holds exactly `PMFX_HOME=<home>`: the sandbox's daemon and,
+ * since they inherit it (from the CLI or the daemon), every app it started and their children.
+ * A unique temporary home makes this match nothing outside the sandbox.
+ */
+export const processesOfHome = (home: string): Array<number> => {
+  const marker = `PMFX_HOME=${home}`
+  return fs
+    .readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => {
+      if (pid === process.pid) return false
+      try {
+        return fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(marker) && isAlive(pid)
+      } catch {
+        return false
+      }
+    })
+}
+
+const sigkill = (pid: number) => {
+  try {
+    process.kill(pid, "SIGKILL")
+  } catch {
+    // Already gone.
+  }
+}
+
+/** Makes sure nothing of a sandbox's home keeps running. */
+export const stopEverything = (home: string, runPmfx: (args: ReadonlyArray<string>) => CliResult): void => {
+  if (!fs.existsSync(home)) return
+  const pidFile = path.join(home, "daemon.pid")
+  // The polite way first: the daemon stops its apps and exits (and `kill` never starts a daemon).
+  if (fs.existsSync(pidFile) || fs.existsSync(path.join(home, "pmfx.sock"))) runPmfx(["kill"])
+  // Fallback 1: a daemon that did not exit.
+  try {
+    const daemon = Number(fs.readFileSync(pidFile, "utf8").trim())
+    if (Number.isInteger(daemon) && daemon > 0 && processesOfHome(home).includes(daemon)) sigkill(daemon)
+  } catch {
+    // No pid file: no daemon.
+  }
+  // Fallback 2: apps (and their children) that outlived it. A group leader takes its group with
+  // it; a process in someone else's group (a CLI still running under this test's group) is
+  // killed alone, so the test runner's own group is never signalled.
+  for (let round = 0; round < 3; round++) {
+    const left = processesOfHome(home)
+    if (left.length === 0) return
+    for (const pid of left) {
+      if (groupOf(pid) === pid && pid !== process.pid) {
+        try {
+          process.kill(-pid, "SIGKILL")
+        } catch {
+          sigkill(pid)
+        }
+      } else sigkill(pid)
+    }
+    spawnSync("sleep", ["0.05"])
+  }
 }
 
 export const makeSandbox = (): Sandbox => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-cli-"))
   const home = path.join(dir, "home")
+  const envOf = (env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, PMFX_HOME: home, ...env })
+  const pmfx = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
+    const result = spawnSync(process.execPath, [PMFX_BIN, ...args], {
+      cwd: dir,
+      encoding: "utf8",
+      env: envOf(env),
+      timeout: 30_000
+    })
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr }
+  }
   return {
     dir,
     home,
@@ -34,15 +130,23 @@ export const makeSandbox = (): Sandbox => {
       fs.writeFileSync(file, content)
       return file
     },
-    pmfx: (args, env = {}) => {
-      const result = spawnSync(process.execPath, [PMFX_BIN, ...args], {
-        cwd: dir,
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, PMFX_HOME: home, ...env },
-        timeout: 30_000
-      })
-      return { code: result.status, stdout: result.stdout, stderr: result.stderr }
-    },
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true })
+    pmfx,
+    pmfxAsync: (args, env = {}) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [PMFX_BIN, ...args], { cwd: dir, env: envOf(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, stdout, stderr }))
+      }),
+    cleanup: () => {
+      try {
+        stopEverything(home, pmfx)
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true })
+      }
+    }
   }
 }

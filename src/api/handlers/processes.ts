@@ -1,8 +1,9 @@
 /** Handlers of `/api/processes…` (DESIGN §7). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Effect, Schema, Stream } from "effect"
+import { Deferred, Effect, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
+import { DaemonInfo } from "../../daemon/DaemonInfo"
 import { isRecord } from "../../config/mergeSettings"
 import { type AppDefinition, NAME_PATTERN } from "../../domain/AppDefinition"
 import { type BadRequest, InvalidConfig } from "../../domain/errors"
@@ -124,6 +125,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
   Effect.gen(function* () {
     const manager = yield* ProcessManager
     const loader = yield* ConfigLoader
+    const daemon = yield* DaemonInfo
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
@@ -215,7 +217,8 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           const name = first?.name ?? path.id
           if (urlParams.follow === "true" || urlParams.follow === "1") {
             const entries = yield* manager.followLogs(path.id, query)
-            return sse(entries)
+            // A follower must not hold the daemon open: the stream ends when shutdown begins.
+            return sse(entries.pipe(Stream.interruptWhen(Deferred.await(daemon.shutdown))))
           }
           const entries = yield* manager.readLogs(path.id, query)
           return { id: path.id, name, entries }

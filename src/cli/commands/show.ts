@@ -1,16 +1,23 @@
-/** `pmfx show <file>`: the fully resolved definitions, as people or programs read them. */
-import { Command } from "@effect/cli"
+/**
+ * `pmfx show <file|name|id>`: for a file, the fully resolved definitions; for a process (DESIGN
+ * §9), what the daemon knows of it — state, resources, health, configuration and log files — as
+ * people or programs read them.
+ */
+import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { Paths } from "../../daemon/Paths"
 import { instanceFiles } from "../../domain/logPaths"
 import { CallerEnvironment } from "../CallerEnvironment"
+import { withDaemon } from "../daemonCall"
 import { failWith, printJson } from "../output"
 import { renderApp } from "../renderApp"
+import { renderProcessDetail } from "../renderProcess"
 import { style } from "../style"
-import { envOption, fileArg, jsonOption } from "./configOptions"
+import { classifyTarget, targetDescription } from "../target"
+import { envOption, jsonOption } from "./configOptions"
 
-export const showCommand = Command.make("show", { file: fileArg, env: envOption, json: jsonOption }, ({ file, env, json }) =>
+const showFile = (file: string, env: Option.Option<string>, json: boolean) =>
   Effect.gen(function* () {
     const loader = yield* ConfigLoader
     const caller = yield* CallerEnvironment
@@ -36,4 +43,24 @@ export const showCommand = Command.make("show", { file: fileArg, env: envOption,
     for (const warning of loaded.warnings) blocks.push(`${style.yellow(out)("warning")} ${warning}`)
     yield* Console.log(blocks.join("\n\n"))
   })
-).pipe(Command.withDescription("Print the fully resolved definitions of an ecosystem file (defaults, substitutions, absolute paths)"))
+
+const showProcess = (id: string, json: boolean) =>
+  Effect.gen(function* () {
+    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }))
+    yield* json ? printJson(detail) : Console.log(renderProcessDetail(detail, Date.now()))
+  })
+
+export const showCommand = Command.make(
+  "show",
+  { target: Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription)), env: envOption, json: jsonOption },
+  ({ target, env, json }) =>
+    Effect.gen(function* () {
+      const caller = yield* CallerEnvironment
+      const classified = classifyTarget(target, caller.cwd)
+      return yield* classified._tag === "File" ? showFile(classified.file, env, json) : showProcess(classified.id, json)
+    })
+).pipe(
+  Command.withDescription(
+    "Print the fully resolved definitions of an ecosystem file (defaults, substitutions, absolute paths), or a process's state, health, configuration and log files"
+  )
+)

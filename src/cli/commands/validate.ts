@@ -1,49 +1,93 @@
-/** `pmfx validate <file>`: every problem in an ecosystem file, or OK with a line per app. */
-import { Command } from "@effect/cli"
+/**
+ * `pmfx validate <file|name|id>`: every problem in an ecosystem file, or OK with a line per app;
+ * for a process name/id (DESIGN §9), whether the daemon holds that definition (exit 4 when not).
+ */
+import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { quoteShellWord } from "../../domain/shellWords"
 import { CallerEnvironment } from "../CallerEnvironment"
+import { withDaemon } from "../daemonCall"
 import { failWith, printJson } from "../output"
 import { columns, style } from "../style"
-import { envOption, fileArg, jsonOption } from "./configOptions"
+import { classifyTarget, targetDescription } from "../target"
+import { envOption, jsonOption } from "./configOptions"
+
+const validateFile = (file: string, env: Option.Option<string>, json: boolean) =>
+  Effect.gen(function* () {
+    const loader = yield* ConfigLoader
+    const caller = yield* CallerEnvironment
+    const loaded = yield* loader
+      .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env) })
+      .pipe(Effect.catchAll((error) => failWith(error, json)))
+    if (json) {
+      return yield* printJson({
+        success: true,
+        file: loaded.file,
+        apps: loaded.apps.map((app) => ({
+          name: app.name,
+          namespace: app.namespace,
+          script: app.script,
+          args: app.args,
+          instances: app.instances,
+          port: app.port
+        })),
+        warnings: loaded.warnings
+      })
+    }
+    const out = process.stdout
+    const count = `${loaded.apps.length} app${loaded.apps.length === 1 ? "" : "s"}`
+    const rows = loaded.apps.map((app) => [
+      style.bold(out)(app.name),
+      [app.script, ...app.args].map(quoteShellWord).join(" "),
+      `${app.instances} instance${app.instances === 1 ? "" : "s"}`,
+      app.port === null ? "" : `port ${app.port}`,
+      app.namespace === "default" ? "" : `namespace ${app.namespace}`
+    ])
+    const lines = [`${style.green(out)("OK")} ${loaded.file}: ${count}`, ...columns(rows).map((line) => `  ${line}`)]
+    for (const warning of loaded.warnings) lines.push(`${style.yellow(out)("warning")} ${warning}`)
+    yield* Console.log(lines.join("\n"))
+  })
+
+/** The daemon validated the definition when it was created: what is left to check is that it is there. */
+const validateProcess = (id: string, json: boolean) =>
+  Effect.gen(function* () {
+    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }))
+    const { config } = detail
+    if (json) {
+      return yield* printJson({
+        success: true,
+        id,
+        name: detail.name,
+        namespace: detail.namespace,
+        app_instances: detail.app_instances,
+        script: config.script,
+        args: config.args,
+        instances: config.instances,
+        port: config.port
+      })
+    }
+    const out = process.stdout
+    const ids = detail.app_instances.length === 1 ? `id ${detail.app_instances[0]}` : `ids ${detail.app_instances.join(", ")}`
+    yield* Console.log(
+      [
+        `${style.green(out)("OK")} ${style.bold(out)(detail.name)} is defined in the daemon (${ids}, namespace ${detail.namespace})`,
+        `  ${[config.script, ...config.args].map(quoteShellWord).join(" ")}  ${config.instances} instance${config.instances === 1 ? "" : "s"}${config.port === null ? "" : `  port ${config.port}`}`
+      ].join("\n")
+    )
+  })
 
 export const validateCommand = Command.make(
   "validate",
-  { file: fileArg, env: envOption, json: jsonOption },
-  ({ file, env, json }) =>
+  { target: Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription)), env: envOption, json: jsonOption },
+  ({ target, env, json }) =>
     Effect.gen(function* () {
-      const loader = yield* ConfigLoader
       const caller = yield* CallerEnvironment
-      const loaded = yield* loader
-        .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env) })
-        .pipe(Effect.catchAll((error) => failWith(error, json)))
-      if (json) {
-        return yield* printJson({
-          success: true,
-          file: loaded.file,
-          apps: loaded.apps.map((app) => ({
-            name: app.name,
-            namespace: app.namespace,
-            script: app.script,
-            args: app.args,
-            instances: app.instances,
-            port: app.port
-          })),
-          warnings: loaded.warnings
-        })
-      }
-      const out = process.stdout
-      const count = `${loaded.apps.length} app${loaded.apps.length === 1 ? "" : "s"}`
-      const rows = loaded.apps.map((app) => [
-        style.bold(out)(app.name),
-        [app.script, ...app.args].map(quoteShellWord).join(" "),
-        `${app.instances} instance${app.instances === 1 ? "" : "s"}`,
-        app.port === null ? "" : `port ${app.port}`,
-        app.namespace === "default" ? "" : `namespace ${app.namespace}`
-      ])
-      const lines = [`${style.green(out)("OK")} ${loaded.file}: ${count}`, ...columns(rows).map((line) => `  ${line}`)]
-      for (const warning of loaded.warnings) lines.push(`${style.yellow(out)("warning")} ${warning}`)
-      yield* Console.log(lines.join("\n"))
+      const classified = classifyTarget(target, caller.cwd)
+      return yield* classified._tag === "File" ? validateFile(classified.file, env, json) : validateProcess(classified.id, json)
     })
-).pipe(Command.withDescription("Check an ecosystem file and report every problem in it (exit 3 when invalid)"))
+).pipe(
+  Command.withDescription(
+    "Check an ecosystem file and report every problem in it (exit 3 when invalid), or check that the daemon holds a process (exit 4 when not)"
+  )
+)

@@ -1,0 +1,83 @@
+/**
+ * `pmfx delete <id|name|namespace|all|stopped|errored> [--status] [--force]` (DESIGN §9): stops and
+ * removes rows. `stopped` and `errored` remove the rows in that state; with `--status` the
+ * argument is read as state names (`delete online --status`, `delete stopped,errored --status`).
+ * `all` asks first when stdin is a terminal, unless `--force`.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect } from "effect"
+import * as readline from "node:readline"
+import { processStatuses } from "../../domain/ProcessStatus"
+import { withDaemon } from "../daemonCall"
+import { CliExit, failWith, printJson } from "../output"
+import { style } from "../style"
+import { badUsage } from "../usage"
+import { plural } from "./actionOptions"
+import { jsonOption } from "./configOptions"
+
+const BY_STATUS = new Set(["stopped", "errored"])
+
+/** Asks a yes/no question on the terminal; anything but y/yes is no. */
+const confirm = (question: string) =>
+  Effect.async<boolean>((resume) => {
+    const rl = readline.createInterface({ input: process.stdin, output: process.stderr })
+    let answered = false
+    const answer = (yes: boolean) => {
+      if (answered) return
+      answered = true
+      rl.close()
+      resume(Effect.succeed(yes))
+    }
+    rl.question(question, (text) => answer(/^y(es)?$/i.test(text.trim())))
+    // End of input (Ctrl-D) is a no.
+    rl.on("close", () => answer(false))
+    return Effect.sync(() => rl.close())
+  })
+
+export const deleteCommand = Command.make(
+  "delete",
+  {
+    target: Args.text({ name: "id|name|namespace|all|stopped|errored" }).pipe(
+      Args.withDescription("a process id, an app name, a namespace, all, or the rows that are stopped or errored")
+    ),
+    status: Options.boolean("status").pipe(Options.withDescription("read the argument as process states (comma-separated): delete online --status")),
+    force: Options.boolean("force").pipe(Options.withAlias("f"), Options.withDescription("do not ask before deleting all")),
+    json: jsonOption
+  },
+  ({ target, status, force, json }) =>
+    Effect.gen(function* () {
+      const report = (deleted: ReadonlyArray<number>) =>
+        json
+          ? printJson({ success: true, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted })
+          : Console.log(
+              deleted.length === 0
+                ? style.dim(process.stdout)("nothing to delete")
+                : `${style.green(process.stdout)("deleted")} ${plural(deleted.length, "process", "processes")} (${deleted.length === 1 ? "id" : "ids"} ${deleted.join(", ")})`
+            )
+
+      if (status || BY_STATUS.has(target)) {
+        const states = target.split(",").map((s) => s.trim())
+        const unknown = states.find((s) => !(processStatuses as ReadonlyArray<string>).includes(s))
+        if (unknown !== undefined) {
+          return yield* failWith(badUsage("--status", `${JSON.stringify(unknown)} is not a process state`, `use one or more of ${processStatuses.join(", ")}, separated by commas`), json)
+        }
+        const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { status: states.join(",") } }))
+        return yield* report(result.deleted)
+      }
+
+      const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
+      if (target.trim() === "all" && !force && process.stdin.isTTY === true && before.length > 0) {
+        const yes = yield* confirm(`Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `)
+        if (!yes) {
+          yield* Console.error("nothing deleted")
+          return yield* new CliExit({ code: 1 })
+        }
+      }
+      const after = yield* withDaemon(json, (api) =>
+        api.processes.delete({ path: { id: target } }).pipe(Effect.zipRight(api.processes.list({ urlParams: {} })))
+      )
+      const remaining = new Set(after.map((row) => row.id))
+      const deleted = before.filter((row) => !remaining.has(row.id)).map((row) => row.id)
+      yield* report(deleted)
+    })
+).pipe(Command.withDescription("Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"))

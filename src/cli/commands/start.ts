@@ -1,0 +1,373 @@
+/**
+ * `pmfx start <command|script|file>` (SPEC §4.2, DESIGN §4, §5, §9).
+ *
+ * - An ecosystem file (the argument, or `--config <file>`) is loaded with the caller's environment
+ *   (and `--env <name>` to select `env_<name>` blocks), optionally narrowed to one app by `--name`.
+ *   Its apps that do not exist yet are created; those that exist are started with their saved
+ *   definition (already running ones are reported; PROCESS_ALREADY_RUNNING only when nothing at
+ *   all was started).
+ * - Anything else is one app built from the options: the command is split like a shell would
+ *   (`"node server.js --x"` → `node` with `server.js --x`; a path that names a file is one script
+ *   even with spaces in it), relative paths resolve against the caller's folder, and a name that
+ *   is taken is PROCESS_ALREADY_EXISTS.
+ *
+ * The CLI resolves the definitions itself and sends them with its own environment, so an app
+ * started from a shell sees that shell's variables. `--config` belongs to `start` itself:
+ * @effect/cli has no options shared across subcommands.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Either, Option } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { ConfigLoader } from "../../config/ConfigLoader"
+import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
+import { closestKey } from "../../config/closestKey"
+import { instancesHint } from "../../config/settingCodecs"
+import { defaultAppName } from "../../config/validateEcosystem"
+import type { AppDefinition } from "../../domain/AppDefinition"
+import { formatDuration, parseDuration } from "../../domain/Duration"
+import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
+import { formatPort, parsePort, portHint } from "../../domain/Port"
+import type { ProcessSummary } from "../../domain/ProcessSummary"
+import { splitShellWords } from "../../domain/shellWords"
+import { parseSize, sizeHint } from "../../domain/Size"
+import { CallerEnvironment } from "../CallerEnvironment"
+import { withDaemon } from "../daemonCall"
+import { CliExit, failWith, printJson, renderError } from "../output"
+import { renderProcessTable } from "../processTable"
+import { withSpinner } from "../spinner"
+import { style } from "../style"
+import { badUsage, optionValue } from "../usage"
+import { plural } from "./actionOptions"
+import { jsonOption } from "./configOptions"
+
+// ---------------------------------------------------------------------------------------------
+// Option values
+
+const ENV_VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
+const ENV_BLOCK = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/
+
+/** One `--env`: a variable to set, or the `env_<name>` block of an ecosystem file to select. */
+type EnvEntry = { readonly _tag: "Set"; readonly key: string; readonly value: string } | { readonly _tag: "Block"; readonly name: string }
+
+const parseEnvEntry = (text: string): Either.Either<EnvEntry, string> => {
+  const eq = text.indexOf("=")
+  if (eq >= 0) {
+    const key = text.slice(0, eq)
+    return ENV_VARIABLE.test(key)
+      ? Either.right({ _tag: "Set", key, value: text.slice(eq + 1) })
+      : Either.left(`${JSON.stringify(key)} is not a variable name (letters, digits and _, not starting with a digit)`)
+  }
+  return ENV_BLOCK.test(text) ? Either.right({ _tag: "Block", name: text }) : Either.left(`${JSON.stringify(text)} is neither KEY=VALUE nor the name of an env_<name> block`)
+}
+
+const parseInstances = (text: string): Either.Either<number | "max", string> => {
+  const trimmed = text.trim().toLowerCase()
+  if (trimmed === "max") return Either.right("max")
+  return /^-?\d+$/.test(trimmed) && Number(trimmed) >= -1 ? Either.right(Number(trimmed)) : Either.left(`${JSON.stringify(text)} is not ${instancesHint}`)
+}
+
+const parseHealthUrl = (text: string): Either.Either<string, string> => {
+  try {
+    const url = new URL(text.replaceAll("{port}", "80"))
+    return url.protocol === "http:" || url.protocol === "https:" ? Either.right(text) : Either.left(`${JSON.stringify(text)} is not an http or https URL`)
+  } catch {
+    return Either.left(`${JSON.stringify(text)} is not a URL`)
+  }
+}
+
+const text = (name: string, pseudo: string, description: string) =>
+  Options.text(name).pipe(Options.withPseudoName(pseudo), Options.withDescription(description), Options.optional)
+
+const options = {
+  name: Options.text("name").pipe(
+    Options.withPseudoName("name"),
+    Options.withAlias("n"),
+    Options.withDescription("the app's name (default: from the script); with an ecosystem file, start only the app of that name"),
+    Options.optional
+  ),
+  config: text("config", "file", "an ecosystem file to start (the same as giving it as the argument); --name narrows it to one app"),
+  port: Options.text("port").pipe(
+    Options.withPseudoName("port"),
+    Options.withDescription("a port (3000), a range (3000-3003, instance i gets 3000+i) or auto:5000-5100; given to the app as PORT"),
+    Options.mapEffect(optionValue("--port", (t) => Either.map(parsePort(t), formatPort), `write ${portHint}`)),
+    Options.optional
+  ),
+  instances: Options.text("instances").pipe(
+    Options.withPseudoName("n|max"),
+    Options.withAlias("i"),
+    Options.withDescription('how many instances: a whole number, "max" (one per CPU), 0 (one per CPU) or -1 (one per CPU but one)'),
+    Options.mapEffect(optionValue("--instances", parseInstances, "write a whole number like 4, or max")),
+    Options.optional
+  ),
+  maxMemory: Options.text("max-memory").pipe(
+    Options.withPseudoName("size"),
+    Options.withDescription("restart an instance whose memory grows above this size (512M, 1G)"),
+    Options.mapEffect(optionValue("--max-memory", parseSize, `write ${sizeHint}`)),
+    Options.optional
+  ),
+  env: Options.text("env").pipe(
+    Options.withPseudoName("KEY=VALUE|NAME"),
+    Options.withAlias("e"),
+    Options.withDescription("KEY=VALUE sets a variable (repeatable); a bare NAME selects the env_NAME block of an ecosystem file"),
+    Options.repeated,
+    // (@effect/cli repeats only plain options, so the values are checked as a list.)
+    Options.mapEffect(optionValue("--env", (texts: ReadonlyArray<string>) => Either.all(texts.map(parseEnvEntry)), "write --env KEY=VALUE, or --env production to select env_production"))
+  ),
+  healthCheckUrl: Options.text("health-check-url").pipe(
+    Options.withPseudoName("url"),
+    Options.withDescription("check the app over HTTP at this URL ({port} stands for the instance's port)"),
+    Options.mapEffect(optionValue("--health-check-url", parseHealthUrl, "write a URL like http://127.0.0.1:{port}/health")),
+    Options.optional
+  ),
+  healthCheckScript: text("health-check-script", "script", "check the app by running this script (healthy when it exits 0)"),
+  waitReady: Options.boolean("wait-ready").pipe(Options.withDescription("wait until every instance is online (and healthy, with a health check) before returning")),
+  waitTimeout: Options.text("wait-timeout").pipe(
+    Options.withPseudoName("duration"),
+    Options.withDescription("how long --wait-ready waits (a bare number is seconds)"),
+    Options.withDefault("60s"),
+    Options.mapEffect(optionValue("--wait-timeout", (t) => parseDuration(t, "s"), "write a duration like 30s, 2m or 500ms")),
+  ),
+  outFile: text("out-file", "file", "the standard-output log file"),
+  errorFile: text("error-file", "file", "the standard-error log file"),
+  pidFile: text("pid-file", "file", "the pid file"),
+  user: text("user", "user", "run as this user (the daemon must run as root)"),
+  group: text("group", "group", "run with this group (the daemon must run as root)"),
+  cwd: text("cwd", "dir", "the app's working folder (default: the current folder)"),
+  envFile: text("env-file", "file", "a file of KEY=value lines for the app's environment"),
+  json: jsonOption
+}
+
+type StartOptions = {
+  readonly [K in keyof typeof options]: (typeof options)[K] extends Options.Options<infer A> ? A : never
+}
+
+// ---------------------------------------------------------------------------------------------
+// Definitions
+
+const isFile = (file: string): boolean => {
+  try {
+    return fs.statSync(file).isFile()
+  } catch {
+    return false
+  }
+}
+
+/** Programs whose first argument names the app better than they do (`node server.js` → server). */
+const INTERPRETERS = new Set(["node", "nodejs", "python", "python3", "bash", "sh", "zsh", "tsx", "ts-node", "ruby", "perl", "php"])
+
+/**
+ * Values from the command line are literal: the shell has already expanded what it wanted to, so
+ * every `$` is escaped before the loader's `${VAR}` substitution (which turns `$$` back into `$`).
+ */
+const literal = (value: unknown): unknown =>
+  typeof value === "string"
+    ? value.replace(/\$/g, "$$$$")
+    : Array.isArray(value)
+      ? value.map(literal)
+      : typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, literal(v)]))
+        : value
+
+/** Options that describe one app; with an ecosystem file they belong in the file instead. */
+const appOptions = (o: StartOptions): ReadonlyArray<string> =>
+  [
+    ["--port", o.port],
+    ["--instances", o.instances],
+    ["--max-memory", o.maxMemory],
+    ["--health-check-url", o.healthCheckUrl],
+    ["--health-check-script", o.healthCheckScript],
+    ["--out-file", o.outFile],
+    ["--error-file", o.errorFile],
+    ["--pid-file", o.pidFile],
+    ["--user", o.user],
+    ["--group", o.group],
+    ["--cwd", o.cwd],
+    ["--env-file", o.envFile]
+  ].flatMap(([flag, value]) => (Option.isSome(value as Option.Option<unknown>) ? [flag as string] : []))
+
+interface Plan {
+  /** The file the apps came from, or null for a command. */
+  readonly file: string | null
+  readonly definitions: ReadonlyArray<AppDefinition>
+}
+
+const fromFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const extra = appOptions(o)
+    if (extra.length > 0) {
+      return yield* failWith(
+        badUsage(extra[0]!, `describes an app given as a command; it does not apply to an ecosystem file`, `write the setting in the app's entry of ${path.basename(file)}, or start a command instead`),
+        o.json
+      )
+    }
+    if (blocks.length > 1) {
+      return yield* failWith(badUsage("--env", `selects one env_<name> block; got ${blocks.join(", ")}`, "give one --env NAME (variables go as --env KEY=VALUE)"), o.json)
+    }
+    const loader = yield* ConfigLoader
+    const caller = yield* CallerEnvironment
+    const loaded = yield* loader
+      .loadFile(path.resolve(caller.cwd, file), { environment: caller.env, envName: blocks[0] })
+      .pipe(Effect.catchAll((error) => failWith(error, o.json)))
+    for (const warning of loaded.warnings) yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
+    let apps = loaded.apps
+    if (Option.isSome(o.name)) {
+      const wanted = o.name.value
+      apps = apps.filter((app) => app.name === wanted)
+      if (apps.length === 0) {
+        const names = loaded.apps.map((app) => app.name)
+        const closest = closestKey(wanted, names)
+        return yield* failWith(
+          new ProcessNotFound({
+            message: `${loaded.file} has no app named ${JSON.stringify(wanted)}`,
+            details: {
+              process_id: wanted,
+              suggestion: closest !== undefined ? `did you mean "${closest}"?` : `the file defines ${names.map((n) => JSON.stringify(n)).join(", ")}`
+            }
+          }),
+          o.json
+        )
+      }
+    }
+    const definitions = apps.map((app) => (Object.keys(variables).length === 0 ? app : { ...app, env: { ...app.env, ...variables } }))
+    return { file: loaded.file, definitions } satisfies Plan
+  })
+
+const fromCommand = (command: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    if (blocks.length > 0) {
+      return yield* failWith(
+        badUsage("--env", `${JSON.stringify(blocks[0])} selects an env_${blocks[0]} block, which only an ecosystem file has`, `to set a variable write --env ${blocks[0]}=value`),
+        o.json
+      )
+    }
+    if (Option.isSome(o.healthCheckUrl) && Option.isSome(o.healthCheckScript)) {
+      return yield* failWith(badUsage("--health-check-url", "cannot be combined with --health-check-script", "choose one kind of health check"), o.json)
+    }
+    const caller = yield* CallerEnvironment
+    const split = isFile(path.resolve(caller.cwd, command)) ? Either.right([command]) : splitShellWords(command)
+    if (Either.isLeft(split)) {
+      return yield* failWith(badUsage("command", `cannot split ${JSON.stringify(command)}: ${split.left}`, `close the quote, or quote the whole command once: pmfx start "node server.js --flag"`), o.json)
+    }
+    const [script, ...args] = split.right
+    if (script === undefined) {
+      return yield* failWith(badUsage("command", "is empty", 'give a script or a command, like pmfx start "node server.js"'), o.json)
+    }
+    const named = args.find((arg) => !arg.startsWith("-"))
+    const name = Option.getOrElse(o.name, () => (INTERPRETERS.has(path.basename(script)) && named !== undefined ? defaultAppName(named) : defaultAppName(script)))
+    const settings: Record<string, unknown> = { name, script, args }
+    const set = <A>(key: string, value: Option.Option<A>) => {
+      if (Option.isSome(value)) settings[key] = value.value
+    }
+    set("instances", o.instances)
+    set("port", o.port)
+    set("max_memory_restart", o.maxMemory)
+    if (Object.keys(variables).length > 0) settings.env = variables
+    set("env_file", o.envFile)
+    set("cwd", o.cwd)
+    set("user", o.user)
+    set("group", o.group)
+    set("out_file", o.outFile)
+    set("error_file", o.errorFile)
+    set("pid_file", o.pidFile)
+    if (Option.isSome(o.healthCheckUrl)) settings.health_check = { check_type: "http", url: o.healthCheckUrl.value }
+    if (Option.isSome(o.healthCheckScript)) settings.health_check = { check_type: "script", script: o.healthCheckScript.value }
+    const loader = yield* ConfigLoader
+    const loaded = yield* loader
+      .fromDocument({ apps: [literal(settings)] }, caller.cwd, { environment: caller.env })
+      .pipe(Effect.catchAll((error) => failWith(error, o.json)))
+    return { file: null, definitions: loaded.apps } satisfies Plan
+  })
+
+// ---------------------------------------------------------------------------------------------
+// The command
+
+const byId = (rows: ReadonlyArray<ProcessSummary>) => [...rows].sort((a, b) => a.id - b.id)
+
+export const startCommand = Command.make(
+  "start",
+  { target: Args.text({ name: "command|script|file" }).pipe(Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file'), Args.optional), ...options },
+  ({ target, ...o }) =>
+    Effect.gen(function* () {
+      const caller = yield* CallerEnvironment
+      const entries = o.env
+      const variables = Object.fromEntries(entries.flatMap((e) => (e._tag === "Set" ? [[e.key, e.value]] : [])))
+      const blocks = entries.flatMap((e) => (e._tag === "Block" ? [e.name] : []))
+
+      if (Option.isSome(target) && Option.isSome(o.config)) {
+        return yield* failWith(badUsage("--config", "cannot be combined with a command or file argument", "give either the argument or --config <file> (and --name to pick one app)"), o.json)
+      }
+      const plan: Plan = Option.isSome(o.config)
+        ? yield* fromFile(o.config.value, o, variables, blocks)
+        : Option.isNone(target)
+          ? yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
+          : looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())
+            ? yield* fromFile(target.value, o, variables, blocks)
+            : yield* fromCommand(target.value, o, variables, blocks)
+
+      // The apps get the CLI's own environment (DESIGN §4), under their env_file and env.
+      const env = Object.fromEntries(Object.entries(caller.env).filter((e): e is [string, string] => typeof e[1] === "string"))
+      const names = plan.definitions.map((app) => app.name)
+
+      const outcome = yield* withDaemon(o.json, (api) =>
+        Effect.gen(function* () {
+          const rows: Array<ProcessSummary> = []
+          const alreadyRunning: Array<ProcessAlreadyRunning> = []
+          let fresh = plan.definitions
+          let before: ReadonlyArray<ProcessSummary> = []
+          if (plan.file !== null) {
+            // Apps of the file that exist already are started as they were saved.
+            before = yield* api.processes.list({ urlParams: {} })
+            const existing = new Set(before.map((row) => row.name))
+            fresh = plan.definitions.filter((app) => !existing.has(app.name))
+            for (const app of plan.definitions.filter((a) => existing.has(a.name))) {
+              const started = yield* api.processes.start({ path: { id: app.name } }).pipe(
+                Effect.map((result) => result.processes),
+                Effect.catchTag("PROCESS_ALREADY_RUNNING", (error) => Effect.as(Effect.sync(() => alreadyRunning.push(error)), null))
+              )
+              if (started !== null) rows.push(...started)
+            }
+          }
+          if (fresh.length > 0) rows.push(...(yield* api.processes.create({ payload: { definitions: fresh, env } })).processes)
+          if (fresh.length === 0 && alreadyRunning.length === names.length) {
+            const first = alreadyRunning[0]!
+            return yield* new ProcessAlreadyRunning({
+              message: names.length === 1 ? `${names[0]} is already running` : `every app of ${plan.file} is already running: ${names.join(", ")}`,
+              details: { process_id: first.details.process_id, pid: first.details.pid, suggestion: `use \`pmfx restart ${names.length === 1 ? names[0] : "<name>"}\` to restart, or \`pmfx reload\` for no downtime` }
+            })
+          }
+          const running = new Set(alreadyRunning.map((error) => error.details.process_id))
+          const startedApps = names.length - running.size
+          if (!o.waitReady) return { rows: [...rows, ...before.filter((row) => running.has(row.name))], alreadyRunning, startedApps }
+          const timeout = `${o.waitTimeout}ms`
+          const ready = yield* withSpinner(
+            `waiting for ${names.join(", ")} to be ready (up to ${formatDuration(o.waitTimeout)})`,
+            Effect.forEach(names, (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), { concurrency: "unbounded" })
+          ).pipe(Effect.either)
+          // A timeout is reported below, with the state each instance was left in.
+          if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") return ready.left
+          return { rows: (yield* ready).flat(), alreadyRunning, startedApps }
+        })
+      )
+      if (outcome instanceof ReadyTimeout) {
+        if (o.json) return yield* failWith(outcome, true)
+        const states = Object.entries(outcome.details.states).map(([id, state]) => `id ${id} ${state}`)
+        const name = outcome.details.process_id
+        yield* Console.error(
+          [
+            renderError(outcome),
+            `  state: ${states.join(", ")}`,
+            `  suggestion: the app is still running; see why with \`pmfx logs ${name}\` and \`pmfx list\`, or wait longer with --wait-timeout`
+          ].join("\n")
+        )
+        return yield* new CliExit({ code: errorMeta.READY_TIMEOUT.exitCode })
+      }
+
+      const rows = byId(outcome.rows)
+      if (o.json) return yield* printJson(rows)
+      const lines = outcome.alreadyRunning.map((error) => `${style.yellow(process.stdout)(error.details.process_id)} is already running`)
+      if (outcome.startedApps > 0) lines.push(`${style.green(process.stdout)("started")} ${plural(outcome.startedApps, "app")}${o.waitReady ? ", all ready" : ""}`)
+      lines.push(renderProcessTable(rows))
+      yield* Console.log(lines.join("\n"))
+    })
+).pipe(Command.withDescription("Start a command, a script, or the apps of an ecosystem file (--config <file> works as the argument does)"))

@@ -1,0 +1,62 @@
+/**
+ * Readable blocks for what the daemon says about processes: `show <name|id>` (a process detail),
+ * `status` (the daemon) and `status <name|id>` (health lines).
+ */
+import type { ProcessDetail } from "../domain/ProcessDetail"
+import type { ProcessStatus } from "../domain/ProcessStatus"
+import { formatSize, humanBytes } from "../domain/Size"
+import { quoteShellWord } from "../domain/shellWords"
+import { columns, style } from "./style"
+
+const out = process.stdout
+const none = "-"
+
+const statusColor = (status: ProcessStatus) =>
+  status === "online" ? style.green(out) : status === "errored" ? style.red(out) : status === "stopped" ? style.dim(out) : style.yellow(out)
+
+/** `12s ago`, `3m ago`, `2h ago` from an ISO time. */
+export const ago = (iso: string, now: number): string => {
+  const seconds = Math.max(0, Math.round((now - Date.parse(iso)) / 1000))
+  if (!Number.isFinite(seconds)) return iso
+  if (seconds < 120) return `${seconds}s ago`
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m ago`
+  if (seconds < 172_800) return `${Math.round(seconds / 3600)}h ago`
+  return `${Math.round(seconds / 86_400)}d ago`
+}
+
+/** One line about a row's health check: `http <url>: healthy, checked 3s ago in 12 ms`. */
+export const healthLine = (health: ProcessDetail["health_check"], now: number): string => {
+  if (!health.enabled) return health.check_type === null ? "no check" : `${health.check_type} check disabled`
+  const target = health.url === null ? "" : ` ${health.url}`
+  const result = health.status ?? "unknown"
+  const painted = result === "healthy" ? style.green(out)(result) : result === "unhealthy" ? style.red(out)(result) : style.yellow(out)(result)
+  const when = health.last_check === null ? "not checked yet" : `checked ${ago(health.last_check, now)}`
+  const took = health.response_time === null ? "" : ` in ${health.response_time} ms`
+  return `${health.check_type ?? "check"}${target}: ${painted}, ${when}${took}`
+}
+
+export const renderProcessDetail = (detail: ProcessDetail, now: number): string => {
+  const config = detail.config
+  const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
+  const running = detail.pid !== null
+  const rows: Array<[string, string]> = [
+    ["status", statusColor(detail.status)(detail.status)],
+    ["pid", detail.pid === null ? none : String(detail.pid)],
+    ["port", detail.port ?? none],
+    ["cpu", running ? `${detail.cpu_usage.toFixed(1)}%` : none],
+    ["memory", detail.memory_usage === 0 ? none : humanBytes(detail.memory_usage)],
+    ["uptime", running ? detail.uptime : none],
+    ["restarts", String(detail.restarts)],
+    ["health", healthLine(detail.health_check, now)],
+    ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})`],
+    ["command", [config.script, ...config.args].map(quoteShellWord).join(" ")],
+    ["config port", config.port ?? none],
+    ["max_memory_restart", config.max_memory_restart === null ? none : formatSize(config.max_memory_restart)],
+    ["env", env.length === 0 ? none : env[0]!],
+    ...env.slice(1).map((line): [string, string] => ["", line]),
+    ["out log", detail.logs.out_file],
+    ["err log", detail.logs.error_file]
+  ]
+  const heading = `${style.bold(out)(detail.name)} ${style.dim(out)(`id ${detail.id}, instance ${detail.instance}, namespace ${detail.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
+}

@@ -1,0 +1,22 @@
+/**
+ * `validate`, `show` and `status` take a configuration file or a process name/id (DESIGN §9).
+ * The argument is a file when it can only be one: it names a path (has a `/`) or ends with a
+ * configuration format's extension — whether or not it exists, so that a mistyped file name is
+ * reported as a missing file (exit 3), not as an unknown process. Anything else (`api`, `3`,
+ * `all`, a namespace) is a process, even when a file of that name sits in the current folder: a
+ * file without a configuration extension could not be loaded anyway (formats go by extension).
+ */
+import * as path from "node:path"
+
+export const CONFIG_EXTENSIONS = [".json", ".yaml", ".yml", ".toml", ".js", ".cjs", ".mjs"] as const
+
+export type Target =
+  | { readonly _tag: "File"; readonly file: string }
+  | { readonly _tag: "Process"; readonly id: string }
+
+export const classifyTarget = (arg: string, cwd: string): Target => {
+  const looksLikeFile = arg.includes("/") || CONFIG_EXTENSIONS.some((ext) => arg.toLowerCase().endsWith(ext))
+  return looksLikeFile ? { _tag: "File", file: path.resolve(cwd, arg) } : { _tag: "Process", id: arg }
+}
+
+export const targetDescription = "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs or any path with a /), or a process name, id or namespace"
