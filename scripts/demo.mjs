@@ -12,6 +12,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 const pmfx = path.join(root, "dist", "pmfx.cjs")
 const home = path.join(root, ".tmp", "demo")
 const env = { ...process.env, PMFX_HOME: home }
+// A fresh demo each time: stop a daemon a previous demo may have left, and forget its apps.
+spawnSync(process.execPath, [pmfx, "kill"], { stdio: "ignore", cwd: root, env })
+fs.rmSync(home, { recursive: true, force: true })
 fs.mkdirSync(home, { recursive: true })
 
 const show = (args) => console.log(`\n$ PMFX_HOME=.tmp/demo pmfx ${args.join(" ")}`)
@@ -41,8 +44,17 @@ for (;;) {
   }
   await new Promise((resolve) => setTimeout(resolve, 250))
 }
+// The nightly job fails at once; pmfx restarts it with a growing delay and gives up after
+// max_restarts (3), leaving it errored.
+const jobDeadline = Date.now() + 15_000
+while (Date.now() < jobDeadline) {
+  const list = JSON.parse(run(["list", "--json"], { quiet: true }).stdout || "[]")
+  if (list.some((row) => row.name === "nightly-job" && row.status === "errored")) break
+  await new Promise((resolve) => setTimeout(resolve, 250))
+}
 run(["list"])
 run(["logs", "worker", "--lines", "4"])
+run(["logs", "nightly-job", "--error", "--lines", "2"])
 console.log(`
 Try, in another terminal (same demo home):
   PMFX_HOME=.tmp/demo npx pmfx list

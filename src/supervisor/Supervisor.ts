@@ -82,6 +82,9 @@ type RunOutcome =
 
 const QUICK_PROBE_MS = 500
 
+/** A row without a live process shows no CPU or memory (the last sample would be stale). */
+const noProcess = { cpu: 0, memory: 0 } as const
+
 const setHealth = (row: Row, bus: EventBus, health: HealthState) =>
   Effect.gen(function* () {
     const previous = (yield* SubscriptionRef.get(row.state)).health.status
@@ -261,7 +264,7 @@ export const superviseRow = (
         pendingFirst = undefined
         if (outcome._tag === "StartFailed") {
           const reason = outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
-          yield* setStatus(row, bus, "errored", { pid: null, lastError: reason })
+          yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, lastError: reason })
           return
         }
         if (outcome._tag === "RestartRequested") {
@@ -270,10 +273,10 @@ export const superviseRow = (
           const state = yield* SubscriptionRef.get(row.state)
           const unstableRestarts = unstable ? state.unstableRestarts + 1 : state.unstableRestarts
           if (unstable && unstableRestarts > app.max_restarts) {
-            yield* setStatus(row, bus, "errored", { pid: null, unstableRestarts, lastError: `failed its health check ${unstableRestarts} times before becoming online` })
+            yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, unstableRestarts, lastError: `failed its health check ${unstableRestarts} times before becoming online` })
             return
           }
-          const next = yield* updateRow(row, bus, (s) => ({ status: "restarting", pid: null, restarts: s.restarts + 1, unstableRestarts }))
+          const next = yield* updateRow(row, bus, (s) => ({ status: "restarting", pid: null, ...noProcess, restarts: s.restarts + 1, unstableRestarts }))
           yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: outcome.reason, restarts: next.restarts })
           continue
         }
@@ -289,6 +292,7 @@ export const superviseRow = (
             bus,
             (s) => ({
               status: decision.status,
+              ...noProcess,
               pid: null,
               errors: s.errors + (abnormal ? 1 : 0),
               lastExit: exit,
@@ -304,6 +308,7 @@ export const superviseRow = (
           bus,
           (s) => ({
             status: "restarting",
+            ...noProcess,
             pid: null,
             errors: s.errors + (abnormal ? 1 : 0),
             lastExit: exit,
