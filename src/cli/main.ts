@@ -1,5 +1,6 @@
 /** The `pmfx` command tree. */
 import { Command } from "@effect/cli"
+import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
 import { killCommand } from "./commands/kill"
 import { listCommand } from "./commands/list"
@@ -33,6 +34,7 @@ export const pmfx = Command.make("pmfx").pipe(
     pingCommand,
     validateCommand,
     showCommand,
-    startupCommand
+    startupCommand,
+    daemonCommand
   ])
 )
