@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { isAlive, sleep } from "../support/processes"
 
 export const DAEMON_BIN = path.resolve(__dirname, "../../dist/daemon.cjs")
 
@@ -52,7 +53,6 @@ export interface Daemon {
   readonly stop: (options?: { readonly keepHome?: boolean }) => Promise<void>
 }
 
-export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` until it returns a truthy value; throws after `timeoutMs`. */
 export const eventually = async <A>(check: () => Promise<A | undefined | false> | A | undefined | false, what: string, timeoutMs = 30_000): Promise<A> => {
@@ -70,15 +70,6 @@ export const eventually = async <A>(check: () => Promise<A | undefined | false> 
   }
 }
 
-/** Whether a pid exists and is not a zombie. */
-export const isAlive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 /** The process group of a live pid, or undefined. */
 const processGroupOf = (pid: number): number | undefined => {
@@ -207,3 +198,4 @@ export const startDaemon = async (home: string = makeHome()): Promise<Daemon> =>
   }
   return { home, socket, child, pid: child.pid!, output: () => output, request, exited, appPids, stop }
 }
+export { isAlive, sleep }

@@ -5,6 +5,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { type CliResult, PMFX_BIN, type Sandbox } from "../support/cli"
+import { isAlive, sleep } from "../support/processes"
 
 export const fixtures = path.resolve(__dirname, "../fixtures")
 export const node = process.execPath
@@ -24,7 +25,6 @@ export interface Row {
   readonly health_status: string
 }
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Parses a command's JSON output, failing the test with its stderr when it is not JSON. */
 export const json = <A = Array<Row>>(result: CliResult): A => {
@@ -66,14 +66,6 @@ export const allOnline = (sandbox: Sandbox, count: number) =>
     return rows
   })
 
-export const isAlive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -119,3 +111,4 @@ export const pmfxOnTerminal = (sandbox: Sandbox, args: ReadonlyArray<string>, in
   // Colors are on (a terminal): the assertions read the text without them.
   return { code: result.status, output: result.stdout.replace(/\u001b\[[0-9;]*m/g, "") }
 }
+export { isAlive, sleep }

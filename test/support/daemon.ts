@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { isAlive, sleep } from "./processes"
 
 export const DAEMON_BIN = path.resolve(__dirname, "../../dist/daemon.cjs")
 
@@ -46,7 +47,6 @@ export const request = (socket: string, method: string, urlPath: string, body?: 
     req.end(data)
   })
 
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** Polls `check` until it is true; throws after `timeoutMs`. */
 export const waitFor = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> => {
@@ -62,14 +62,6 @@ export const waitFor = async (check: () => boolean | Promise<boolean>, what: str
   }
 }
 
-export const isAlive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 /** Pids of live processes whose command line contains `marker`. */
 export const processesWith = (marker: string): Array<number> =>
@@ -157,3 +149,4 @@ export const makeTestDaemon = (): TestDaemon => {
     }
   }
 }
+export { isAlive, sleep }

@@ -12,6 +12,7 @@ import { EventBus } from "../../src/events/EventBus"
 import type { PmfxEvent } from "../../src/events/PmfxEvent"
 import { Engine } from "../../src/supervisor/Engine"
 import type { EngineSettings } from "../../src/supervisor/EngineOptions"
+import { isAlive } from "./processes"
 
 export const fixture = (name: string) => path.resolve(__dirname, "../fixtures", name)
 
@@ -51,15 +52,6 @@ export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: stri
     Effect.asVoid
   )
 
-/** Whether a process exists (and is not a zombie). */
-export const isAlive = (pid: number): boolean => {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return false
-  }
-}
 
 /** Collects bus events into an array for the life of the scope. */
 export const recordEvents = (options?: { readonly logs?: boolean }) =>
@@ -76,3 +68,4 @@ export const recordEvents = (options?: { readonly logs?: boolean }) =>
   })
 
 export const PATH_ENV = { PATH: process.env.PATH ?? "/usr/bin:/bin" }
+export { isAlive }

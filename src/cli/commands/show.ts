@@ -5,26 +5,21 @@
  */
 import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { ConfigLoader } from "../../config/ConfigLoader"
 import { Paths } from "../../daemon/Paths"
 import { instanceFiles } from "../../domain/logPaths"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
-import { failWith, printJson } from "../output"
+import { printJson } from "../output"
 import { renderApp } from "../renderApp"
 import { renderProcessDetail } from "../renderProcess"
 import { style } from "../style"
 import { classifyTarget, targetDescription } from "../target"
-import { envOption, jsonOption } from "./configOptions"
+import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
 const showFile = (file: string, env: Option.Option<string>, json: boolean) =>
   Effect.gen(function* () {
-    const loader = yield* ConfigLoader
-    const caller = yield* CallerEnvironment
     const { home } = yield* Paths
-    const loaded = yield* loader
-      .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env) })
-      .pipe(Effect.catchAll((error) => failWith(error, json)))
+    const loaded = yield* loadFileForCommand(file, env, json)
     if (json) {
       return yield* printJson({
         success: true,

@@ -6,17 +6,16 @@
 import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import * as path from "node:path"
-import { ConfigLoader } from "../../config/ConfigLoader"
 import { isRunningStatus, processStatuses } from "../../domain/ProcessStatus"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
-import { failWith, printJson } from "../output"
+import { printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { healthLine } from "../renderProcess"
 import { columns, style } from "../style"
 import { classifyTarget, targetDescription } from "../target"
-import { envOption, jsonOption } from "./configOptions"
+import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
 const out = process.stdout
 
@@ -86,11 +85,7 @@ const appState = (rows: ReadonlyArray<ProcessSummary>): "not started" | "running
 
 const fileStatus = (file: string, env: Option.Option<string>, json: boolean) =>
   Effect.gen(function* () {
-    const loader = yield* ConfigLoader
-    const caller = yield* CallerEnvironment
-    const loaded = yield* loader
-      .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env) })
-      .pipe(Effect.catchAll((error) => failWith(error, json)))
+    const loaded = yield* loadFileForCommand(file, env, json)
     const rows = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
     const apps = loaded.apps.map((app) => {
       const own = rows.filter((row) => row.name === app.name)
