@@ -55,13 +55,16 @@ while (Date.now() < jobDeadline) {
 run(["list"])
 run(["logs", "worker", "--lines", "4"])
 run(["logs", "nightly-job", "--error", "--lines", "2"])
+// The same API over TCP on localhost:9615 (no key for the local demo: pmfx prints a warning).
+run(["web", "--host", "localhost", "--port", "9615"])
 console.log(`
 Try, in another terminal (same demo home):
   PMFX_HOME=.tmp/demo npx pmfx list
   PMFX_HOME=.tmp/demo npx pmfx logs api --follow
   PMFX_HOME=.tmp/demo npx pmfx reload api
   PMFX_HOME=.tmp/demo npx pmfx monit
-  curl http://127.0.0.1:4000/health`)
+  curl http://127.0.0.1:4000/health
+  curl http://localhost:9615/api/processes`)
 
 if (process.stdout.isTTY) {
   console.log("\nFollowing the worker's logs; press Ctrl-C to stop the demo.")

@@ -27,7 +27,9 @@ import {
   ReadyQuery,
   ReloadResult,
   ServiceInfo,
-  SystemInfo
+  SystemInfo,
+  WebListenerResult,
+  WebRequest
 } from "./ApiSchemas"
 
 const IdPath = Schema.Struct({ id: Schema.String })
@@ -134,6 +136,13 @@ export class SystemGroup extends HttpApiGroup.make("system")
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
   .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
+  .add(
+    HttpApiEndpoint.put("web", "/daemon/web")
+      .setPayload(WebRequest)
+      .addSuccess(WebListenerResult)
+      .addError(W.PortInUseWire)
+      .addError(W.BadRequestWire)
+  )
   .addError(W.InternalErrorWire) {}
 
 export class PmfxApi extends HttpApi.make("pmfx")

@@ -3,7 +3,7 @@ import { Schema } from "effect"
 import { LogEntry } from "../logs/LogEntry"
 import { ProcessSummary } from "../domain/ProcessSummary"
 import { ProcessStatus } from "../domain/ProcessStatus"
-import { AppDefinition } from "../domain/AppDefinition"
+import { AlertRules, AppDefinition, Webhook } from "../domain/AppDefinition"
 
 /** `GET /` (SPEC 2.1). */
 export const ServiceInfo = Schema.Struct({
@@ -47,7 +47,10 @@ export const DeleteResult = Schema.Struct({
 export const CreateRequest = Schema.Struct({
   definitions: Schema.optional(Schema.Array(AppDefinition)),
   env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
-  cwd: Schema.optional(Schema.String)
+  cwd: Schema.optional(Schema.String),
+  /** An ecosystem file's top-level `webhooks` (replace the daemon's list) and `alerts` (its global thresholds). */
+  webhooks: Schema.optional(Schema.Array(Webhook)),
+  alerts: Schema.optional(Schema.NullOr(AlertRules))
 })
 
 /** `restart` / `reload`: an optional one-time port or range. */
@@ -118,4 +121,24 @@ export const KillResult = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
   stopped: Schema.Array(Schema.Int)
+})
+
+/** `PUT /daemon/web` (socket only): open, re-open or (`stop`) close the TCP listener. */
+export const WebRequest = Schema.Struct({
+  host: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { default: () => "localhost" }),
+  port: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 65535)), { default: () => 9615 }),
+  api_key: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  read_only_api_key: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
+  cors_origins: Schema.optional(Schema.Array(Schema.String)),
+  verbose: Schema.optional(Schema.Boolean),
+  stop: Schema.optional(Schema.Boolean)
+})
+
+/** The TCP listener as `PUT /daemon/web` reports it (never with its keys); `listening: false` after `stop`. */
+export const WebListenerResult = Schema.Struct({
+  host: Schema.String,
+  port: Schema.Int,
+  auth: Schema.Boolean,
+  url: Schema.String,
+  listening: Schema.Boolean
 })

@@ -7,6 +7,8 @@ import * as http from "node:http"
 import { PmfxApi } from "./Api"
 import { daemonMiddleware } from "./daemonMiddleware"
 import { errorResponses } from "./errorResponses"
+import { webGuard } from "./webGuard"
+import type { WebSettings } from "../daemon/StateFile"
 import { ProcessesHandlers } from "./handlers/processes"
 import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
 
@@ -33,6 +35,28 @@ export const serveOnSocket = (socketPath: string) =>
     Layer.provide(
       Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(
         Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { path: socketPath }))
+      )
+    )
+  )
+
+/**
+ * Serves the same API over TCP (`pmfx web`), with `webGuard` outermost: daemon routes answer 404,
+ * and keys, Host and Origin are checked before anything else runs. `onServer` receives the node
+ * server (so the owner can drop its open connections when it closes the listener).
+ */
+export const serveOnTcp = (settings: WebSettings, onServer: (server: http.Server) => void) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(HttpApiBuilder.middleware((app) => webGuard(settings)(daemonMiddleware(errorResponses(app))), { withContext: true })),
+    Layer.provide(ApiLive),
+    Layer.provide(
+      NodeHttpServer.layer(
+        () => {
+          const server = http.createServer()
+          onServer(server)
+          return server
+        },
+        { host: settings.host, port: settings.port }
       )
     )
   )

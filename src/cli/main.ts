@@ -16,6 +16,7 @@ import { statusCommand } from "./commands/status"
 import { startCommand } from "./commands/start"
 import { stopCommand } from "./commands/stop"
 import { validateCommand } from "./commands/validate"
+import { webCommand } from "./commands/web"
 
 export const pmfx = Command.make("pmfx").pipe(
   Command.withDescription("pmfx — a process manager for Linux servers, built on Effect"),
@@ -35,6 +36,7 @@ export const pmfx = Command.make("pmfx").pipe(
     validateCommand,
     showCommand,
     startupCommand,
+    webCommand,
     daemonCommand
   ])
 )

@@ -4,6 +4,7 @@
  * so the API reads these from here rather than from the process it runs in.
  */
 import { Context, Deferred, Effect, Layer, Ref } from "effect"
+import type { WebSettings } from "./StateFile"
 
 export interface WebListenerInfo {
   readonly host: string
@@ -23,6 +24,8 @@ export interface DaemonInfoShape {
   /** Set by `pmfx kill`, cleared by `resurrect`: apps stay stopped across daemon starts. */
   readonly killed: Ref.Ref<boolean>
   readonly web: Ref.Ref<WebListenerInfo | null>
+  /** The TCP listener's settings as saved in state.json (null: no listener wanted). */
+  readonly webSettings: Ref.Ref<WebSettings | null>
 }
 
 export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, DaemonInfoShape>() {
@@ -38,7 +41,8 @@ export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, Daemo
           shutdown: yield* Deferred.make<void>(),
           stopping: yield* Ref.make(false),
           killed: yield* Ref.make(options.killed),
-          web: yield* Ref.make<WebListenerInfo | null>(null)
+          web: yield* Ref.make<WebListenerInfo | null>(null),
+          webSettings: yield* Ref.make<WebSettings | null>(null)
         }
       })
     )

@@ -9,12 +9,25 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { EngineSnapshot } from "../supervisor/EngineSnapshot"
 
+/** The TCP listener's settings (`pmfx web`), kept so the next daemon opens it again. */
+export const WebSettings = Schema.Struct({
+  host: Schema.String,
+  port: Schema.Int,
+  apiKey: Schema.optional(Schema.String),
+  readOnlyApiKey: Schema.optional(Schema.String),
+  corsOrigins: Schema.Array(Schema.String),
+  verbose: Schema.Boolean
+})
+export type WebSettings = typeof WebSettings.Type
+
 export const StateFileContent = Schema.Struct({
   version: Schema.Literal(1),
   saved_at: Schema.String,
   /** Set by `pmfx kill`: the next daemon keeps every app stopped until `pmfx resurrect`. */
   killed: Schema.Boolean,
-  engine: EngineSnapshot
+  engine: EngineSnapshot,
+  /** Absent when no listener is open (`pmfx web` never run, or `pmfx web --stop`). */
+  web: Schema.optional(WebSettings)
 })
 export type StateFileContent = typeof StateFileContent.Type
 

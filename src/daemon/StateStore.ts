@@ -23,11 +23,13 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     const save = lock.withPermits(1)(
       Effect.gen(function* () {
         const engine = yield* manager.snapshot()
+        const web = yield* Ref.get(daemon.webSettings)
         yield* writeStateFile(paths.state, {
           version: 1,
           saved_at: new Date().toISOString(),
           killed: yield* Ref.get(daemon.killed),
-          engine
+          engine,
+          ...(web === null ? {} : { web })
         })
       })
     ).pipe(Effect.catchAllDefect((defect) => Effect.logError("could not write state.json", defect)))

@@ -5,11 +5,13 @@
  * `pmfx kill`. Stopping keeps every app's desired state, so the next daemon brings back exactly
  * what was running.
  */
-import { Deferred, Effect, Exit, Layer, Ref } from "effect"
+import { Context, Deferred, Effect, Exit, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { serveOnSocket } from "../api/ApiServer"
 import { ConfigLoader } from "../config/ConfigLoader"
+import { Alerts } from "../events/Alerts"
+import { Webhooks } from "../events/Webhooks"
 import { SystemStatsReader } from "../monitor/systemStats"
 import { Engine } from "../supervisor/Engine"
 import { ProcessManager } from "../supervisor/ProcessManager"
@@ -19,6 +21,8 @@ import { killOrphans } from "./killOrphans"
 import { Paths } from "./Paths"
 import { emptyState, readStateFile } from "./StateFile"
 import { StateStore } from "./StateStore"
+import { WebListener } from "./WebListener"
+import { WebListenerLive } from "./WebListenerLive"
 
 export const runDaemon = Effect.gen(function* () {
   const paths = yield* Paths
@@ -49,7 +53,18 @@ export const runDaemon = Effect.gen(function* () {
     const daemon = yield* DaemonInfo
     const restored = yield* manager.restore(state.engine, { start: !state.killed })
     const store = yield* Layer.build(StateStore.Default)
-    yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(store))
+    // Alerts and webhook delivery watch the bus for the daemon's life (DESIGN §8).
+    const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
+    const web = yield* Layer.build(WebListenerLive).pipe(Effect.provide(Context.merge(store, notifications)))
+    yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
+    // The TCP listener of `pmfx web` comes back with the daemon; its settings stay saved even when
+    // the port is taken now, so a later start tries again.
+    if (state.web !== undefined) {
+      yield* Ref.set(daemon.webSettings, state.web)
+      yield* Context.get(web, WebListener)
+        .open(state.web)
+        .pipe(Effect.catchAll((error) => Effect.logError(`could not re-open the web listener: ${error.message}`)))
+    }
     // SIGTERM and SIGINT end the daemon the way `pmfx kill` does — not by interruption, which
     // would close the server first: apps stop while the API still answers (SERVICE_UNAVAILABLE
     // for new requests), then the scopes close.

@@ -1,4 +1,5 @@
 /** Everything that happens in the engine, as typed events on the `EventBus` (DESIGN §8). */
+import type { WebhookEvent } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import type { LogEntry } from "../logs/LogEntry"
@@ -49,5 +50,16 @@ export type PmfxEvent =
   | (RowRef & { readonly _tag: "LogLine"; readonly entry: LogEntry })
   /** Apps were added or removed, or what the user wants of some rows changed (persist it). */
   | { readonly _tag: "TableChanged" }
+  /** A built-in alert condition fired (`Alerts`); webhooks deliver these. */
+  | (RowRef & {
+      readonly _tag: "Alert"
+      readonly kind: AlertKind
+      readonly message: string
+      readonly data: Readonly<Record<string, unknown>>
+      readonly timestamp: string
+    })
+
+/** The alert kinds (DESIGN §8); the same names a webhook lists in `events`. */
+export type AlertKind = WebhookEvent
 
 export type PmfxEventTag = PmfxEvent["_tag"]

@@ -746,6 +746,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       /** Internal row access for the log and metrics faces. */
       rowsFor: (target: string) => resolve(target),
       lastPidsOf: (id: number) => lastPids.get(id) ?? [],
+      /** The definition a row runs (alerts read its per-app thresholds); none once it is deleted. */
+      definitionOf: (id: number): Option.Option<AppDefinition> => Option.map(Option.fromNullable(rows.get(id)), (row) => row.app.definition),
       rowState: (row: Row) => SubscriptionRef.get(row.state),
       /** State changes of a row, for waiting in tests and faces. */
       changes: (row: Row) => row.state.changes as Stream.Stream<RowState>

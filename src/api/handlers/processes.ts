@@ -1,19 +1,22 @@
 /** Handlers of `/api/processes…` (DESIGN §7). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, Schema, Stream } from "effect"
+import { Deferred, Effect, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
 import { isRecord } from "../../config/mergeSettings"
-import { type AppDefinition, NAME_PATTERN } from "../../domain/AppDefinition"
+import { type AlertRules, type AppDefinition, NAME_PATTERN, type Webhook } from "../../domain/AppDefinition"
 import { type BadRequest, InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import type { LogEntry } from "../../logs/LogEntry"
 import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
+import { Alerts } from "../../events/Alerts"
+import { Webhooks } from "../../events/Webhooks"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
 import { CreateRequest, PortOverride } from "../ApiSchemas"
+import { maskEnvIfReadOnly } from "../readOnly"
 import { badRequest, checkDepth, nameMatcher, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
 const KEEP_ALIVE_MS = 15_000
@@ -126,6 +129,15 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
     const manager = yield* ProcessManager
     const loader = yield* ConfigLoader
     const daemon = yield* DaemonInfo
+    // Present in the daemon (runDaemon provides them); absent in a bare API server.
+    const alerts = yield* Effect.serviceOption(Alerts)
+    const webhooks = yield* Effect.serviceOption(Webhooks)
+    /** An ecosystem's top-level `webhooks` and `alerts`, when it has them (DESIGN §8). */
+    const applyNotifications = (settings: { readonly webhooks?: ReadonlyArray<Webhook> | undefined; readonly alerts?: AlertRules | null | undefined }) =>
+      Effect.gen(function* () {
+        if (settings.webhooks !== undefined && settings.webhooks.length > 0 && Option.isSome(webhooks)) yield* webhooks.value.setWebhooks(settings.webhooks)
+        if (settings.alerts !== undefined && settings.alerts !== null && Option.isSome(alerts)) yield* alerts.value.setGlobalRules(settings.alerts)
+      })
     return handlers
       .handle("list", ({ urlParams }) =>
         Effect.gen(function* () {
@@ -159,6 +171,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
               return yield* InvalidConfig.fromProblems([{ field: "definitions", value: [], message: "has no app", suggestion: "send at least one app" }])
             }
             yield* checkNames(definitions)
+            yield* applyNotifications(request)
           } else {
             // `cwd` beside `apps` is where relative paths start (as the folder of a file would
             // be); in the one-app form it is the app's own `cwd` setting and stays in the app.
@@ -168,6 +181,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
             baseEnv = environment
+            yield* applyNotifications(loaded)
           }
           const rows = yield* manager.create(definitions, { baseEnv })
           return action(`started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`, rows)
@@ -185,7 +199,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
         })
       )
-      .handle("get", ({ path }) => manager.get(path.id))
+      .handle("get", ({ path }) => Effect.flatMap(manager.get(path.id), maskEnvIfReadOnly))
       .handle("delete", ({ path }) => Effect.asVoid(manager.delete(path.id)))
       .handle("start", ({ path }) => Effect.map(manager.start(path.id), (rows) => action(`started ${path.id}`, rows)))
       .handle("stop", ({ path }) => Effect.map(manager.stop(path.id), (rows) => action(`stopped ${path.id}`, rows)))

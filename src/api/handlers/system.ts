@@ -4,6 +4,8 @@ import { Deferred, Effect, Ref } from "effect"
 import * as os from "node:os"
 import packageJson from "../../../package.json"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
+import type { WebSettings } from "../../daemon/StateFile"
+import { WebListener } from "../../daemon/WebListener"
 import { formatUptime } from "../../domain/Duration"
 import { InternalError } from "../../domain/errors"
 import type { ProcessStatus } from "../../domain/ProcessStatus"
@@ -11,6 +13,7 @@ import { processStatuses } from "../../domain/ProcessStatus"
 import { SystemStatsReader } from "../../monitor/systemStats"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
+import { listenerUrl } from "../webGuard"
 
 export const ServiceHandlers = HttpApiBuilder.group(PmfxApi, "service", (handlers) =>
   handlers.handle("info", () =>
@@ -104,6 +107,7 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
   Effect.gen(function* () {
     const manager = yield* ProcessManager
     const daemon = yield* DaemonInfo
+    const web = yield* WebListener
     return handlers
       .handle("kill", () =>
         Effect.gen(function* () {
@@ -123,6 +127,23 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           yield* Ref.set(daemon.killed, false)
           const rows = yield* manager.resurrect()
           return { success: true as const, message: `started ${rows.length} process${rows.length === 1 ? "" : "es"} that should run`, processes: rows }
+        })
+      )
+      .handle("web", ({ payload }) =>
+        Effect.gen(function* () {
+          if (payload.stop === true) {
+            const closed = yield* web.close
+            return closed ?? { host: payload.host, port: payload.port, auth: false, url: listenerUrl(payload.host, payload.port), listening: false }
+          }
+          const settings: WebSettings = {
+            host: payload.host,
+            port: payload.port,
+            ...(payload.api_key === undefined ? {} : { apiKey: payload.api_key }),
+            ...(payload.read_only_api_key === undefined ? {} : { readOnlyApiKey: payload.read_only_api_key }),
+            corsOrigins: payload.cors_origins ?? [],
+            verbose: payload.verbose ?? false
+          }
+          return yield* web.open(settings)
         })
       )
   })

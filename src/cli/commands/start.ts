@@ -24,7 +24,7 @@ import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
 import { instancesHint } from "../../config/settingCodecs"
 import { defaultAppName } from "../../config/validateEcosystem"
-import type { AppDefinition } from "../../domain/AppDefinition"
+import type { AlertRules, AppDefinition, Webhook } from "../../domain/AppDefinition"
 import { formatDuration, parseDuration } from "../../domain/Duration"
 import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
 import { formatPort, parsePort, portHint } from "../../domain/Port"
@@ -190,6 +190,8 @@ interface Plan {
   /** The file the apps came from, or null for a command. */
   readonly file: string | null
   readonly definitions: ReadonlyArray<AppDefinition>
+  /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (DESIGN §8). */
+  readonly notifications?: { readonly webhooks: ReadonlyArray<Webhook>; readonly alerts: AlertRules | null }
 }
 
 const fromFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
@@ -230,7 +232,7 @@ const fromFile = (file: string, o: StartOptions, variables: Record<string, strin
       }
     }
     const definitions = apps.map((app) => (Object.keys(variables).length === 0 ? app : { ...app, env: { ...app.env, ...variables } }))
-    return { file: loaded.file, definitions } satisfies Plan
+    return { file: loaded.file, definitions, notifications: { webhooks: loaded.webhooks, alerts: loaded.alerts } } satisfies Plan
   })
 
 const fromCommand = (command: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
@@ -328,7 +330,7 @@ export const startCommand = Command.make(
               if (started !== null) rows.push(...started)
             }
           }
-          if (fresh.length > 0) rows.push(...(yield* api.processes.create({ payload: { definitions: fresh, env } })).processes)
+          if (fresh.length > 0) rows.push(...(yield* api.processes.create({ payload: { definitions: fresh, env, ...plan.notifications } })).processes)
           if (fresh.length === 0 && alreadyRunning.length === names.length) {
             const first = alreadyRunning[0]!
             return yield* new ProcessAlreadyRunning({

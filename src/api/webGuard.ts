@@ -1,0 +1,130 @@
+/**
+ * What the TCP listener does around every request that the unix socket does not need (DESIGN §7):
+ * daemon control routes do not exist on TCP (404); on a loopback listener the `Host` header must
+ * name a loopback host (DNS rebinding); a foreign `Origin` may not change anything (403); and when
+ * a key is configured every route but `GET /` needs it, in any of the three header forms (NOTES.md:
+ * read here, not through `HttpApiSecurity`, so the 401/403 bodies are exact). The read-only key
+ * may only read, and its requests run with `ReadOnlyRequest` set. Keys are compared in constant
+ * time and never logged; `verbose` logs method, path, status and time of each request.
+ */
+import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { Effect } from "effect"
+import * as crypto from "node:crypto"
+import type { WebSettings } from "../daemon/StateFile"
+import { ReadOnlyRequest } from "./readOnly"
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
+
+export const isLoopbackHost = (host: string): boolean => {
+  const h = host.toLowerCase().replace(/^\[|\]$/g, "")
+  return h === "localhost" || h === "::1" || /^127\.\d+\.\d+\.\d+$/.test(h) || h.endsWith(".localhost")
+}
+
+/** `host` as it appears in a URL (IPv6 addresses in brackets). */
+export const hostForUrl = (host: string): string => (host.includes(":") && !host.startsWith("[") ? `[${host}]` : host)
+
+export const listenerUrl = (host: string, port: number): string => `http://${hostForUrl(host)}:${port}`
+
+const digest = (key: string): Buffer => crypto.createHash("sha256").update(key, "utf8").digest()
+
+const unauthorized = () => HttpServerResponse.unsafeJson({ error: "unauthorized", message: "Invalid or missing API key" }, { status: 401 })
+const forbidden = (message: string) => HttpServerResponse.unsafeJson({ error: "forbidden", message }, { status: 403 })
+
+const isRead = (method: string) => method === "GET" || method === "HEAD"
+
+/** The path without its query, %-decoded when possible, for the daemon-route check. */
+const decodedPath = (url: string): string => {
+  const raw = url.split("?")[0] ?? "/"
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
+type Role = "full" | "read-only"
+
+export const webGuard = (settings: WebSettings) => {
+  const fullKey = settings.apiKey === undefined ? undefined : digest(settings.apiKey)
+  const readOnlyKey = settings.readOnlyApiKey === undefined ? undefined : digest(settings.readOnlyApiKey)
+  const keyed = fullKey !== undefined || readOnlyKey !== undefined
+  const loopback = isLoopbackHost(settings.host)
+  const allowedHosts = new Set(LOOPBACK_NAMES.map((name) => `${name}:${settings.port}`))
+  const corsOrigins = new Set(settings.corsOrigins.map((origin) => origin.toLowerCase().replace(/\/+$/, "")))
+  const ownOrigins = new Set([
+    listenerUrl(settings.host, settings.port).toLowerCase(),
+    ...(loopback ? LOOPBACK_NAMES.map((name) => `http://${name}:${settings.port}`) : [])
+  ])
+
+  /** The role of the keys a request presents: every key sent must be valid; none sent → null. */
+  const roleOf = (headers: Readonly<Record<string, string | undefined>>): Role | null => {
+    const presented: Array<string> = []
+    const authorization = headers["authorization"]
+    if (authorization !== undefined) {
+      const match = /^(Bearer|ApiKey)\s+(.+)$/i.exec(authorization.trim())
+      if (match === null) return null
+      presented.push(match[2]!.trim())
+    }
+    const header = headers["x-api-key"]
+    if (header !== undefined) presented.push(header.trim())
+    if (presented.length === 0) return null
+    let role: Role = "full"
+    for (const key of presented) {
+      const hashed = digest(key)
+      // Both comparisons always run, so the time taken does not tell which key matched.
+      const isFull = fullKey !== undefined && crypto.timingSafeEqual(hashed, fullKey)
+      const isReadOnly = readOnlyKey !== undefined && crypto.timingSafeEqual(hashed, readOnlyKey)
+      if (!isFull && !isReadOnly) return null
+      if (!isFull) role = "read-only"
+    }
+    return role
+  }
+
+  return <E, R>(app: HttpApp.Default<E, R>) => {
+    const guarded = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const method = request.method
+      const path = decodedPath(request.url)
+      if (loopback) {
+        const host = (request.headers["host"] ?? "").toLowerCase()
+        if (!allowedHosts.has(host)) return forbidden("Access denied: the Host header does not name this loopback listener")
+      }
+      // The daemon control routes are served on the unix socket only.
+      if (/^\/+daemon(\/|$)/i.test(path)) return HttpServerResponse.unsafeJson({ success: false, error: `Not found: ${method} ${path}` }, { status: 404 })
+      const origin = request.headers["origin"]?.toLowerCase().replace(/\/+$/, "")
+      const allowedByCors = origin !== undefined && corsOrigins.has(origin)
+      if (origin !== undefined && !isRead(method) && !ownOrigins.has(origin) && !allowedByCors) {
+        return forbidden(`Access denied: origin ${origin} is not allowed`)
+      }
+      if (method === "OPTIONS" && allowedByCors) {
+        return HttpServerResponse.empty({
+          status: 204,
+          headers: {
+            "access-control-allow-origin": origin!,
+            "access-control-allow-methods": "GET, POST, PUT, DELETE",
+            "access-control-allow-headers": "authorization, x-api-key, content-type",
+            vary: "Origin"
+          }
+        })
+      }
+      const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
+        allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
+      if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
+      const role = roleOf(request.headers)
+      if (role === null) return withCors(unauthorized())
+      if (role === "read-only" && !isRead(method)) return withCors(forbidden("Access denied: read-only API key"))
+      const response = yield* (role === "read-only" ? Effect.locally(app, ReadOnlyRequest, true) : app)
+      return withCors(response)
+    })
+    if (!settings.verbose) return guarded
+    return Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = Date.now()
+      const response = yield* guarded
+      // Method, path and status only: never headers (they may carry a key) nor the query.
+      yield* Effect.logInfo(`web ${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+      return response
+    })
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * Webhook delivery (DESIGN §8). Every `Alert` on the bus whose kind an enabled webhook lists is
+ * POSTed to its url as `{event, process: {id, name}, data, timestamp}`.
+ *
+ * Delivery never touches supervision: the bus reader only drops jobs into a bounded queue (a
+ * full queue drops the job and logs it), and a fixed number of worker fibers send them, each
+ * attempt with a timeout (5 s) and at most 3 retries with backoff (200, 400, 800 ms). A 2xx
+ * answer is success; 4xx other than 408/429 is not retried; redirects are not followed.
+ */
+import { Context, Duration, Effect, Queue } from "effect"
+import * as http from "node:http"
+import * as https from "node:https"
+import type { Webhook } from "../domain/AppDefinition"
+import { EventBus } from "./EventBus"
+import type { PmfxEvent } from "./PmfxEvent"
+
+export interface WebhookDeliverySettings {
+  readonly timeoutMs: number
+  readonly retryDelaysMs: ReadonlyArray<number>
+  readonly concurrency: number
+  readonly queueCapacity: number
+}
+
+/** Delivery tuning; the defaults are DESIGN §8's (tests shorten the timeout). */
+export class WebhookDelivery extends Context.Reference<WebhookDelivery>()("pmfx/WebhookDelivery", {
+  defaultValue: (): WebhookDeliverySettings => ({ timeoutMs: 5_000, retryDelaysMs: [200, 400, 800], concurrency: 4, queueCapacity: 1_000 })
+}) {}
+
+export interface WebhookStats {
+  /** Deliveries that got a 2xx answer. */
+  delivered: number
+  /** Deliveries given up after the last attempt. */
+  failed: number
+  /** Deliveries dropped because the queue was full. */
+  dropped: number
+  /** Individual HTTP attempts (including retries). */
+  attempts: number
+}
+
+export interface WebhookBody {
+  readonly event: string
+  readonly process: { readonly id: number; readonly name: string }
+  readonly data: Readonly<Record<string, unknown>>
+  readonly timestamp: string
+}
+
+interface Job {
+  readonly url: string
+  readonly body: string
+}
+
+class DeliveryFailed {
+  readonly _tag = "DeliveryFailed"
+  constructor(readonly reason: string, readonly retryable: boolean) {}
+}
+
+/** One POST; succeeds on 2xx. Interrupting it destroys the request. */
+const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void, DeliveryFailed> =>
+  Effect.async<void, DeliveryFailed>((resume) => {
+    let target: URL
+    try {
+      target = new URL(url)
+    } catch {
+      resume(Effect.fail(new DeliveryFailed(`invalid url ${url}`, false)))
+      return
+    }
+    const client = target.protocol === "https:" ? https : http
+    let done = false
+    const finish = (effect: Effect.Effect<void, DeliveryFailed>) => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resume(effect)
+    }
+    const request = client.request(target, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "pmfx-webhook" }
+    })
+    const timer = setTimeout(() => {
+      finish(Effect.fail(new DeliveryFailed(`no answer within ${timeoutMs} ms`, true)))
+      request.destroy()
+    }, timeoutMs)
+    request.on("response", (response) => {
+      response.resume()
+      const status = response.statusCode ?? 0
+      if (status >= 200 && status < 300) finish(Effect.void)
+      else finish(Effect.fail(new DeliveryFailed(`HTTP ${status}`, status >= 500 || status === 408 || status === 429 || status < 400)))
+      request.destroy()
+    })
+    request.on("error", (error) => finish(Effect.fail(new DeliveryFailed(error.message, true))))
+    request.end(body)
+    return Effect.sync(() => {
+      done = true
+      clearTimeout(timer)
+      request.destroy()
+    })
+  })
+
+export const webhookBody = (alert: Extract<PmfxEvent, { _tag: "Alert" }>): WebhookBody => ({
+  event: alert.kind,
+  process: { id: alert.id, name: alert.name },
+  data: { message: alert.message, instance: alert.instance, ...alert.data },
+  timestamp: alert.timestamp
+})
+
+export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
+  scoped: Effect.gen(function* () {
+    const bus = yield* EventBus
+    const settings = yield* WebhookDelivery
+    let hooks: ReadonlyArray<Webhook> = []
+    const stats: WebhookStats = { delivered: 0, failed: 0, dropped: 0, attempts: 0 }
+    const jobs = yield* Effect.acquireRelease(Queue.dropping<Job>(settings.queueCapacity), Queue.shutdown)
+
+    const attempt = (job: Job, index: number): Effect.Effect<void, DeliveryFailed> =>
+      Effect.suspend(() => {
+        stats.attempts++
+        return post(job.url, job.body, settings.timeoutMs)
+      }).pipe(
+        Effect.catchAll((error) => {
+          const delay = settings.retryDelaysMs[index]
+          if (!error.retryable || delay === undefined) return Effect.fail(error)
+          return Effect.sleep(Duration.millis(delay)).pipe(Effect.zipRight(attempt(job, index + 1)))
+        })
+      )
+
+    const deliver = (job: Job) =>
+      attempt(job, 0).pipe(
+        Effect.matchEffect({
+          onSuccess: () => Effect.sync(() => void stats.delivered++),
+          onFailure: (error) =>
+            Effect.sync(() => void stats.failed++).pipe(Effect.zipRight(Effect.logWarning(`webhook ${job.url} failed: ${error.reason}`)))
+        })
+      )
+
+    for (let worker = 0; worker < settings.concurrency; worker++) {
+      yield* Queue.take(jobs).pipe(Effect.flatMap(deliver), Effect.forever, Effect.forkScoped)
+    }
+
+    const enqueue = (event: PmfxEvent) =>
+      Effect.gen(function* () {
+        if (event._tag !== "Alert") return
+        const matching = hooks.filter((hook) => hook.enabled && hook.events.includes(event.kind))
+        if (matching.length === 0) return
+        const body = JSON.stringify(webhookBody(event))
+        for (const hook of matching) {
+          const accepted = yield* Queue.offer(jobs, { url: hook.url, body })
+          if (!accepted) {
+            stats.dropped++
+            // The first drop and every 100th after it: a crash loop against a dead target must not flood the log.
+            if (stats.dropped % 100 === 1) yield* Effect.logWarning(`webhook queue full: dropped ${event.kind} for ${hook.url} (${stats.dropped} dropped so far)`)
+          }
+        }
+      })
+
+    const events = yield* bus.subscribe()
+    yield* Queue.take(events).pipe(
+      Effect.flatMap(enqueue),
+      Effect.catchAllCause((cause) => Effect.logError("webhook dispatch failed", cause)),
+      Effect.forever,
+      Effect.forkScoped
+    )
+
+    return {
+      /** Replaces the configured webhooks. */
+      setWebhooks: (list: ReadonlyArray<Webhook>) => Effect.sync(() => void (hooks = [...list])),
+      webhooks: () => Effect.sync(() => hooks),
+      /** Delivery counters (for tests and diagnostics). */
+      stats: () => Effect.sync((): WebhookStats => ({ ...stats }))
+    }
+  })
+}) {}

@@ -1,0 +1,319 @@
+/**
+ * The TCP listener (`PUT /daemon/web`, `pmfx web`; DESIGN §7, §9): the same API as the socket
+ * without the daemon routes, API keys in three header forms, the read-only key, browser
+ * protections, PORT_IN_USE, and the listener coming back with the next daemon.
+ */
+import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import * as net from "node:net"
+import * as path from "node:path"
+import { makeSandbox, type Sandbox } from "../support/cli"
+import { type Daemon, eventually, idleApp, makeHome, type Reply, startDaemon } from "./daemon"
+
+const UNAUTHORIZED = { error: "unauthorized", message: "Invalid or missing API key" }
+const READ_ONLY_DENIED = { error: "forbidden", message: "Access denied: read-only API key" }
+const KEY = "k-full-0123456789"
+const RO_KEY = "k-read-9876543210"
+
+const daemons: Array<Daemon> = []
+const sandboxes: Array<Sandbox> = []
+afterAll(async () => {
+  for (const daemon of daemons) await daemon.stop()
+  for (const sandbox of sandboxes) sandbox.cleanup()
+})
+
+const start = async (home?: string) => {
+  const daemon = await startDaemon(home)
+  daemons.push(daemon)
+  return daemon
+}
+
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(false))
+    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)))
+  })
+
+const usedPorts = new Set<number>()
+const freePort = async (): Promise<number> => {
+  for (;;) {
+    const port = 20000 + Math.floor(Math.random() * 20000)
+    if (!usedPorts.has(port) && (await portIsFree(port))) {
+      usedPorts.add(port)
+      return port
+    }
+  }
+}
+
+/** One HTTP request to the TCP listener on localhost (Host header `localhost:<port>` unless given). */
+const tcp = (port: number, method: string, urlPath: string, headers: Record<string, string> = {}, body?: unknown): Promise<Reply> =>
+  new Promise((resolve, reject) => {
+    const sent: Record<string, string> = { host: `localhost:${port}`, ...headers }
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
+    if (payload !== undefined) {
+      sent["content-type"] = "application/json"
+      sent["content-length"] = String(payload.length)
+    }
+    const req = http.request({ host: "localhost", port, method, path: urlPath, headers: sent, agent: false }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (chunk: Buffer) => chunks.push(chunk))
+      res.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8")
+        let parsed: unknown = raw
+        try {
+          parsed = JSON.parse(raw)
+        } catch {
+          // not JSON
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, raw })
+      })
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.setTimeout(15_000, () => req.destroy(new Error(`${method} ${urlPath}: no answer`)))
+    if (payload !== undefined) req.write(payload)
+    req.end()
+  })
+
+const openWeb = async (daemon: Daemon, settings: Record<string, unknown>) => {
+  const reply = await daemon.request("PUT", "/daemon/web", { host: "localhost", ...settings })
+  expect(reply.status, reply.raw).toBe(200)
+  return reply
+}
+
+/** A daemon with one app (`w-app`, env SECRET) and its listener open with `settings`. */
+const daemonWithApp = async (settings: Record<string, unknown>) => {
+  const daemon = await start()
+  const created = await daemon.request("POST", "/api/processes", idleApp("w-app", { env: { SECRET: "hunter2", MODE: "test" } }))
+  expect(created.status, created.raw).toBe(201)
+  expect((await daemon.request("GET", "/api/processes/w-app/ready?timeout=30s")).status).toBe(200)
+  const port = await freePort()
+  await openWeb(daemon, { port, ...settings })
+  return { daemon, port }
+}
+
+const READS: ReadonlyArray<string> = ["/api/processes", "/api/processes/w-app", "/api/status", "/health"]
+
+describe("TCP listener without a key", () => {
+  it("serves the same routes openly and reports itself in /api/status", async () => {
+    const { daemon, port } = await daemonWithApp({})
+    for (const route of ["/", ...READS]) {
+      const reply = await tcp(port, "GET", route)
+      expect(reply.status, `${route}: ${reply.raw}`).toBe(200)
+    }
+    const restarted = await tcp(port, "POST", "/api/processes/w-app/restart")
+    expect(restarted.status, restarted.raw).toBe(200)
+    expect(restarted.body.success).toBe(true)
+    const detail = await tcp(port, "GET", "/api/processes/w-app")
+    expect(detail.body.config.env.SECRET).toBe("hunter2")
+    const status = await daemon.request("GET", "/api/status")
+    expect(status.body.web).toEqual({ host: "localhost", port, auth: false })
+    // Errors have the same shapes as on the socket.
+    const missing = await tcp(port, "GET", "/api/processes/nope")
+    expect(missing.status).toBe(404)
+    expect(missing.body.error.code).toBe("PROCESS_NOT_FOUND")
+  })
+
+  it("does not serve the daemon routes: 404, and the daemon keeps running", async () => {
+    const daemon = await start()
+    const port = await freePort()
+    const opened = await openWeb(daemon, { port })
+    expect(opened.body).toEqual({ host: "localhost", port, auth: false, url: `http://localhost:${port}`, listening: true })
+    for (const [method, route] of [
+      ["POST", "/daemon/kill"],
+      ["POST", "/daemon/resurrect"],
+      ["PUT", "/daemon/web"],
+      ["POST", "/%64aemon/kill"]
+    ] as const) {
+      const reply = await tcp(port, method, route)
+      expect(reply.status, route).toBe(404)
+      expect(reply.body).toEqual({ success: false, error: expect.any(String) })
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    expect((await daemon.request("GET", "/")).status).toBe(200)
+    expect((await tcp(port, "GET", "/api/status")).status).toBe(200)
+  })
+
+  it("refuses a foreign Origin on mutating routes and a non-loopback Host header", async () => {
+    const { port } = await daemonWithApp({ cors_origins: ["https://dash.example.com"] })
+    const foreign = await tcp(port, "POST", "/api/processes/w-app/stop", { origin: "https://evil.example.com" })
+    expect(foreign.status).toBe(403)
+    expect(foreign.body).toEqual({ error: "forbidden", message: expect.stringContaining("Access denied") })
+    // Reads are not refused for their origin (the browser keeps the answer from the page anyway).
+    expect((await tcp(port, "GET", "/api/processes", { origin: "https://evil.example.com" })).status).toBe(200)
+    const own = await tcp(port, "POST", "/api/processes/w-app/restart", { origin: `http://localhost:${port}` })
+    expect(own.status, own.raw).toBe(200)
+    const allowed = await tcp(port, "POST", "/api/processes/w-app/restart", { origin: "https://dash.example.com" })
+    expect(allowed.status, allowed.raw).toBe(200)
+    expect(allowed.headers["access-control-allow-origin"]).toBe("https://dash.example.com")
+
+    for (const host of ["evil.example.com", `evil.example.com:${port}`, "localhost:1"]) {
+      const rebound = await tcp(port, "GET", "/api/processes", { host })
+      expect(rebound.status, host).toBe(403)
+      expect(rebound.body.error).toBe("forbidden")
+    }
+    for (const host of [`127.0.0.1:${port}`, `[::1]:${port}`, `LOCALHOST:${port}`]) {
+      expect((await tcp(port, "GET", "/api/processes", { host })).status, host).toBe(200)
+    }
+  })
+})
+
+describe("TCP listener with API keys", () => {
+  it("requires a valid key in any of the three forms on every route but GET /", async () => {
+    const { daemon, port } = await daemonWithApp({ api_key: KEY, read_only_api_key: RO_KEY })
+    expect((await daemon.request("GET", "/api/status")).body.web).toEqual({ host: "localhost", port, auth: true })
+    expect((await tcp(port, "GET", "/")).status).toBe(200)
+    expect((await tcp(port, "GET", "/", { authorization: "Bearer wrong" })).status).toBe(200)
+
+    const denied: ReadonlyArray<Record<string, string>> = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: `Basic ${KEY}` },
+      { authorization: KEY },
+      { "x-api-key": "wrong" },
+      { authorization: `Bearer ${KEY}`, "x-api-key": "wrong" },
+      { authorization: "ApiKey wrong", "x-api-key": KEY }
+    ]
+    for (const headers of denied) {
+      for (const route of READS) {
+        const reply = await tcp(port, "GET", route, headers)
+        expect(reply.status, `${route} ${JSON.stringify(headers)}`).toBe(401)
+        expect(reply.body).toEqual(UNAUTHORIZED)
+      }
+      const write = await tcp(port, "POST", "/api/processes/w-app/restart", headers)
+      expect(write.status).toBe(401)
+      expect(write.body).toEqual(UNAUTHORIZED)
+    }
+    expect((await tcp(port, "GET", "/api/openapi.json")).status).toBe(401)
+
+    const accepted: ReadonlyArray<Record<string, string>> = [
+      { authorization: `Bearer ${KEY}` },
+      { authorization: `ApiKey ${KEY}` },
+      { authorization: `bearer ${KEY}` },
+      { "x-api-key": KEY },
+      { authorization: `Bearer ${KEY}`, "x-api-key": KEY }
+    ]
+    for (const headers of accepted) {
+      for (const route of READS) expect((await tcp(port, "GET", route, headers)).status, `${route} ${JSON.stringify(headers)}`).toBe(200)
+      const write = await tcp(port, "POST", "/api/processes/w-app/restart", headers)
+      expect(write.status, write.raw).toBe(200)
+    }
+    const detail = await tcp(port, "GET", "/api/processes/w-app", { "x-api-key": KEY })
+    expect(detail.body.config.env).toMatchObject({ SECRET: "hunter2", MODE: "test" })
+  })
+
+  it("lets the read-only key read (environments masked) and refuses it every change with 403", async () => {
+    const { port } = await daemonWithApp({ api_key: KEY, read_only_api_key: RO_KEY })
+    const forms: ReadonlyArray<Record<string, string>> = [{ authorization: `Bearer ${RO_KEY}` }, { authorization: `ApiKey ${RO_KEY}` }, { "x-api-key": RO_KEY }]
+    for (const headers of forms) {
+      for (const route of READS) expect((await tcp(port, "GET", route, headers)).status, route).toBe(200)
+      const detail = await tcp(port, "GET", "/api/processes/w-app", headers)
+      expect(Object.keys(detail.body.config.env).length).toBeGreaterThanOrEqual(2)
+      for (const value of Object.values(detail.body.config.env)) expect(value).toBe("***")
+      expect(detail.raw).not.toContain("hunter2")
+      for (const [method, route] of [
+        ["POST", "/api/processes/w-app/restart"],
+        ["POST", "/api/processes/w-app/stop"],
+        ["DELETE", "/api/processes/w-app"]
+      ] as const) {
+        const reply = await tcp(port, method, route, headers)
+        expect(reply.status, `${method} ${route}`).toBe(403)
+        expect(reply.body).toEqual(READ_ONLY_DENIED)
+      }
+    }
+    // A read-only key next to the full one gets only read-only rights.
+    const mixed = await tcp(port, "POST", "/api/processes/w-app/restart", { authorization: `Bearer ${KEY}`, "x-api-key": RO_KEY })
+    expect(mixed.status).toBe(403)
+    expect(mixed.body).toEqual(READ_ONLY_DENIED)
+    // The app is still running: nothing was changed.
+    const rows = (await tcp(port, "GET", "/api/processes", { "x-api-key": KEY })).body as Array<{ status: string }>
+    expect(rows.map((row) => row.status)).toEqual(["online"])
+  })
+})
+
+describe("PUT /daemon/web", () => {
+  it("answers PORT_IN_USE when the port is taken, and --stop closes the listener", async () => {
+    const daemon = await start()
+    const port = await freePort()
+    const blocker = net.createServer()
+    await new Promise<void>((resolve) => blocker.listen({ port, host: "localhost" }, resolve))
+    try {
+      const reply = await daemon.request("PUT", "/daemon/web", { host: "localhost", port })
+      expect(reply.status).toBe(409)
+      expect(reply.body.error.code).toBe("PORT_IN_USE")
+      expect(reply.body.error.details.port).toBe(port)
+      expect((await daemon.request("GET", "/api/status")).body.web).toBeNull()
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve))
+    }
+    const other = await freePort()
+    await openWeb(daemon, { port: other })
+    const stopped = await daemon.request("PUT", "/daemon/web", { stop: true })
+    expect(stopped.status).toBe(200)
+    expect(stopped.body).toMatchObject({ port: other, listening: false })
+    expect((await daemon.request("GET", "/api/status")).body.web).toBeNull()
+    await expect(tcp(other, "GET", "/")).rejects.toThrow()
+  })
+
+  it("keeps the settings in state.json (mode 0600) and the next daemon opens the listener again", async () => {
+    const home = makeHome()
+    const first = await start(home)
+    const port = await freePort()
+    await openWeb(first, { port, api_key: KEY })
+    const stateFile = path.join(home, "state.json")
+    const saved = JSON.parse(fs.readFileSync(stateFile, "utf8"))
+    expect(saved.web).toMatchObject({ host: "localhost", port, apiKey: KEY, corsOrigins: [], verbose: false })
+    expect(fs.statSync(stateFile).mode & 0o777).toBe(0o600)
+
+    first.child.kill("SIGTERM")
+    expect(await first.exited).toBe(0)
+    // Its home is the next daemon's: forget it without removing the home.
+    await first.stop({ keepHome: true })
+    daemons.splice(daemons.indexOf(first), 1)
+    await expect(tcp(port, "GET", "/")).rejects.toThrow()
+
+    const second = await start(home)
+    expect(second.pid).not.toBe(first.pid)
+    const reply = await eventually(async () => {
+      const answer = await tcp(port, "GET", "/api/status", { "x-api-key": KEY })
+      return answer.status === 200 ? answer : undefined
+    }, "the listener to come back")
+    expect(reply.body.pid).toBe(second.pid)
+    expect(reply.body.web).toEqual({ host: "localhost", port, auth: true })
+    expect((await tcp(port, "GET", "/api/status")).status).toBe(401)
+  })
+})
+
+describe("pmfx web", () => {
+  let sandbox: Sandbox
+  afterEach(() => sandbox?.cleanup())
+
+  it("opens the listener, prints the URL and a curl example, and refuses 0.0.0.0 without a key", async () => {
+    sandbox = makeSandbox()
+    const refused = sandbox.pmfx(["web", "--host", "0.0.0.0"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("--allow-insecure")
+
+    const port = await freePort()
+    const opened = sandbox.pmfx(["web", "--port", String(port)])
+    expect(opened.code, opened.stderr).toBe(0)
+    expect(opened.stdout).toContain(`http://localhost:${port}`)
+    expect(opened.stdout).toContain(`curl http://localhost:${port}/api/processes`)
+    expect(opened.stderr).toContain("warning")
+    expect((await tcp(port, "GET", "/api/processes")).status).toBe(200)
+
+    // The key from the environment, and never printed.
+    const keyed = sandbox.pmfx(["web", "--port", String(port), "--json"], { PMFX_API_KEY: KEY })
+    expect(keyed.code, keyed.stderr).toBe(0)
+    expect(JSON.parse(keyed.stdout)).toMatchObject({ port, auth: true, url: `http://localhost:${port}` })
+    expect(keyed.stdout + keyed.stderr).not.toContain(KEY)
+    expect((await tcp(port, "GET", "/api/processes")).status).toBe(401)
+    expect((await tcp(port, "GET", "/api/processes", { authorization: `Bearer ${KEY}` })).status).toBe(200)
+
+    const stopped = sandbox.pmfx(["web", "--stop"])
+    expect(stopped.code, stopped.stderr).toBe(0)
+    await expect(tcp(port, "GET", "/")).rejects.toThrow()
+  })
+})
