@@ -232,7 +232,7 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   const health = settings.health_check
   if (health !== undefined && health.enabled !== false) {
     const type = health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http")
-    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url.replaceAll(PORT_PLACEHOLDER, "1")))) {
+    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url.replaceAll(PORT_TOKEN, "1")))) {
       problems.push({
         field: joinPath(at, "health_check.url"),
         value: health.url ?? null,
@@ -266,7 +266,7 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
 }
 
 /** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
-export const PORT_PLACEHOLDER = "{port}"
+export const PORT_TOKEN = "{port}"
 
 const isHttpUrl = (text: string): boolean => {
   try {

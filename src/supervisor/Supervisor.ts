@@ -14,7 +14,7 @@ import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
 import type { LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
-import { PORT_PLACEHOLDER } from "../config/validateEcosystem"
+import { PORT_TOKEN } from "../config/validateEcosystem"
 import { decideAfterExit } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
@@ -116,7 +116,7 @@ const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, s
     const port = state.portOverride ?? state.port
     const probe =
       check.check_type === "http" && check.url !== null
-        ? httpProbe(check.url.replaceAll(PORT_PLACEHOLDER, String(port ?? "")), check.timeout)
+        ? httpProbe(check.url.replaceAll(PORT_TOKEN, String(port ?? "")), check.timeout)
         : scriptProbe(check.script ?? "", { cwd: app.cwd, env, timeoutMs: check.timeout })
     let failures = 0
     let lastCounted = yield* Clock.currentTimeMillis
