@@ -27,13 +27,22 @@ export const PARTIAL_SUFFIX = ".tmp"
 const taken = (candidate: string): boolean =>
   fs.existsSync(candidate) || fs.existsSync(`${candidate}.gz`) || fs.existsSync(`${candidate}.gz${PARTIAL_SUFFIX}`)
 
+/**
+ * The last counter used for each stamp. Several rotations can fall in one millisecond, and pruning
+ * may already have deleted the first of them: a name freed that way must not be reused, or the
+ * newest file would sort as the oldest. Only recent stamps matter, so the map stays small.
+ */
+const lastCounter = new Map<string, number>()
+
 /** A free name for `file` rotated at `date` (synchronous: it runs inside a write). */
 export const rotatedFileName = (file: string, date: Date): string => {
   const base = `${file}.${stampOf(date)}`
-  if (!taken(base)) return base
-  for (let n = 1; ; n++) {
-    const candidate = `${base}-${n}`
-    if (!taken(candidate)) return candidate
+  for (let n = (lastCounter.get(base) ?? -1) + 1; ; n++) {
+    const candidate = n === 0 ? base : `${base}-${n}`
+    if (taken(candidate)) continue
+    lastCounter.set(base, n)
+    if (lastCounter.size > 64) lastCounter.delete(lastCounter.keys().next().value!)
+    return candidate
   }
 }
 

@@ -101,14 +101,16 @@ describe("LogStore writing", () => {
     const home = freshHome()
     const app = testApp({ name: "keep", max_log_size: 64 * 1024, max_log_files: 3 })
     return Effect.gen(function* () {
-      const files = yield* runChild(app, 0, FLOOD_SCRIPT, ["20000"])
+      // Enough output that even write batches as large as the writer's buffer (256 KiB, under
+      // load) make many more files than are kept.
+      const files = yield* runChild(app, 0, FLOOD_SCRIPT, ["100000"])
       const rotated = yield* Effect.promise(() => listRotatedFiles(files.out_file))
       expect(rotated).toHaveLength(3)
       // What is left is the newest part of the output, contiguous up to the last line.
       const messages = (yield* allRotatedLines(files.out_file)).map(isoMessage)
       const first = Number(messages[0]!.slice("line ".length))
       expect(first).toBeGreaterThan(0)
-      expectNumbered(messages, 20_000 - first, first)
+      expectNumbered(messages, 100_000 - first, first)
     }).pipe(Effect.provide(storeLayer(home)))
   })
 
