@@ -6,7 +6,10 @@
  * `all`, a namespace) is a process, even when a file of that name sits in the current folder: a
  * file without a configuration extension could not be loaded anyway (formats go by extension).
  */
+import { Args } from "@effect/cli"
+import { Effect } from "effect"
 import * as path from "node:path"
+import { CallerEnvironment } from "./CallerEnvironment"
 
 export const CONFIG_EXTENSIONS = [".json", ".yaml", ".yml", ".toml", ".js", ".cjs", ".mjs"] as const
 
@@ -20,3 +23,17 @@ export const classifyTarget = (arg: string, cwd: string): Target => {
 }
 
 export const targetDescription = "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs or any path with a /), or a process name, id or namespace"
+
+/** The `<file|name|id>` argument of `validate`, `show` and `status`. */
+export const targetArg = Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription))
+
+/** Classifies `target` against the caller's folder and runs the file or the process branch. */
+export const onTarget = <A, E1, R1, E2, R2>(
+  target: string,
+  onFile: (file: string) => Effect.Effect<A, E1, R1>,
+  onProcess: (id: string) => Effect.Effect<A, E2, R2>
+): Effect.Effect<A, E1 | E2, R1 | R2 | CallerEnvironment> =>
+  Effect.flatMap(CallerEnvironment, (caller): Effect.Effect<A, E1 | E2, R1 | R2> => {
+    const classified = classifyTarget(target, caller.cwd)
+    return classified._tag === "File" ? onFile(classified.file) : onProcess(classified.id)
+  })

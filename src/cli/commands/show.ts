@@ -3,17 +3,16 @@
  * §9), what the daemon knows of it — state, resources, health, configuration and log files — as
  * people or programs read them.
  */
-import { Args, Command } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { Paths } from "../../daemon/Paths"
 import { instanceFiles } from "../../domain/logPaths"
-import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
 import { printJson } from "../output"
 import { renderApp } from "../renderApp"
 import { renderProcessDetail } from "../renderProcess"
 import { style } from "../style"
-import { classifyTarget, targetDescription } from "../target"
+import { onTarget, targetArg } from "../target"
 import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
 const showFile = (file: string, env: Option.Option<string>, json: boolean) =>
@@ -47,13 +46,13 @@ const showProcess = (id: string, json: boolean) =>
 
 export const showCommand = Command.make(
   "show",
-  { target: Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription)), env: envOption, json: jsonOption },
+  { target: targetArg, env: envOption, json: jsonOption },
   ({ target, env, json }) =>
-    Effect.gen(function* () {
-      const caller = yield* CallerEnvironment
-      const classified = classifyTarget(target, caller.cwd)
-      return yield* classified._tag === "File" ? showFile(classified.file, env, json) : showProcess(classified.id, json)
-    })
+    onTarget(
+      target,
+      (file) => showFile(file, env, json),
+      (id) => showProcess(id, json)
+    )
 ).pipe(
   Command.withDescription(
     "Print the fully resolved definitions of an ecosystem file (defaults, substitutions, absolute paths), or a process's state, health, configuration and log files"

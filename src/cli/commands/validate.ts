@@ -2,14 +2,13 @@
  * `pmfx validate <file|name|id>`: every problem in an ecosystem file, or OK with a line per app;
  * for a process name/id (DESIGN §9), whether the daemon holds that definition (exit 4 when not).
  */
-import { Args, Command } from "@effect/cli"
+import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { quoteShellWord } from "../../domain/shellWords"
-import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
 import { printJson } from "../output"
 import { columns, style } from "../style"
-import { classifyTarget, targetDescription } from "../target"
+import { onTarget, targetArg } from "../target"
 import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
 const validateFile = (file: string, env: Option.Option<string>, json: boolean) =>
@@ -74,13 +73,13 @@ const validateProcess = (id: string, json: boolean) =>
 
 export const validateCommand = Command.make(
   "validate",
-  { target: Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription)), env: envOption, json: jsonOption },
+  { target: targetArg, env: envOption, json: jsonOption },
   ({ target, env, json }) =>
-    Effect.gen(function* () {
-      const caller = yield* CallerEnvironment
-      const classified = classifyTarget(target, caller.cwd)
-      return yield* classified._tag === "File" ? validateFile(classified.file, env, json) : validateProcess(classified.id, json)
-    })
+    onTarget(
+      target,
+      (file) => validateFile(file, env, json),
+      (id) => validateProcess(id, json)
+    )
 ).pipe(
   Command.withDescription(
     "Check an ecosystem file and report every problem in it (exit 3 when invalid), or check that the daemon holds a process (exit 4 when not)"
