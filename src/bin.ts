@@ -13,7 +13,6 @@ import { pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
 import { CliExit, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
-import { DaemonClient } from "./cli/DaemonClient"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { Paths } from "./daemon/Paths"
 import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
@@ -30,9 +29,8 @@ const program = run(process.argv).pipe(
     if (isPmfxError(error)) return Console.error(renderError(error)).pipe(Effect.as(errorMeta[error._tag].exitCode))
     return Console.error(`pmfx: unexpected error: ${String(error)}`).pipe(Effect.as(ExitCode.unexpected as number))
   }),
-  Effect.provide(
-    Layer.mergeAll(ConfigLoader.Default, DaemonClient.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default))
-  )
+  // (The daemon client is provided by the command tree, which knows from --url which daemon it is.)
+  Effect.provide(Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default)))
 )
 
 const args = process.argv.slice(2)

@@ -1,22 +1,88 @@
 /**
  * Entry of `dist/daemon.cjs`: the daemon in the foreground (`pmfx daemon`, systemd, containers)
- * and in the background (started by the CLI). Kept out of the CLI bundle so that everyday commands
- * do not load the server.
+ * and in the background (started by the CLI, with no arguments). Kept out of the CLI bundle so
+ * that everyday commands do not load the server.
+ *
+ * `pmfx daemon [--web ...] [--config file]` (DaemonOptions.ts): the command line is checked first
+ * (exit 2), then the listener settings by the rules of `pmfx web` (exit 2), then the ecosystem
+ * file (its problems printed, exit 3) — all before the daemon takes its lock or starts anything.
+ * The keys may come from PMFX_API_KEY / PMFX_READONLY_API_KEY, which only a foreground daemon can
+ * have: the CLI starts the background one with nothing but PMFX_HOME.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Console, Effect, Either, Exit, Layer } from "effect"
+import { renderError } from "./cli/output"
+import { ConfigLoader } from "./config/ConfigLoader"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
+import { DAEMON_USAGE, daemonHelp, parseDaemonArgs, type DaemonOptions } from "./daemon/DaemonOptions"
+import { checkListener, DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "./daemon/listenerRules"
 import { Paths } from "./daemon/Paths"
 import { runDaemon } from "./daemon/runDaemon"
+import type { WebSettings } from "./daemon/StateFile"
+import { errorMeta, ExitCode } from "./domain/errors"
+
+const usageError = (message: string): void => {
+  process.stderr.write(`pmfx daemon: ${message}\n${DAEMON_USAGE}\n  (pmfx daemon --help describes each option)\n`)
+  process.exitCode = ExitCode.usage
+}
+
+/** The listener of `--web`, or the refusal `pmfx web` would give for the same settings. */
+const webSettingsOf = (options: DaemonOptions): Either.Either<WebSettings | undefined, string> => {
+  if (!options.web) return Either.right(undefined)
+  const checked = checkListener(
+    {
+      host: options.host ?? DEFAULT_WEB_HOST,
+      port: options.port ?? DEFAULT_WEB_PORT,
+      apiKey: options.apiKey,
+      readOnlyApiKey: options.readOnlyApiKey,
+      corsOrigins: [],
+      verbose: false,
+      allowInsecure: options.allowInsecure
+    },
+    process.env
+  )
+  if (checked._tag === "Refused") return Either.left(checked.message)
+  if (checked.warning !== null) process.stderr.write(`${checked.warning}\n`)
+  return Either.right(checked.settings)
+}
+
+/** The listener's keys: for the daemon only, never handed to an app (which could leak them). */
+const LISTENER_KEYS = new Set(["PMFX_API_KEY", "PMFX_READONLY_API_KEY"])
+
+/** The environment `--config` apps get under their own (as `pmfx start` gives them the CLI's). */
+const ownEnvironment = (): Record<string, string> =>
+  Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === "string" && !LISTENER_KEYS.has(entry[0])))
+
+/** Loads `--config`; its problems are printed and end the program with their exit code (3). */
+const loadEcosystem = (file: string) =>
+  Effect.gen(function* () {
+    const loader = yield* ConfigLoader
+    const loaded = yield* loader.loadFile(file, { environment: process.env })
+    for (const warning of loaded.warnings) yield* Console.error(`warning ${warning}`)
+    return Either.right({ loaded, env: ownEnvironment() })
+  }).pipe(
+    Effect.catchAll((error) =>
+      Console.error(`pmfx daemon: ${file} cannot be started\n${renderError(error)}`).pipe(Effect.as(Either.left(errorMeta[error._tag].exitCode)))
+    )
+  )
 
 export const main = (args: ReadonlyArray<string>): void => {
-  if (args.length > 0) {
-    process.stderr.write(`pmfx daemon: unexpected argument ${JSON.stringify(args[0])}\nusage: pmfx daemon\n`)
-    process.exitCode = 2
+  const parsed = parseDaemonArgs(args)
+  if (Either.isLeft(parsed)) return usageError(parsed.left)
+  const options = parsed.right
+  if (options.help) {
+    process.stdout.write(`${daemonHelp()}\n`)
     return
   }
-  const program = runDaemon.pipe(
-    Effect.as(0),
+  const web = webSettingsOf(options)
+  if (Either.isLeft(web)) return usageError(web.left)
+
+  const program = Effect.gen(function* () {
+    const ecosystem = options.config === undefined ? undefined : yield* loadEcosystem(options.config)
+    if (ecosystem !== undefined && Either.isLeft(ecosystem)) return ecosystem.left
+    yield* runDaemon({ web: web.right, ecosystem: ecosystem?.right })
+    return 0
+  }).pipe(
     // Expected when several CLIs start a daemon at once: one wins, the others say so and leave.
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>
       Effect.sync(() => {
@@ -24,7 +90,7 @@ export const main = (args: ReadonlyArray<string>): void => {
         return 1
       })
     ),
-    Effect.provide(Layer.merge(Paths.Default, NodeContext.layer))
+    Effect.provide(Layer.mergeAll(Paths.Default, ConfigLoader.Default, NodeContext.layer))
   )
   // Not NodeRuntime.runMain: its SIGTERM handler interrupts the program, which would close the
   // API before the apps are stopped. The daemon handles SIGTERM/SIGINT itself (runDaemon).

@@ -1,17 +1,21 @@
 /**
  * The CLI's way to the daemon: the typed client derived from the API contract, over the unix
- * socket. `ensureDaemon` starts the daemon in the background when none answers (DESIGN §9): it
- * gets none of the CLI's environment but PMFX_HOME, writes daemon.log, and the CLI waits until it
- * answers.
+ * socket — or, with `--url` / PMFX_URL (`DaemonTarget`), over a remote daemon's TCP listener with
+ * the API key as `Authorization: Bearer`. Locally, `ensureDaemon` starts the daemon in the
+ * background when none answers (DESIGN §9): it gets none of the CLI's environment but PMFX_HOME,
+ * writes daemon.log, and the CLI waits until it answers. A remote daemon is never started: the
+ * first request that cannot reach it is the DAEMON_UNREACHABLE.
  */
-import { HttpApiClient, HttpClient } from "@effect/platform"
-import { Data, Duration, Effect, Schedule } from "effect"
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { Data, Duration, Effect, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PmfxApi } from "../api/Api"
 import { Paths } from "../daemon/Paths"
 import { socketHttpClient } from "../daemon/socketHttpClient"
+import { DaemonTarget } from "./DaemonTarget"
+import { tcpHttpClient } from "./tcpHttpClient"
 
 export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{ readonly message: string; readonly socket: string }> {}
 
@@ -24,9 +28,19 @@ const daemonScript = () => path.join(path.dirname(process.argv[1] ?? __filename)
 export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonClient", {
   effect: Effect.gen(function* () {
     const paths = yield* Paths
-    const api = yield* HttpApiClient.make(PmfxApi, { baseUrl: "http://pmfx" }).pipe(
-      Effect.provideService(HttpClient.HttpClient, socketHttpClient(paths.socket))
-    )
+    const target = yield* DaemonTarget
+    /** The HTTP client and base URL every request goes through (the SSE stream of `logs -f` too). */
+    const http: HttpClient.HttpClient =
+      target._tag === "Local"
+        ? socketHttpClient(paths.socket)
+        : Option.match(target.apiKey, {
+            onNone: () => tcpHttpClient,
+            onSome: (key) => HttpClient.mapRequest(tcpHttpClient, HttpClientRequest.bearerToken(key))
+          })
+    const baseUrl = target._tag === "Local" ? "http://pmfx" : target.url
+    /** Where the daemon is, for messages: its socket or its URL. */
+    const address = target._tag === "Local" ? paths.socket : target.url
+    const api = yield* HttpApiClient.make(PmfxApi, { baseUrl }).pipe(Effect.provideService(HttpClient.HttpClient, http))
     // A probe gives up after PROBE_TIMEOUT: a daemon that is starting accepts connections on its
     // socket before its request handler is attached, and a request sent in that moment is never
     // answered (the next probe is).
@@ -49,8 +63,9 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       fs.closeSync(log)
     })
 
-    /** The client, after making sure a daemon answers (starting one if needed). */
+    /** The client, after making sure a daemon answers (starting a local one if needed). */
     const ensureDaemon = Effect.gen(function* () {
+      if (target._tag === "Remote") return api
       if (yield* answers) return api
       yield* startInBackground
       const up = yield* answers.pipe(
@@ -67,6 +82,6 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       return api
     })
 
-    return { api, answers, ensureDaemon, paths }
+    return { api, answers, ensureDaemon, paths, target, http, baseUrl, address }
   })
 }) {}

@@ -1,5 +1,12 @@
-/** The `pmfx` command tree. */
-import { Command } from "@effect/cli"
+/**
+ * The `pmfx` command tree. The global options `--url` and `--api-key` (before the command) choose
+ * the daemon every command talks to (`DaemonTarget`); the client for it is provided here, once
+ * the command line is parsed.
+ */
+import { Command, Options } from "@effect/cli"
+import { Layer } from "effect"
+import { DaemonClient } from "./DaemonClient"
+import { DaemonTarget, resolveTarget } from "./DaemonTarget"
 import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
 import { killCommand } from "./commands/kill"
@@ -18,7 +25,20 @@ import { stopCommand } from "./commands/stop"
 import { validateCommand } from "./commands/validate"
 import { webCommand } from "./commands/web"
 
-export const pmfx = Command.make("pmfx").pipe(
+const globalOptions = {
+  url: Options.text("url").pipe(
+    Options.withPseudoName("URL"),
+    Options.withDescription("drive the daemon listening at this http(s) URL (its `pmfx web`) instead of the local one (or PMFX_URL)"),
+    Options.optional
+  ),
+  apiKey: Options.text("api-key").pipe(
+    Options.withPseudoName("key"),
+    Options.withDescription("the API key of the daemon at --url (or PMFX_API_KEY); sent as Authorization: Bearer"),
+    Options.optional
+  )
+}
+
+export const pmfx = Command.make("pmfx", globalOptions).pipe(
   Command.withDescription("pmfx — a process manager for Linux servers, built on Effect"),
   Command.withSubcommands([
     startCommand,
@@ -38,5 +58,8 @@ export const pmfx = Command.make("pmfx").pipe(
     startupCommand,
     webCommand,
     daemonCommand
-  ])
+  ]),
+  Command.provide((options) =>
+    DaemonClient.Default.pipe(Layer.provideMerge(Layer.effect(DaemonTarget, resolveTarget({ url: options.url, apiKey: options.apiKey }))))
+  )
 )

@@ -1,12 +1,14 @@
 /**
- * `state.json` (DESIGN §3): the engine's snapshot (definitions, rows, desired state, last pids)
- * and whether the apps were stopped by `pmfx kill`. Written atomically (temp file, fsync, rename),
+ * `state.json` (DESIGN §3): the engine's snapshot (definitions, rows, desired state, last pids),
+ * whether the apps were stopped by `pmfx kill`, the `pmfx web` listener and the daemon-wide
+ * webhooks and alert thresholds (DESIGN §8). Written atomically (temp file, fsync, rename),
  * mode 0600 — it holds the apps' environments. A file that cannot be read back is moved aside,
  * never deleted.
  */
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { AlertRules, Webhook } from "../domain/AppDefinition"
 import { EngineSnapshot } from "../supervisor/EngineSnapshot"
 
 /** The TCP listener's settings (`pmfx web`), kept so the next daemon opens it again. */
@@ -27,7 +29,11 @@ export const StateFileContent = Schema.Struct({
   killed: Schema.Boolean,
   engine: EngineSnapshot,
   /** Absent when no listener is open (`pmfx web` never run, or `pmfx web --stop`). */
-  web: Schema.optional(WebSettings)
+  web: Schema.optional(WebSettings),
+  /** The daemon's webhooks (ecosystem files' top-level `webhooks`, merged by url). Absent: none (and in files older than this field). */
+  webhooks: Schema.optional(Schema.Array(Webhook)),
+  /** The global alert thresholds (the last started file's top-level `alerts`). Absent: none. */
+  alerts: Schema.optional(AlertRules)
 })
 export type StateFileContent = typeof StateFileContent.Type
 

@@ -1,15 +1,17 @@
 /**
  * The daemon (DESIGN §3): one per PMFX_HOME. It loads state.json (moving a corrupt one aside),
- * stops orphans a killed predecessor left, restores the apps (starting those that should run,
- * unless `pmfx kill` stopped them), then serves the API on its socket until SIGTERM/SIGINT or
- * `pmfx kill`. Stopping keeps every app's desired state, so the next daemon brings back exactly
- * what was running.
+ * stops orphans a killed predecessor left, restores the webhooks and alert thresholds, then the
+ * apps (starting those that should run, unless `pmfx kill` stopped them), then serves the API on
+ * its socket until SIGTERM/SIGINT or `pmfx kill`. Stopping keeps every app's desired state, so
+ * the next daemon brings back exactly what was running. `pmfx daemon --web` and `--config`
+ * (`DaemonStartOptions`) open a listener that wins over the saved one, and add an ecosystem
+ * file's apps once the saved ones are back.
  */
 import { Context, Deferred, Effect, Exit, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { serveOnSocket } from "../api/ApiServer"
-import { ConfigLoader } from "../config/ConfigLoader"
+import { ConfigLoader, type LoadedEcosystem } from "../config/ConfigLoader"
 import { Alerts } from "../events/Alerts"
 import { Webhooks } from "../events/Webhooks"
 import { SystemStatsReader } from "../monitor/systemStats"
@@ -23,8 +25,17 @@ import { emptyState, readStateFile } from "./StateFile"
 import { StateStore } from "./StateStore"
 import { WebListener } from "./WebListener"
 import { WebListenerLive } from "./WebListenerLive"
+import type { WebSettings } from "./StateFile"
+import { startEcosystem } from "./startEcosystem"
 
-export const runDaemon = Effect.gen(function* () {
+export interface DaemonStartOptions {
+  /** `--web`: the listener to open at start, instead of the one state.json remembers. */
+  readonly web?: WebSettings | undefined
+  /** `--config`: the loaded file whose apps the daemon creates when it does not hold them yet. */
+  readonly ecosystem?: { readonly loaded: LoadedEcosystem; readonly env: Readonly<Record<string, string>> } | undefined
+}
+
+export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(function* () {
   const paths = yield* Paths
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   yield* acquireDaemonLock(paths.daemonPid)
@@ -51,19 +62,28 @@ export const runDaemon = Effect.gen(function* () {
   yield* Effect.gen(function* () {
     const manager = yield* ProcessManager
     const daemon = yield* DaemonInfo
-    const restored = yield* manager.restore(state.engine, { start: !state.killed })
-    const store = yield* Layer.build(StateStore.Default)
-    // Alerts and webhook delivery watch the bus for the daemon's life (DESIGN §8).
+    // Alerts and webhook delivery watch the bus for the daemon's life (DESIGN §8). They come back
+    // with their saved settings before the apps do, so a restored app's first crash is reported.
     const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
+    yield* Context.get(notifications, Webhooks).setWebhooks(state.webhooks ?? [])
+    yield* Context.get(notifications, Alerts).setGlobalRules(state.alerts ?? null)
+    const restored = yield* manager.restore(state.engine, { start: !state.killed })
+    const store = yield* Layer.build(StateStore.Default).pipe(Effect.provide(notifications))
     const web = yield* Layer.build(WebListenerLive).pipe(Effect.provide(Context.merge(store, notifications)))
     yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
-    // The TCP listener of `pmfx web` comes back with the daemon; its settings stay saved even when
-    // the port is taken now, so a later start tries again.
-    if (state.web !== undefined) {
-      yield* Ref.set(daemon.webSettings, state.web)
+    // The TCP listener of `pmfx web` comes back with the daemon (the one of `--web` wins over it,
+    // and is remembered in its place); its settings stay saved even when the port is taken now, so
+    // a later start tries again — the apps keep running meanwhile.
+    const webSettings = options.web ?? state.web
+    if (webSettings !== undefined) {
+      yield* Ref.set(daemon.webSettings, webSettings)
       yield* Context.get(web, WebListener)
-        .open(state.web)
-        .pipe(Effect.catchAll((error) => Effect.logError(`could not re-open the web listener: ${error.message}`)))
+        .open(webSettings)
+        .pipe(Effect.catchAll((error) => Effect.logError(`could not ${options.web === undefined ? "re-open" : "open"} the web listener: ${error.message}`)))
+    }
+    // After the API is up, so that starting many apps never keeps the CLI waiting for the socket.
+    if (options.ecosystem !== undefined) {
+      yield* startEcosystem(options.ecosystem.loaded, options.ecosystem.env).pipe(Effect.provide(notifications))
     }
     // SIGTERM and SIGINT end the daemon the way `pmfx kill` does — not by interruption, which
     // would close the server first: apps stop while the API still answers (SERVICE_UNAVAILABLE

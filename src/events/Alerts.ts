@@ -12,9 +12,10 @@
  * - `health_check_failure`: `HealthChanged` to `unhealthy`.
  *
  * Thresholds: the app's own `alerts` key by key over the global rules (`setGlobalRules`, which the
- * daemon fills from its settings or an ecosystem file's top-level `alerts`).
+ * daemon fills from state.json and from an ecosystem file's top-level `alerts`; `changes` tells
+ * the daemon's StateStore to save them).
  */
-import { Clock, Effect, Option, Queue } from "effect"
+import { Clock, Effect, Option, Queue, Stream, SubscriptionRef } from "effect"
 import type { AlertRules } from "../domain/AppDefinition"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import { EventBus } from "./EventBus"
@@ -44,7 +45,7 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
   scoped: Effect.gen(function* () {
     const bus = yield* EventBus
     const manager = yield* ProcessManager
-    let globalRules: AlertRules = {}
+    const globalRules = yield* SubscriptionRef.make<AlertRules>({})
     const rows = new Map<number, RowAlertState>()
     const stateOf = (id: number) => {
       let state = rows.get(id)
@@ -56,10 +57,10 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
     }
 
     /** The app's rules key by key over the global ones. */
-    const rulesFor = (id: number): AlertRules => {
+    const rulesFor = (id: number, global: AlertRules): AlertRules => {
       const own = Option.flatMapNullable(manager.definitionOf(id), (definition) => definition.alerts)
-      if (Option.isNone(own)) return globalRules
-      const merged: Record<string, unknown> = { ...globalRules }
+      if (Option.isNone(own)) return global
+      const merged: Record<string, unknown> = { ...global }
       for (const [key, value] of Object.entries(own.value)) if (value !== undefined) merged[key] = value
       return merged as AlertRules
     }
@@ -93,7 +94,7 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
           }
           case "ProcessRestart": {
             if (!AUTOMATIC_RESTARTS.has(event.reason)) return
-            const rules = rulesFor(event.id).restart_loop ?? alertDefaults.restart_loop
+            const rules = rulesFor(event.id, yield* SubscriptionRef.get(globalRules)).restart_loop ?? alertDefaults.restart_loop
             const state = stateOf(event.id)
             state.restarts = state.restarts.filter((at) => now - at < rules.window)
             state.restarts.push(now)
@@ -111,8 +112,9 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
             return
           }
           case "MetricsSample": {
+            const global = yield* SubscriptionRef.get(globalRules)
             for (const sample of event.processes) {
-              const rules = rulesFor(sample.id)
+              const rules = rulesFor(sample.id, global)
               const state = stateOf(sample.id)
               if (rules.memory !== undefined) {
                 if (sample.memory_usage > rules.memory) {
@@ -167,8 +169,10 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
 
     return {
       /** Replaces the global thresholds (the daemon's settings, or an ecosystem file's top-level `alerts`). */
-      setGlobalRules: (rules: AlertRules | null) => Effect.sync(() => void (globalRules = rules ?? {})),
-      globalRules: () => Effect.sync(() => globalRules)
+      setGlobalRules: (rules: AlertRules | null) => SubscriptionRef.set(globalRules, rules ?? {}),
+      globalRules: () => SubscriptionRef.get(globalRules),
+      /** One element per change of the global rules (not the current value on subscribing). */
+      changes: globalRules.changes.pipe(Stream.drop(1), Stream.as(undefined))
     }
   })
 }) {}

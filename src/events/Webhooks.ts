@@ -6,8 +6,12 @@
  * full queue drops the job and logs it), and a fixed number of worker fibers send them, each
  * attempt with a timeout (5 s) and at most 3 retries with backoff (200, 400, 800 ms). A 2xx
  * answer is success; 4xx other than 408/429 is not retried; redirects are not followed.
+ *
+ * The list is the daemon's, not a file's: an ecosystem file's top-level `webhooks` is merged in
+ * by url (`mergeWebhooks`), so starting a second file adds its endpoints instead of silencing the
+ * first file's (docs/decisions.md). `changes` tells the daemon's StateStore to save the list.
  */
-import { Context, Duration, Effect, Queue } from "effect"
+import { Context, Duration, Effect, Queue, Stream, SubscriptionRef } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { Webhook } from "../domain/AppDefinition"
@@ -97,6 +101,16 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void,
     })
   })
 
+/**
+ * `current` with `incoming` merged in by url: an entry whose url is already listed replaces it in
+ * place (so `enabled` and `events` can be changed), a new url is appended, the rest stay.
+ */
+export const mergeByUrl = (current: ReadonlyArray<Webhook>, incoming: ReadonlyArray<Webhook>): ReadonlyArray<Webhook> => {
+  const byUrl = new Map(current.map((hook) => [hook.url, hook]))
+  for (const hook of incoming) byUrl.set(hook.url, hook)
+  return [...byUrl.values()]
+}
+
 export const webhookBody = (alert: Extract<PmfxEvent, { _tag: "Alert" }>): WebhookBody => ({
   event: alert.kind,
   process: { id: alert.id, name: alert.name },
@@ -108,7 +122,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
   scoped: Effect.gen(function* () {
     const bus = yield* EventBus
     const settings = yield* WebhookDelivery
-    let hooks: ReadonlyArray<Webhook> = []
+    const hooks = yield* SubscriptionRef.make<ReadonlyArray<Webhook>>([])
     const stats: WebhookStats = { delivered: 0, failed: 0, dropped: 0, attempts: 0 }
     const jobs = yield* Effect.acquireRelease(Queue.dropping<Job>(settings.queueCapacity), Queue.shutdown)
 
@@ -140,7 +154,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
     const enqueue = (event: PmfxEvent) =>
       Effect.gen(function* () {
         if (event._tag !== "Alert") return
-        const matching = hooks.filter((hook) => hook.enabled && hook.events.includes(event.kind))
+        const matching = (yield* SubscriptionRef.get(hooks)).filter((hook) => hook.enabled && hook.events.includes(event.kind))
         if (matching.length === 0) return
         const body = JSON.stringify(webhookBody(event))
         for (const hook of matching) {
@@ -163,8 +177,12 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
 
     return {
       /** Replaces the configured webhooks. */
-      setWebhooks: (list: ReadonlyArray<Webhook>) => Effect.sync(() => void (hooks = [...list])),
-      webhooks: () => Effect.sync(() => hooks),
+      setWebhooks: (list: ReadonlyArray<Webhook>) => SubscriptionRef.set(hooks, [...list]),
+      /** Merges `list` into the configured webhooks by url (`mergeByUrl`). */
+      mergeWebhooks: (list: ReadonlyArray<Webhook>) => SubscriptionRef.update(hooks, (current) => mergeByUrl(current, list)),
+      webhooks: () => SubscriptionRef.get(hooks),
+      /** One element per change of the list (not the current value on subscribing). */
+      changes: hooks.changes.pipe(Stream.drop(1), Stream.as(undefined)),
       /** Delivery counters (for tests and diagnostics). */
       stats: () => Effect.sync((): WebhookStats => ({ ...stats }))
     }

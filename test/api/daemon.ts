@@ -83,7 +83,7 @@ const processGroupOf = (pid: number): number | undefined => {
 }
 
 /** Collects the `pid` of every process row (an object with `pid`, `status` and `restarts`) in an answer. */
-const collectAppPids = (value: unknown, into: Set<number>): void => {
+export const collectAppPids = (value: unknown, into: Set<number>): void => {
   const pending: Array<unknown> = [value]
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (typeof next !== "object" || next === null) continue
@@ -93,8 +93,15 @@ const collectAppPids = (value: unknown, into: Set<number>): void => {
   }
 }
 
-const rawRequest = (
-  socketPath: string,
+/** Where a request goes: the daemon's unix socket, or a TCP host and port. */
+export type Target = { readonly socketPath: string } | { readonly host: string; readonly port: number }
+
+/**
+ * One HTTP request to `target`. An object body is sent as JSON with its length; a string or
+ * Buffer body is sent as is, with only the headers given (plus its length unless chunked).
+ */
+export const httpRequest = (
+  target: Target,
   method: string,
   urlPath: string,
   body: unknown,
@@ -111,7 +118,7 @@ const rawRequest = (
       sent["content-type"] ??= "application/json"
     }
     if (payload !== undefined && sent["transfer-encoding"] === undefined) sent["content-length"] ??= String(payload.length)
-    const req = http.request({ socketPath, method, path: urlPath, headers: sent, agent: false }, (res) => {
+    const req = http.request({ ...target, method, path: urlPath, headers: sent, agent: false }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
       res.on("error", reject)
@@ -158,7 +165,7 @@ export const startDaemon = async (home: string = makeHome()): Promise<Daemon> =>
   const appPids = new Set<number>()
 
   const request: Daemon["request"] = async (method, urlPath, body, headers = {}, options = {}) => {
-    const reply = await rawRequest(socket, method, urlPath, body, headers, options)
+    const reply = await httpRequest({ socketPath: socket }, method, urlPath, body, headers, options)
     if (typeof reply.body === "object") collectAppPids(reply.body, appPids)
     return reply
   }
@@ -188,7 +195,7 @@ export const startDaemon = async (home: string = makeHome()): Promise<Daemon> =>
   const deadline = Date.now() + 30_000
   for (;;) {
     if (hasExited) throw new Error(`the daemon exited before answering:\n${output}`)
-    const reply = await rawRequest(socket, "GET", "/", undefined, {}, { timeoutMs: 2_000 }).catch(() => undefined)
+    const reply = await httpRequest({ socketPath: socket }, "GET", "/", undefined, {}, { timeoutMs: 2_000 }).catch(() => undefined)
     if (reply?.status === 200) break
     if (Date.now() > deadline) {
       child.kill("SIGKILL")

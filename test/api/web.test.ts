@@ -5,11 +5,11 @@
  */
 import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as http from "node:http"
 import * as net from "node:net"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { type Daemon, eventually, idleApp, makeHome, type Reply, startDaemon } from "./daemon"
+import { type Daemon, eventually, idleApp, makeHome, startDaemon } from "./daemon"
+import { freeListenerPort as freePort, openWeb, tcp } from "./tcp"
 
 const UNAUTHORIZED = { error: "unauthorized", message: "Invalid or missing API key" }
 const READ_ONLY_DENIED = { error: "forbidden", message: "Access denied: read-only API key" }
@@ -27,60 +27,6 @@ const start = async (home?: string) => {
   const daemon = await startDaemon(home)
   daemons.push(daemon)
   return daemon
-}
-
-const portIsFree = (port: number): Promise<boolean> =>
-  new Promise((resolve) => {
-    const server = net.createServer()
-    server.once("error", () => resolve(false))
-    server.listen({ port, host: "127.0.0.1" }, () => server.close(() => resolve(true)))
-  })
-
-const usedPorts = new Set<number>()
-const freePort = async (): Promise<number> => {
-  for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
-    if (!usedPorts.has(port) && (await portIsFree(port))) {
-      usedPorts.add(port)
-      return port
-    }
-  }
-}
-
-/** One HTTP request to the TCP listener on localhost (Host header `localhost:<port>` unless given). */
-const tcp = (port: number, method: string, urlPath: string, headers: Record<string, string> = {}, body?: unknown): Promise<Reply> =>
-  new Promise((resolve, reject) => {
-    const sent: Record<string, string> = { host: `localhost:${port}`, ...headers }
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body))
-    if (payload !== undefined) {
-      sent["content-type"] = "application/json"
-      sent["content-length"] = String(payload.length)
-    }
-    const req = http.request({ host: "localhost", port, method, path: urlPath, headers: sent, agent: false }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (chunk: Buffer) => chunks.push(chunk))
-      res.on("end", () => {
-        const raw = Buffer.concat(chunks).toString("utf8")
-        let parsed: unknown = raw
-        try {
-          parsed = JSON.parse(raw)
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: parsed, raw })
-      })
-      res.on("error", reject)
-    })
-    req.on("error", reject)
-    req.setTimeout(15_000, () => req.destroy(new Error(`${method} ${urlPath}: no answer`)))
-    if (payload !== undefined) req.write(payload)
-    req.end()
-  })
-
-const openWeb = async (daemon: Daemon, settings: Record<string, unknown>) => {
-  const reply = await daemon.request("PUT", "/daemon/web", { host: "localhost", ...settings })
-  expect(reply.status, reply.raw).toBe(200)
-  return reply
 }
 
 /** A daemon with one app (`w-app`, env SECRET) and its listener open with `settings`. */

@@ -57,6 +57,32 @@ const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<vo
 }
 
 /**
+ * How many processes one create request may ask for, over all its apps. Validation accepts any
+ * whole number of instances, and the table makes a row per instance before anything is spawned:
+ * `"instances": 1e12` in one body would stall the daemon for good (and then exhaust its memory).
+ */
+export const MAX_INSTANCES_PER_REQUEST = 1024
+
+/** INVALID_CONFIG when the definitions ask for more than `MAX_INSTANCES_PER_REQUEST` processes. */
+const checkInstances = (definitions: ReadonlyArray<AppDefinition>, list: "apps" | "definitions"): Effect.Effect<void, InvalidConfig> => {
+  const suggestion = `ask for at most ${MAX_INSTANCES_PER_REQUEST} instances in one request`
+  let total = 0
+  for (const [i, definition] of definitions.entries()) {
+    if (definition.instances > MAX_INSTANCES_PER_REQUEST) {
+      return Effect.fail(
+        InvalidConfig.fromProblems([
+          { field: `${list}[${i}].instances`, value: definition.instances, message: `is more than ${MAX_INSTANCES_PER_REQUEST} instances`, suggestion }
+        ])
+      )
+    }
+    total += definition.instances
+  }
+  return total > MAX_INSTANCES_PER_REQUEST
+    ? Effect.fail(InvalidConfig.fromProblems([{ field: list, value: total, message: `ask for ${total} instances in all, more than ${MAX_INSTANCES_PER_REQUEST}`, suggestion }]))
+    : Effect.void
+}
+
+/**
  * The folder relative paths of `{apps:[...], cwd}` resolve against: `cwd` when given (it must be
  * absolute: the daemon's own working folder means nothing to a client), else the daemon's.
  */
@@ -132,11 +158,26 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
     // Present in the daemon (runDaemon provides them); absent in a bare API server.
     const alerts = yield* Effect.serviceOption(Alerts)
     const webhooks = yield* Effect.serviceOption(Webhooks)
-    /** An ecosystem's top-level `webhooks` and `alerts`, when it has them (DESIGN §8). */
+    /**
+     * An ecosystem's top-level `webhooks` (merged by url into the daemon's list) and `alerts`
+     * (replacing the global thresholds), when it has them (DESIGN §8, docs/decisions.md). Applied
+     * before the apps start, so their first crash is covered; the result puts the previous
+     * settings back, for a start that fails (all or nothing). StateStore saves the change.
+     */
     const applyNotifications = (settings: { readonly webhooks?: ReadonlyArray<Webhook> | undefined; readonly alerts?: AlertRules | null | undefined }) =>
       Effect.gen(function* () {
-        if (settings.webhooks !== undefined && settings.webhooks.length > 0 && Option.isSome(webhooks)) yield* webhooks.value.setWebhooks(settings.webhooks)
-        if (settings.alerts !== undefined && settings.alerts !== null && Option.isSome(alerts)) yield* alerts.value.setGlobalRules(settings.alerts)
+        const undo: Array<Effect.Effect<void>> = []
+        if (settings.webhooks !== undefined && settings.webhooks.length > 0 && Option.isSome(webhooks)) {
+          const previous = yield* webhooks.value.webhooks()
+          yield* webhooks.value.mergeWebhooks(settings.webhooks)
+          undo.push(webhooks.value.setWebhooks(previous))
+        }
+        if (settings.alerts !== undefined && settings.alerts !== null && Option.isSome(alerts)) {
+          const previous = yield* alerts.value.globalRules()
+          yield* alerts.value.setGlobalRules(settings.alerts)
+          undo.push(alerts.value.setGlobalRules(previous))
+        }
+        return Effect.all(undo, { discard: true })
       })
     return handlers
       .handle("list", ({ urlParams }) =>
@@ -160,6 +201,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           yield* checkDepth(payload)
           let definitions
           let baseEnv: Readonly<Record<string, string>>
+          let undoNotifications: Effect.Effect<void>
           if ("definitions" in payload) {
             // The CLI's form: definitions its own loader resolved, with its environment.
             const request = yield* Schema.decodeUnknown(CreateRequest)(payload).pipe(
@@ -168,10 +210,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             definitions = request.definitions ?? []
             baseEnv = request.env ?? {}
             if (definitions.length === 0) {
+              // A file whose apps all exist already: its latest top-level settings still apply.
+              if (request.webhooks !== undefined || request.alerts !== undefined) {
+                yield* applyNotifications(request)
+                return action("no new app; applied the file's webhooks and alerts", [])
+              }
               return yield* InvalidConfig.fromProblems([{ field: "definitions", value: [], message: "has no app", suggestion: "send at least one app" }])
             }
             yield* checkNames(definitions)
-            yield* applyNotifications(request)
+            yield* checkInstances(definitions, "definitions")
+            undoNotifications = yield* applyNotifications(request)
           } else {
             // `cwd` beside `apps` is where relative paths start (as the folder of a file would
             // be); in the one-app form it is the app's own `cwd` setting and stays in the app.
@@ -180,10 +228,11 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             const environment = process.env as Record<string, string>
             const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
+            yield* checkInstances(definitions, "apps")
             baseEnv = environment
-            yield* applyNotifications(loaded)
+            undoNotifications = yield* applyNotifications(loaded)
           }
-          const rows = yield* manager.create(definitions, { baseEnv })
+          const rows = yield* manager.create(definitions, { baseEnv }).pipe(Effect.tapError(() => undoNotifications))
           return action(`started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`, rows)
         })
       )

@@ -9,6 +9,7 @@ import { Console, Duration, Effect, Schedule } from "effect"
 import * as fs from "node:fs"
 import { ExitCode } from "../../domain/errors"
 import { DaemonClient } from "../DaemonClient"
+import { requireLocal } from "../DaemonTarget"
 import { withDaemon } from "../daemonCall"
 import { CliExit, printJson } from "../output"
 import { style } from "../style"
@@ -44,6 +45,7 @@ export const isAlive = (pid: number): boolean => {
 
 export const killCommand = Command.make("kill", { json: jsonOption }, ({ json }) =>
   Effect.gen(function* () {
+    yield* requireLocal("kill", "it stops the daemon itself, through a route only its socket serves")
     const client = yield* DaemonClient
     const { paths } = client
     if (!(yield* client.answers)) {

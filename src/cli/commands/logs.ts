@@ -2,15 +2,15 @@
  * `pmfx logs <name|id>`: the last lines of an app's logs, filtered, and with `--follow` the new
  * ones as they are written. The last lines come from the typed client; the live lines from the
  * daemon's Server-Sent Events stream (`GET .../logs?follow=true`, DESIGN §7), read with the
- * platform HttpClient over the unix socket — the one request the typed client cannot make.
+ * platform HttpClient the typed client uses (the unix socket, or a remote's TCP listener with
+ * `--url`) — the one request the typed client cannot make.
  */
 import { Args, Command, Options } from "@effect/cli"
-import type { HttpClientResponse } from "@effect/platform"
+import { HttpClientError, type HttpClientResponse } from "@effect/platform"
 import { Chunk, Console, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Schema, Stream } from "effect"
 import { AnyErrorWire } from "../../domain/ErrorWire"
 import { ExitCode } from "../../domain/errors"
 import { LogEntry, LogLevel } from "../../logs/LogEntry"
-import { socketHttpClient } from "../../daemon/socketHttpClient"
 import { DaemonClient } from "../DaemonClient"
 import { withDaemon } from "../daemonCall"
 import { endsOnInterrupt } from "../interrupt"
@@ -66,14 +66,19 @@ const wholeNumber = (n: number) => (n >= 0 ? Either.right(n) : Either.left(`${n}
 const decodeEntry = Schema.decode(Schema.parseJson(LogEntry))
 const decodeError = Schema.decodeUnknown(AnyErrorWire)
 
-/** The structured error of a refused follow request (404 unknown app, 400 bad filter). */
+/**
+ * The structured error of a refused follow request (404 unknown app, 400 bad filter); a remote
+ * listener's 401/403 goes back as the response error `withDaemon` reports as such.
+ */
 const refusal = (response: HttpClientResponse.HttpClientResponse) =>
-  Effect.flatMap(response.json, decodeError).pipe(
-    Effect.flatMap((error) => Effect.fail(error)),
-    Effect.catchTag("ResponseError", "ParseError", () =>
-      Effect.fail(new Error(`the daemon answered the log stream with status ${response.status}`))
-    )
-  )
+  response.status === 401 || response.status === 403
+    ? Effect.fail(new HttpClientError.ResponseError({ request: response.request, response, reason: "StatusCode" }))
+    : Effect.flatMap(response.json, decodeError).pipe(
+        Effect.flatMap((error) => Effect.fail(error)),
+        Effect.catchTag("ResponseError", "ParseError", () =>
+          Effect.fail(new Error(`the daemon answered the log stream with status ${response.status}`))
+        )
+      )
 
 type Item = { readonly _tag: "Entry"; readonly entry: LogEntry } | { readonly _tag: "End" }
 
@@ -139,13 +144,12 @@ export const logsCommand = Command.make(
       }
 
       yield* endsOnInterrupt
-      const { paths } = yield* DaemonClient
-      const http = socketHttpClient(paths.socket)
+      const { http, baseUrl } = yield* DaemonClient
       const items = yield* Queue.unbounded<Item>()
       const answered = yield* Deferred.make<void>()
       const live = Effect.gen(function* () {
         const response = yield* http
-          .get(`http://pmfx/api/processes/${encodeURIComponent(target)}/logs`, { urlParams: { ...filters, follow: "true" } })
+          .get(`${baseUrl}/api/processes/${encodeURIComponent(target)}/logs`, { urlParams: { ...filters, follow: "true" } })
           .pipe(Effect.ensuring(Deferred.succeed(answered, undefined)))
         if (response.status !== 200) return yield* refusal(response)
         yield* sseEvents(response.stream).pipe(

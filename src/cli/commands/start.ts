@@ -33,6 +33,7 @@ import { splitShellWords } from "../../domain/shellWords"
 import { parseSize, sizeHint } from "../../domain/Size"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
+import { DaemonTarget, environmentForApps } from "../DaemonTarget"
 import { CliExit, failWith, printJson, renderError } from "../output"
 import { renderProcessTable } from "../processTable"
 import { withSpinner } from "../spinner"
@@ -308,7 +309,7 @@ export const startCommand = Command.make(
             : yield* fromCommand(target.value, o, variables, blocks)
 
       // The apps get the CLI's own environment (DESIGN §4), under their env_file and env.
-      const env = Object.fromEntries(Object.entries(caller.env).filter((e): e is [string, string] => typeof e[1] === "string"))
+      const env = environmentForApps(caller.env, yield* DaemonTarget)
       const names = plan.definitions.map((app) => app.name)
 
       const outcome = yield* withDaemon(o.json, (api) =>
@@ -322,6 +323,12 @@ export const startCommand = Command.make(
             before = yield* api.processes.list({ urlParams: {} })
             const existing = new Set(before.map((row) => row.name))
             fresh = plan.definitions.filter((app) => !existing.has(app.name))
+            // The file's latest webhooks and alerts apply even when no app is new — before the
+            // existing apps start, so their first crash is already reported.
+            const notifications = plan.notifications
+            if (fresh.length === 0 && notifications !== undefined && (notifications.webhooks.length > 0 || notifications.alerts !== null)) {
+              yield* api.processes.create({ payload: { definitions: [], env, ...notifications } })
+            }
             for (const app of plan.definitions.filter((a) => existing.has(a.name))) {
               const started = yield* api.processes.start({ path: { id: app.name } }).pipe(
                 Effect.map((result) => result.processes),

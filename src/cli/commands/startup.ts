@@ -11,6 +11,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Paths } from "../../daemon/Paths"
 import { ExitCode } from "../../domain/errors"
+import { requireLocal } from "../DaemonTarget"
 import { CliExit } from "../output"
 
 export interface UnitSettings {
@@ -55,6 +56,9 @@ export const renderUnit = (settings: UnitSettings): string =>
     `Environment=${unitWord(`PATH=${settings.path}`)}`,
     // "-": a home that does not exist yet is created by the daemon, not a reason to fail.
     `WorkingDirectory=-${settings.home.replace(/%/g, "%%")}`, // a path setting: taken whole, never quoted
+    "# To serve the API over TCP at boot, add --web (and --host, --port) to ExecStart, with the key in",
+    "# a file only root reads (EnvironmentFile=/etc/pmfx/api.env holding PMFX_API_KEY=...): an --api-key",
+    "# on the command line shows in `ps`. --config <file> also starts the apps of an ecosystem file.",
     `ExecStart=${[settings.node, settings.script, "daemon"].map((word) => unitWord(word, true)).join(" ")}`,
     "Restart=on-failure",
     "RestartSec=2",
@@ -150,6 +154,7 @@ export const startupCommand = Command.make(
   },
   ({ install: doInstall }) =>
     Effect.gen(function* () {
+      yield* requireLocal("startup", "it sets up this machine's daemon to start at boot")
       const { home } = yield* Paths
       const settings = currentUnitSettings(home)
       const unit = renderUnit(settings)

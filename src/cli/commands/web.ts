@@ -6,16 +6,17 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { isLoopbackHost } from "../../api/webGuard"
+import { checkListener, DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "../../daemon/listenerRules"
 import { ExitCode } from "../../domain/errors"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { withDaemon } from "../daemonCall"
+import { requireLocal } from "../DaemonTarget"
 import { CliExit, printJson } from "../output"
 import { jsonOption } from "./configOptions"
 
 const options = {
-  host: Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault("localhost")),
-  port: Options.integer("port").pipe(Options.withDescription("TCP port to listen on"), Options.withDefault(9615)),
+  host: Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault(DEFAULT_WEB_HOST)),
+  port: Options.integer("port").pipe(Options.withDescription("TCP port to listen on"), Options.withDefault(DEFAULT_WEB_PORT)),
   apiKey: Options.text("api-key").pipe(Options.withDescription("key every route but GET / requires (or PMFX_API_KEY)"), Options.optional),
   readOnlyApiKey: Options.text("read-only-api-key").pipe(
     Options.withDescription("a key that may only read, with app environments masked (or PMFX_READONLY_API_KEY)"),
@@ -32,39 +33,41 @@ const usage = (message: string) => Console.error(`pmfx web: ${message}`).pipe(Ef
 
 export const webCommand = Command.make("web", options, (o) =>
   Effect.gen(function* () {
+    yield* requireLocal("web", "it opens a listener on the daemon of this machine, through a route only its socket serves")
     const { env } = yield* CallerEnvironment
-    const nonEmpty = (value: string | undefined) => (value === undefined || value === "" ? undefined : value)
-    const apiKey = Option.getOrUndefined(o.apiKey) ?? nonEmpty(env.PMFX_API_KEY)
-    const readOnlyApiKey = Option.getOrUndefined(o.readOnlyApiKey) ?? nonEmpty(env.PMFX_READONLY_API_KEY)
     if (o.stop) {
       const result = yield* withDaemon(o.json, (api) => api.daemon.web({ payload: { host: o.host, port: o.port, stop: true } }))
       return yield* o.json ? printJson(result) : Console.log(result.listening ? `the web listener is open on ${result.url}` : `closed the web listener (${result.url})`)
     }
-    if (o.port < 1 || o.port > 65535) return yield* usage(`--port must be between 1 and 65535, not ${o.port}`)
-    if (apiKey === "" || readOnlyApiKey === "") return yield* usage("an API key cannot be empty")
-    const keyed = apiKey !== undefined || readOnlyApiKey !== undefined
-    if (!keyed && !isLoopbackHost(o.host) && !o.allowInsecure) {
-      return yield* usage(
-        `refusing to listen on ${o.host} without an API key: anyone who can reach it could run commands as you.\n  suggestion: give --api-key (or PMFX_API_KEY), listen on localhost, or pass --allow-insecure`
-      )
-    }
-    if (!keyed) {
-      yield* Console.error("warning: the web listener has no API key: every local user (and every program) that can reach it can control your processes")
-    }
+    const checked = checkListener(
+      {
+        host: o.host,
+        port: o.port,
+        apiKey: Option.getOrUndefined(o.apiKey),
+        readOnlyApiKey: Option.getOrUndefined(o.readOnlyApiKey),
+        corsOrigins: o.corsOrigin,
+        verbose: o.verbose,
+        allowInsecure: o.allowInsecure
+      },
+      env
+    )
+    if (checked._tag === "Refused") return yield* usage(checked.message)
+    if (checked.warning !== null) yield* Console.error(checked.warning)
+    const { settings } = checked
     const result = yield* withDaemon(o.json, (api) =>
       api.daemon.web({
         payload: {
-          host: o.host,
-          port: o.port,
-          ...(apiKey === undefined ? {} : { api_key: apiKey }),
-          ...(readOnlyApiKey === undefined ? {} : { read_only_api_key: readOnlyApiKey }),
-          cors_origins: o.corsOrigin,
-          verbose: o.verbose
+          host: settings.host,
+          port: settings.port,
+          ...(settings.apiKey === undefined ? {} : { api_key: settings.apiKey }),
+          ...(settings.readOnlyApiKey === undefined ? {} : { read_only_api_key: settings.readOnlyApiKey }),
+          cors_origins: settings.corsOrigins,
+          verbose: settings.verbose
         }
       })
     )
     if (o.json) return yield* printJson(result)
-    const header = result.auth ? ` -H "Authorization: Bearer ${apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"` : ""
+    const header = result.auth ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"` : ""
     yield* Console.log(`pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  try: curl${header} ${result.url}/api/processes`)
   })
 ).pipe(Command.withDescription("Serve the API over TCP (the daemon keeps the listener and re-opens it when it starts); --stop closes it"))
