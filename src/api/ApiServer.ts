@@ -8,6 +8,7 @@ import { PmfxApi } from "./Api"
 import { daemonMiddleware } from "./daemonMiddleware"
 import { errorResponses } from "./errorResponses"
 import { webGuard } from "./webGuard"
+import { webSocketRoute } from "./websocket/webSocketRoute"
 import type { WebSettings } from "../daemon/StateFile"
 import { ProcessesHandlers } from "./handlers/processes"
 import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
@@ -30,6 +31,7 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
 export const serveOnSocket = (socketPath: string) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(webSocketRoute),
     Layer.provide(HttpApiBuilder.middleware((app) => daemonMiddleware(errorResponses(app)), { withContext: true })),
     Layer.provide(ApiLive),
     Layer.provide(
@@ -47,12 +49,14 @@ export const serveOnSocket = (socketPath: string) =>
 export const serveOnTcp = (settings: WebSettings, onServer: (server: http.Server) => void) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(webSocketRoute),
     Layer.provide(HttpApiBuilder.middleware((app) => webGuard(settings)(daemonMiddleware(errorResponses(app))), { withContext: true })),
     Layer.provide(ApiLive),
     Layer.provide(
       NodeHttpServer.layer(
         () => {
-          const server = http.createServer()
+          // Without a Host header node would answer 400 itself, before the guard's 403 could.
+          const server = http.createServer({ requireHostHeader: false })
           onServer(server)
           return server
         },

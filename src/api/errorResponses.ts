@@ -17,6 +17,7 @@ import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
 import { PmfxApi } from "./Api"
+import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
 export const MAX_BODY_BYTES = 1024 * 1024
 
@@ -44,7 +45,10 @@ const patternOf = (path: string): RegExp =>
  * itself, so a new endpoint can never answer 404 for a method it lacks.
  */
 const ROUTES: ReadonlyArray<readonly [string, RegExp]> = (() => {
-  const routes: Array<readonly [string, RegExp]> = [["GET", patternOf(OPENAPI_PATH)]]
+  const routes: Array<readonly [string, RegExp]> = [
+    ["GET", patternOf(OPENAPI_PATH)],
+    ["GET", patternOf(WEBSOCKET_PATH)]
+  ]
   HttpApi.reflect(PmfxApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => {

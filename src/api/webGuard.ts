@@ -6,6 +6,10 @@
  * read here, not through `HttpApiSecurity`, so the 401/403 bodies are exact). The read-only key
  * may only read, and its requests run with `ReadOnlyRequest` set. Keys are compared in constant
  * time and never logged; `verbose` logs method, path, status and time of each request.
+ *
+ * `GET /ws` is public (SPEC §5) but guarded like a mutating route against foreign origins (a
+ * browser opens WebSockets across sites without CORS); with a key configured and none in its
+ * headers, the session asks for `{type:"auth", key}` first (`WebSocketKeyCheck`).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
@@ -13,6 +17,8 @@ import { Effect } from "effect"
 import * as crypto from "node:crypto"
 import type { WebSettings } from "../daemon/StateFile"
 import { ReadOnlyRequest } from "./readOnly"
+import { WebSocketKeyCheck } from "./websocket/WebSocketKeyCheck"
+import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
 
@@ -50,7 +56,11 @@ export const webGuard = (settings: WebSettings) => {
   const readOnlyKey = settings.readOnlyApiKey === undefined ? undefined : digest(settings.readOnlyApiKey)
   const keyed = fullKey !== undefined || readOnlyKey !== undefined
   const loopback = isLoopbackHost(settings.host)
-  const allowedHosts = new Set(LOOPBACK_NAMES.map((name) => `${name}:${settings.port}`))
+  const allowedHosts = new Set([
+    ...LOOPBACK_NAMES.map((name) => `${name}:${settings.port}`),
+    // A browser leaves the default port out of the Host header.
+    ...(settings.port === 80 ? LOOPBACK_NAMES : [])
+  ])
   const corsOrigins = new Set(settings.corsOrigins.map((origin) => origin.toLowerCase().replace(/\/+$/, "")))
   const ownOrigins = new Set([
     listenerUrl(settings.host, settings.port).toLowerCase(),
@@ -81,6 +91,14 @@ export const webGuard = (settings: WebSettings) => {
     return role
   }
 
+  /** Whether a key is one of the configured ones (the WebSocket's `{type:"auth", key}`). */
+  const isValidKey = (key: string): boolean => {
+    const hashed = digest(key.trim())
+    const isFull = fullKey !== undefined && crypto.timingSafeEqual(hashed, fullKey)
+    const isReadOnly = readOnlyKey !== undefined && crypto.timingSafeEqual(hashed, readOnlyKey)
+    return isFull || isReadOnly
+  }
+
   return <E, R>(app: HttpApp.Default<E, R>) => {
     const guarded = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -94,7 +112,10 @@ export const webGuard = (settings: WebSettings) => {
       if (/^\/+daemon(\/|$)/i.test(path)) return HttpServerResponse.unsafeJson({ success: false, error: `Not found: ${method} ${path}` }, { status: 404 })
       const origin = request.headers["origin"]?.toLowerCase().replace(/\/+$/, "")
       const allowedByCors = origin !== undefined && corsOrigins.has(origin)
-      if (origin !== undefined && !isRead(method) && !ownOrigins.has(origin) && !allowedByCors) {
+      const isWebSocket = method === "GET" && path === WEBSOCKET_PATH
+      // A page of another site must not drive the API — nor read the live feed, which a browser
+      // would let it open without any CORS check.
+      if (origin !== undefined && (!isRead(method) || isWebSocket) && !ownOrigins.has(origin) && !allowedByCors) {
         return forbidden(`Access denied: origin ${origin} is not allowed`)
       }
       if (method === "OPTIONS" && allowedByCors) {
@@ -111,6 +132,11 @@ export const webGuard = (settings: WebSettings) => {
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
         allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
       if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
+      // The handshake is public (SPEC §5); without a key in its headers, the session asks for one
+      // as its first message before any process data flows.
+      if (isWebSocket && request.headers["authorization"] === undefined && request.headers["x-api-key"] === undefined) {
+        return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: isValidKey })
+      }
       const role = roleOf(request.headers)
       if (role === null) return withCors(unauthorized())
       if (role === "read-only" && !isRead(method)) return withCors(forbidden("Access denied: read-only API key"))

@@ -1,0 +1,16 @@
+/**
+ * How a `/ws` session proves the API key (DESIGN §7): the TCP guard lets the handshake through
+ * (SPEC: `/ws` is public) and sets this for the session. `Open` — no key configured, or the
+ * handshake carried a valid one in a header; `FirstMessage` — process data flows only after a
+ * first message `{type:"auth", key}` that `verify` accepts. The unix socket leaves it `Open`.
+ */
+import { FiberRef } from "effect"
+import { globalValue } from "effect/GlobalValue"
+
+export type WebSocketKeyCheck =
+  | { readonly _tag: "Open" }
+  | { readonly _tag: "FirstMessage"; readonly verify: (key: string) => boolean }
+
+export const WebSocketKeyCheck: FiberRef.FiberRef<WebSocketKeyCheck> = globalValue("pmfx/WebSocketKeyCheck", () =>
+  FiberRef.unsafeMake<WebSocketKeyCheck>({ _tag: "Open" })
+)

@@ -1,0 +1,251 @@
+/**
+ * `GET /ws` (DESIGN §7–8): the live feed over the TCP listener — `process_list` on connect,
+ * `process_status` on changes, metrics each sample, `log` after `subscribe`; the key by header or
+ * first message; Origin checks; a client that stops reading is dropped while another keeps
+ * receiving; bad client messages get `error` messages and leave the session and the daemon up.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import * as net from "node:net"
+import * as path from "node:path"
+import { connectWs, type WsClient, type WsMessage } from "../support/wsClient"
+import { type Daemon, eventually, idleApp, startDaemon } from "./daemon"
+
+const KEY = "ws-full-key-0123456789"
+const RO_KEY = "ws-read-key-9876543210"
+const FIXTURES = path.resolve(__dirname, "../fixtures")
+
+const daemons: Array<Daemon> = []
+const clients: Array<WsClient> = []
+afterAll(async () => {
+  for (const client of clients) client.close()
+  for (const daemon of daemons) await daemon.stop()
+})
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once("error", reject)
+    server.listen({ port: 0, host: "127.0.0.1" }, () => {
+      const address = server.address() as net.AddressInfo
+      server.close(() => resolve(address.port))
+    })
+  })
+
+/** A daemon with `apps` ready and its TCP listener open with `settings`. */
+const daemonWith = async (apps: ReadonlyArray<Record<string, unknown>>, settings: Record<string, unknown> = {}) => {
+  const daemon = await startDaemon()
+  daemons.push(daemon)
+  for (const app of apps) {
+    const created = await daemon.request("POST", "/api/processes", app)
+    expect(created.status, created.raw).toBe(201)
+    expect((await daemon.request("GET", `/api/processes/${String(app["name"])}/ready?timeout=30s`)).status).toBe(200)
+  }
+  const port = await freePort()
+  const opened = await daemon.request("PUT", "/daemon/web", { host: "localhost", port, ...settings })
+  expect(opened.status, opened.raw).toBe(200)
+  return { daemon, url: `ws://localhost:${port}/ws`, port }
+}
+
+const connect = async (url: string, headers: Record<string, string> = {}) => {
+  const client = await connectWs(url, headers)
+  clients.push(client)
+  return client
+}
+
+const ofType = (type: string) => (message: WsMessage) => message.type === type
+
+describe("the live feed", () => {
+  it("sends process_list on connect, then process_status as an app is stopped and started", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-a"), idleApp("ws-b")])
+    const client = await connect(url)
+    const list = await client.next(ofType("process_list"), "process_list")
+    expect(client.messages[0]?.type).toBe("process_list")
+    expect(list.data.map((row: { name: string }) => row.name)).toEqual(["ws-a", "ws-b"])
+    expect(list.data[0]).toMatchObject({ id: 0, status: "online", restarts: 0 })
+    expect(typeof list.timestamp).toBe("string")
+
+    const from = client.messages.length
+    expect((await daemon.request("POST", "/api/processes/ws-a/stop")).status).toBe(200)
+    const stopped = await client.next((m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "stopped", "ws-a stopped", { from })
+    expect(stopped.data).toMatchObject({ id: 0, previous_status: "stopping", pid: null })
+    expect((await daemon.request("POST", "/api/processes/ws-a/start")).status).toBe(200)
+    const online = await client.next((m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "online", "ws-a online", { from })
+    expect(online.data.pid).toEqual(expect.any(Number))
+    // The other app's process is untouched.
+    expect((await daemon.request("GET", "/api/processes/ws-b")).body.status).toBe("online")
+  })
+
+  it("sends process_metrics and system_metrics with every sample, and a new process_list when apps are added", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-m")])
+    const client = await connect(url)
+    const metrics = await client.next(ofType("process_metrics"), "process_metrics")
+    expect(metrics.data.processes).toEqual([
+      expect.objectContaining({ id: 0, name: "ws-m", cpu_usage: expect.any(Number), memory_usage: expect.any(Number), uptime: expect.any(String), restarts: 0 })
+    ])
+    const system = await client.next(ofType("system_metrics"), "system_metrics")
+    expect(system.data).toMatchObject({ cpu: { cores: expect.any(Number) }, memory: { total: expect.any(Number) }, disk: { path: daemon.home } })
+
+    const from = client.messages.length
+    expect((await daemon.request("POST", "/api/processes", idleApp("ws-added"))).status).toBe(201)
+    const list = await client.next((m) => m.type === "process_list" && m.data.some((row: { name: string }) => row.name === "ws-added"), "a list with ws-added", { from })
+    expect(list.data).toHaveLength(2)
+  })
+
+  it("sends log lines only after subscribe, for the ids asked, until unsubscribe", async () => {
+    const talker = (name: string) => ({
+      name,
+      script: process.execPath,
+      args: ["-e", `let n = 0; setInterval(() => console.log("${name} says " + n++), 100)`]
+    })
+    const { url } = await daemonWith([talker("ws-talk"), talker("ws-other")])
+    const client = await connect(url)
+    // A metrics sample passes before any log line could: lines were not sent unasked.
+    await client.next(ofType("process_metrics"), "a metrics sample")
+    expect(client.messages.filter(ofType("log"))).toEqual([])
+
+    client.send({ type: "subscribe", channels: ["logs"], ids: ["ws-talk"] })
+    const subscribed = await client.next(ofType("subscribed"), "subscribed")
+    expect(subscribed.data).toEqual({ channels: ["logs"], ids: [0] })
+    const line = await client.next(ofType("log"), "a log line")
+    expect(line.data).toMatchObject({ id: 0, name: "ws-talk", instance: 0, stream: "out", level: "info", message: expect.stringMatching(/^ws-talk says \d+$/) })
+    // Wait for a few more lines, then check none came from the other app.
+    await client.next((m) => m.type === "log" && client.messages.filter(ofType("log")).length >= 5, "five log lines")
+    expect(client.messages.filter((m) => m.type === "log" && m.data.name !== "ws-talk")).toEqual([])
+
+    client.send({ type: "unsubscribe", channels: ["logs"] })
+    await client.next(ofType("unsubscribed"), "unsubscribed")
+    const after = client.messages.length
+    // Two samples later no line has arrived.
+    await client.next(ofType("process_metrics"), "a sample", { from: after })
+    const second = client.messages.length
+    await client.next(ofType("process_metrics"), "another sample", { from: second })
+    expect(client.messages.slice(second).filter(ofType("log"))).toEqual([])
+  })
+
+  it("answers bad client messages with error messages and keeps the session", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-bad")])
+    const client = await connect(url)
+    await client.next(ofType("process_list"), "process_list")
+
+    client.socket.send("{not json")
+    const malformed = await client.next(ofType("error"), "an error for bad JSON")
+    expect(malformed.data).toMatchObject({ code: "BAD_REQUEST", details: { field: "message" } })
+
+    let from = client.messages.length
+    client.send({ type: "subscribe", channels: ["everything"] })
+    expect((await client.next(ofType("error"), "an error for an unknown channel", { from })).data.code).toBe("BAD_REQUEST")
+
+    from = client.messages.length
+    client.send({ type: "subscribe", channels: ["logs"], ids: ["no-such-app"] })
+    const notFound = await client.next(ofType("error"), "an error for an unknown app", { from })
+    expect(notFound.data).toMatchObject({ code: "PROCESS_NOT_FOUND", details: { process_id: "no-such-app" } })
+
+    from = client.messages.length
+    client.socket.send("x".repeat(70 * 1024))
+    expect((await client.next(ofType("error"), "an error for a huge message", { from })).data.details.reason).toBe("too large")
+
+    from = client.messages.length
+    client.send({ type: "ping" })
+    await client.next(ofType("pong"), "pong", { from })
+    expect(client.isClosed()).toBe(false)
+    expect((await daemon.request("GET", "/api/processes/ws-bad")).body.status).toBe("online")
+  })
+
+  it("answers a plain GET /ws with 426 and another method with 405", async () => {
+    const { daemon } = await daemonWith([])
+    const plain = await daemon.request("GET", "/ws")
+    expect(plain.status).toBe(426)
+    expect(plain.body).toEqual({ success: false, error: expect.stringContaining("WebSocket") })
+    const post = await daemon.request("POST", "/ws", {})
+    expect(post.status).toBe(405)
+    expect((await daemon.request("GET", "/api/status")).status).toBe(200)
+  }, 120_000)
+})
+
+describe("the feed with an API key", () => {
+  it("gives no process data before the key, and the feed after {type:auth} with a valid key", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-k")], { api_key: KEY, read_only_api_key: RO_KEY })
+    const silent = await connect(url)
+    const keyed = await connect(url, { authorization: `Bearer ${KEY}` })
+    await keyed.next(ofType("process_list"), "process_list with a header key")
+    // While the keyed client gets two samples, the one without a key gets nothing at all.
+    await keyed.next(ofType("process_metrics"), "a sample")
+    const from = keyed.messages.length
+    await keyed.next(ofType("process_metrics"), "another sample", { from })
+    expect(silent.messages).toEqual([])
+
+    silent.send({ type: "auth", key: RO_KEY })
+    expect((await silent.next(ofType("auth"), "auth accepted")).data).toEqual({ authenticated: true })
+    const list = await silent.next(ofType("process_list"), "process_list after auth")
+    expect(list.data[0].name).toBe("ws-k")
+    expect(daemon.output()).not.toContain(KEY)
+  })
+
+  it("closes a session whose first message is not a valid key, with no process data", async () => {
+    const { url } = await daemonWith([idleApp("ws-x")], { api_key: KEY })
+    const wrong = await connect(url)
+    wrong.send({ type: "auth", key: "not-the-key" })
+    expect(await wrong.closed).toBe(4401)
+    expect(wrong.messages.map((m) => m.type)).toEqual(["error"])
+    expect(wrong.messages[0]!.data).toMatchObject({ code: "UNAUTHORIZED" })
+    expect(JSON.stringify(wrong.messages)).not.toContain("not-the-key")
+
+    const other = await connect(url)
+    other.send({ type: "subscribe", channels: ["logs"] })
+    expect(await other.closed).toBe(4401)
+    expect(other.messages.map((m) => m.type)).toEqual(["error"])
+
+    // Every key form works on the handshake; a wrong header key is refused before the upgrade.
+    const headerForms: ReadonlyArray<Record<string, string>> = [{ authorization: `ApiKey ${KEY}` }, { "x-api-key": KEY }]
+    for (const headers of headerForms) {
+      const client = await connect(url, headers)
+      await client.next(ofType("process_list"), `process_list with ${Object.keys(headers)[0]}`)
+    }
+    await expect(connectWs(url, { "x-api-key": "wrong" })).rejects.toThrow("handshake refused: 401")
+  })
+})
+
+describe("browser protections on /ws", () => {
+  it("refuses a foreign Origin and accepts the listener's own and --cors-origin ones", async () => {
+    const { url, port } = await daemonWith([], { cors_origins: ["https://dash.example"] })
+    await expect(connectWs(url, { origin: "https://evil.example" })).rejects.toThrow("handshake refused: 403")
+    const own = await connect(url, { origin: `http://localhost:${port}` })
+    await own.next(ofType("process_list"), "process_list for the own origin")
+    const allowed = await connect(url, { origin: "https://dash.example" })
+    await allowed.next(ofType("process_list"), "process_list for the allowed origin")
+  })
+})
+
+describe("slow clients", () => {
+  it("disconnects a client that stops reading while another keeps receiving", async () => {
+    const { daemon, url } = await daemonWith([])
+    const reader = await connect(url)
+    const stalled = await connect(url)
+    await reader.next(ofType("process_list"), "process_list")
+    await stalled.next(ofType("process_list"), "process_list")
+    for (const client of [reader, stalled]) {
+      client.send({ type: "subscribe", channels: ["logs"] })
+      await client.next(ofType("subscribed"), "subscribed")
+    }
+    // The stalled client stops reading its socket: what the daemon sends piles up.
+    stalled.socket.pause()
+    const flood = await daemon.request("POST", "/api/processes", {
+      name: "ws-flood",
+      script: path.join(FIXTURES, "flood-lines.js"),
+      env: { LINE_BYTES: "8192" },
+      max_log_files: 1,
+      max_log_size: "50M"
+    })
+    expect(flood.status, flood.raw).toBe(201)
+    // A paused socket does not notice its connection closing, so the daemon's log tells first.
+    await eventually(() => daemon.output().includes("websocket client disconnected: it stopped reading"), "the stalled client to be cut off", 90_000)
+    stalled.socket.resume()
+    expect(await stalled.closed).toBe(1006)
+    // The reader still gets lines written after the other was cut off.
+    const from = reader.messages.length
+    await reader.next((m) => m.type === "log" && m.data.name === "ws-flood", "a log line after the cut", { from })
+    expect(reader.isClosed()).toBe(false)
+    expect((await daemon.request("POST", "/api/processes/ws-flood/stop")).status).toBe(200)
+    expect((await daemon.request("GET", "/api/status")).status).toBe(200)
+  }, 120_000)
+})
