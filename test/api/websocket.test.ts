@@ -122,6 +122,27 @@ describe("the live feed", () => {
     expect(client.messages.slice(second).filter(ofType("log"))).toEqual([])
   })
 
+  it("sends a process_crash alert and the errored status when an app crashes", async () => {
+    const { daemon, url } = await daemonWith([])
+    const client = await connect(url)
+    await client.next(ofType("process_list"), "process_list")
+    const created = await daemon.request("POST", "/api/processes", {
+      name: "ws-crash",
+      script: path.join(FIXTURES, "crash-after.js"),
+      env: { CRASH_AFTER_MS: "200" },
+      max_restarts: 0
+    })
+    expect(created.status, created.raw).toBe(201)
+    const alert = await client.next((m) => m.type === "alert" && m.data.kind === "process_crash", "a process_crash alert")
+    expect(alert.data).toMatchObject({
+      process: { id: 0, name: "ws-crash", instance: 0 },
+      message: expect.stringContaining("exited with code 1"),
+      data: { exit_code: 1, signal: null, pid: expect.any(Number) }
+    })
+    const errored = await client.next((m) => m.type === "process_status" && m.data.status === "errored", "ws-crash errored")
+    expect(errored.data).toMatchObject({ name: "ws-crash", exit_code: 1 })
+  })
+
   it("answers bad client messages with error messages and keeps the session", async () => {
     const { daemon, url } = await daemonWith([idleApp("ws-bad")])
     const client = await connect(url)
