@@ -237,6 +237,28 @@ describe("browser protections on /ws", () => {
   })
 })
 
+describe("closing the listener", () => {
+  it("ends its sessions, even one that stopped reading, and the daemon still stops cleanly", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-close")])
+    const reading = await connect(url)
+    const stalled = await connect(url)
+    await reading.next(ofType("process_list"), "process_list")
+    await stalled.next(ofType("process_list"), "process_list")
+    stalled.socket.pause()
+    const closed = await daemon.request("PUT", "/daemon/web", { stop: true }, {}, { timeoutMs: 15_000 })
+    expect(closed.status, closed.raw).toBe(200)
+    await reading.closed
+    stalled.socket.resume()
+    await stalled.closed
+    // A session on the socket does not keep the daemon from stopping.
+    const local = await connect(`ws+unix://${daemon.socket}:/ws`)
+    await local.next(ofType("process_list"), "process_list on the socket")
+    await daemon.stop()
+    expect(await daemon.exited).toBe(0)
+    await local.closed
+  })
+})
+
 describe("slow clients", () => {
   it("disconnects a client that stops reading while another keeps receiving", async () => {
     const { daemon, url } = await daemonWith([])
