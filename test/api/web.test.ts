@@ -7,6 +7,8 @@ import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
+import { HttpApi } from "@effect/platform"
+import { PmfxApi } from "../../src/api/Api"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { type Daemon, eventually, idleApp, makeHome, startDaemon } from "./daemon"
 import { freeListenerPort as freePort, openWeb, tcp } from "./tcp"
@@ -176,6 +178,71 @@ describe("TCP listener with API keys", () => {
     // The app is still running: nothing was changed.
     const rows = (await tcp(port, "GET", "/api/processes", { "x-api-key": KEY })).body as Array<{ status: string }>
     expect(rows.map((row) => row.status)).toEqual(["online"])
+  })
+})
+
+/**
+ * Every endpoint of the API contract (read from it, so a new one is covered) as it is called over
+ * TCP, aimed so that passing authentication has no lasting effect: mutating routes name a process
+ * that does not exist (404 proves the key was accepted) or send an invalid body.
+ */
+const EVERY_ENDPOINT: ReadonlyArray<readonly [string, string, unknown]> = (() => {
+  const endpoints: Array<readonly [string, string, unknown]> = []
+  HttpApi.reflect(PmfxApi, {
+    onGroup: () => {},
+    onEndpoint: ({ endpoint }) => {
+      // The daemon routes are not served over TCP; GET / is public (both tested above).
+      if (endpoint.path.startsWith("/daemon") || endpoint.path === "/") return
+      const target = endpoint.method === "GET" ? "w-app" : "no-such-app"
+      const urlPath = endpoint.path.replace(":id", target)
+      const withQuery = endpoint.name === "deleteByStatus" ? `${urlPath}?status=errored` : endpoint.name === "ready" ? `${urlPath}?timeout=1s` : urlPath
+      endpoints.push([endpoint.method, withQuery, endpoint.name === "create" ? { name: "" } : undefined])
+    }
+  })
+  return [...endpoints, ["GET", "/api/openapi.json", undefined]]
+})()
+
+describe("the auth matrix: every endpoint over TCP", () => {
+  it("answers 401 without a valid key, lets every accepted form through, and the read-only key only reads", async () => {
+    const { daemon, port } = await daemonWithApp({ api_key: KEY, read_only_api_key: RO_KEY })
+    expect(EVERY_ENDPOINT.length).toBeGreaterThanOrEqual(16)
+    const denied: ReadonlyArray<Record<string, string>> = [
+      {},
+      { authorization: "Bearer wrong" },
+      { authorization: `Basic ${KEY}` },
+      { "x-api-key": "wrong" },
+      { authorization: `ApiKey ${KEY}`, "x-api-key": "wrong" }
+    ]
+    const full: ReadonlyArray<Record<string, string>> = [
+      { authorization: `Bearer ${KEY}` },
+      { authorization: `ApiKey ${KEY}` },
+      { "x-api-key": KEY },
+      { authorization: `ApiKey ${KEY}`, "x-api-key": KEY }
+    ]
+    const readOnly: ReadonlyArray<Record<string, string>> = [{ authorization: `Bearer ${RO_KEY}` }, { "x-api-key": RO_KEY }, { authorization: `Bearer ${KEY}`, "x-api-key": RO_KEY }]
+    for (const [method, route, body] of EVERY_ENDPOINT) {
+      const what = `${method} ${route}`
+      for (const headers of denied) {
+        const reply = await tcp(port, method, route, headers, body)
+        expect(reply.status, `${what} ${JSON.stringify(headers)}`).toBe(401)
+        expect(reply.body).toEqual(UNAUTHORIZED)
+      }
+      for (const headers of full) {
+        const reply = await tcp(port, method, route, headers, body)
+        expect([401, 403, 500], `${what} ${JSON.stringify(headers)}: ${reply.raw}`).not.toContain(reply.status)
+      }
+      for (const headers of readOnly) {
+        const reply = await tcp(port, method, route, headers, body)
+        if (method === "GET") expect([401, 403, 500], `${what} read-only: ${reply.raw}`).not.toContain(reply.status)
+        else {
+          expect(reply.status, `${what} read-only`).toBe(403)
+          expect(reply.body).toEqual(READ_ONLY_DENIED)
+        }
+      }
+    }
+    // Nothing was changed by any of it: the one app runs with its first process.
+    const rows = (await daemon.request("GET", "/api/processes")).body as Array<{ name: string; status: string; restarts: number }>
+    expect(rows.map((row) => [row.name, row.status, row.restarts])).toEqual([["w-app", "online", 0]])
   })
 })
 

@@ -5,10 +5,10 @@
  * receiving; bad client messages get `error` messages and leave the session and the daemon up.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import * as net from "node:net"
 import * as path from "node:path"
 import { connectWs, type WsClient, type WsMessage } from "../support/wsClient"
 import { type Daemon, eventually, idleApp, startDaemon } from "./daemon"
+import { freeListenerPort as freePort } from "./tcp"
 
 const KEY = "ws-full-key-0123456789"
 const RO_KEY = "ws-read-key-9876543210"
@@ -20,16 +20,6 @@ afterAll(async () => {
   for (const client of clients) client.close()
   for (const daemon of daemons) await daemon.stop()
 })
-
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once("error", reject)
-    server.listen({ port: 0, host: "127.0.0.1" }, () => {
-      const address = server.address() as net.AddressInfo
-      server.close(() => resolve(address.port))
-    })
-  })
 
 /** A daemon with `apps` ready and its TCP listener open with `settings`. */
 const daemonWith = async (apps: ReadonlyArray<Record<string, unknown>>, settings: Record<string, unknown> = {}) => {
