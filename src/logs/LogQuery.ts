@@ -12,6 +12,7 @@ import { BadRequest } from "../domain/errors"
 import { atLeast } from "./detectLevel"
 import { type LogEntry, LogLevel, type LogStream } from "./LogEntry"
 import { parseTimeBound } from "./parseTimeBound"
+import { regexRisk } from "./regexRisk"
 
 export const DEFAULT_LINES = 100
 
@@ -81,6 +82,10 @@ export const compileLogQuery = (
     }
     let grep: RegExp | null = null
     if (query.grep !== undefined && query.grep !== "") {
+      const risk = regexRisk(query.grep)
+      if (risk !== null) {
+        return yield* Either.left(badRequest("grep", risk, "use a simpler pattern: a plain word, or one repetition per group, like error.*timeout"))
+      }
       try {
         grep = compileGrep(query.grep)
       } catch (error) {
