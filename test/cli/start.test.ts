@@ -83,6 +83,38 @@ describe("pmfx start <command>", () => {
   })
 })
 
+describe("pmfx start <name of an app the daemon holds>", () => {
+  it("starts the stopped app by name or id (as PM2 does), and exits 5 when it runs", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "held", "-i", "2"])
+    await allOnline(sandbox, 2)
+    const firstPids = list(sandbox).map((row) => row.pid)
+    ok(sandbox, ["stop", "held"])
+    const started = sandbox.pmfx(["start", "held", "--json"])
+    expect(started.code, started.stderr).toBe(0)
+    expect(json(started).map((row) => row.name)).toEqual(["held", "held"])
+    await allOnline(sandbox, 2)
+    // The same two rows, with new processes: nothing was created.
+    const rows = list(sandbox)
+    expect(rows.map((row) => row.id)).toEqual([0, 1])
+    expect(rows.map((row) => row.pid)).not.toEqual(firstPids)
+
+    ok(sandbox, ["stop", "1"])
+    const byId = sandbox.pmfx(["start", "1"])
+    expect(byId.code, byId.stderr).toBe(0)
+    expect(byId.stdout).toContain("started 1 app")
+    await allOnline(sandbox, 2)
+
+    const running = sandbox.pmfx(["start", "held"])
+    expect(running.code).toBe(5)
+    expect(running.stderr).toContain("PROCESS_ALREADY_RUNNING")
+    // With an option that describes a new app, the word is a command again (and the name is taken).
+    const asCommand = sandbox.pmfx(["start", "held", "--name", "held"])
+    expect(asCommand.code).toBe(5)
+    expect(asCommand.stderr).toContain("PROCESS_ALREADY_EXISTS")
+    expect(list(sandbox)).toHaveLength(2)
+  })
+})
+
 describe("pmfx start <ecosystem file>", () => {
   const ecosystem = (base: number, outDir: string) =>
     JSON.stringify({

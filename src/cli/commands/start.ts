@@ -193,7 +193,24 @@ interface Plan {
   readonly definitions: ReadonlyArray<AppDefinition>
   /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (DESIGN §8). */
   readonly notifications?: { readonly webhooks: ReadonlyArray<Webhook>; readonly alerts: AlertRules | null }
+  /** An app the daemon holds already, named by the argument (`pmfx start api`, as with PM2). */
+  readonly existing?: string
 }
+
+/**
+ * The argument as the name or id of an app the daemon holds, when it can only mean that: one word,
+ * not a file here, and no option that describes a new app. PM2 users start a stopped app this way;
+ * taken as a command, the name would only meet PROCESS_ALREADY_EXISTS.
+ */
+const existingApp = (target: string, o: StartOptions, hasVariables: boolean) =>
+  Effect.gen(function* () {
+    const word = target.trim()
+    const caller = yield* CallerEnvironment
+    if (/\s/.test(word) || word === "" || hasVariables || appOptions(o).length > 0 || Option.isSome(o.name) || isFile(path.resolve(caller.cwd, word))) return null
+    const rows = yield* withDaemon(o.json, (api) => api.processes.list({ urlParams: {} }))
+    return rows.some((row) => row.name === word || String(row.id) === word) ? word : null
+  })
+
 
 const fromFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -306,11 +323,13 @@ export const startCommand = Command.make(
           ? yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
           : looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())
             ? yield* fromFile(target.value, o, variables, blocks)
-            : yield* fromCommand(target.value, o, variables, blocks)
+            : yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0), (existing) =>
+                existing !== null ? Effect.succeed<Plan>({ file: null, definitions: [], existing }) : fromCommand(target.value, o, variables, blocks)
+              )
 
       // The apps get the CLI's own environment (DESIGN §4), under their env_file and env.
       const env = environmentForApps(caller.env, yield* DaemonTarget)
-      const names = plan.definitions.map((app) => app.name)
+      const names = plan.existing !== undefined ? [plan.existing] : plan.definitions.map((app) => app.name)
 
       const outcome = yield* withDaemon(o.json, (api) =>
         Effect.gen(function* () {
@@ -337,6 +356,8 @@ export const startCommand = Command.make(
               if (started !== null) rows.push(...started)
             }
           }
+          // Already running answers PROCESS_ALREADY_RUNNING (exit 5), as for a file's only app.
+          if (plan.existing !== undefined) rows.push(...(yield* api.processes.start({ path: { id: plan.existing } })).processes)
           if (fresh.length > 0) rows.push(...(yield* api.processes.create({ payload: { definitions: fresh, env, ...plan.notifications } })).processes)
           if (fresh.length === 0 && alreadyRunning.length === names.length) {
             const first = alreadyRunning[0]!
