@@ -6,6 +6,7 @@
 import { expect } from "@effect/vitest"
 import * as net from "node:net"
 import { collectAppPids, type Daemon, httpRequest, type Reply, type RequestOptions, type Target } from "./daemon"
+import { randomPortBase } from "../support/ports"
 
 const portIsFree = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -22,7 +23,7 @@ const usedPorts = new Set<number>()
  */
 export const freeListenerPort = async (): Promise<number> => {
   for (;;) {
-    const port = 20000 + Math.floor(Math.random() * 20000)
+    const port = randomPortBase()
     if (!usedPorts.has(port) && (await portIsFree(port))) {
       usedPorts.add(port)
       return port

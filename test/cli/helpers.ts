@@ -6,6 +6,7 @@ import * as path from "node:path"
 import { expect } from "vitest"
 import { type CliResult, PMFX_BIN, type Sandbox } from "../support/cli"
 import { isAlive, sleep } from "../support/processes"
+import { randomPortBase } from "../support/ports"
 
 export const fixtures = path.resolve(__dirname, "../fixtures")
 export const node = process.execPath
@@ -74,10 +75,10 @@ const portFree = (port: number) =>
     server.listen(port, "0.0.0.0", () => server.close(() => resolve(true)))
   })
 
-/** `count` consecutive free ports, at a random place in 20000-40000. */
+/** `count` consecutive free ports, at a random place below the ephemeral range (support/ports.ts). */
 export const freePorts = async (count: number): Promise<number> => {
   for (;;) {
-    const base = 20_000 + Math.floor(Math.random() * (20_000 - count))
+    const base = randomPortBase(count)
     let free = true
     for (let i = 0; i < count && free; i++) free = await portFree(base + i)
     if (free) return base

@@ -9,6 +9,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { waitFor } from "../support/daemon"
+import { randomPortBase } from "../support/ports"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -25,7 +26,7 @@ const portIsFree = (port: number): Promise<boolean> =>
 
 const freePort = async (): Promise<number> => {
   for (;;) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000)
+    const port = randomPortBase()
     if (await portIsFree(port)) return port
   }
 }

@@ -6,11 +6,12 @@ import type { PmfxEvent } from "../../src/events/PmfxEvent"
 import type { RowState } from "../../src/supervisor/Row"
 import type { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { eventually } from "../support/engine"
+import { randomPortBase } from "../support/ports"
 
 export const node = process.execPath
 
-/** The first of a few ports in 20000-40000, unlikely to be used by anything else on the machine. */
-export const freeBase = () => 20_000 + Math.floor(Math.random() * 19_900)
+/** The first of a few ports below the ephemeral range (support/ports.ts), unlikely to be in use. */
+export const freeBase = () => randomPortBase(100)
 
 /** A loopback port nothing listens on: bound by the kernel's choice, then closed again. */
 export const closedPort = Effect.async<number>((resume) => {

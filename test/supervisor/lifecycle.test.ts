@@ -6,10 +6,11 @@ import * as path from "node:path"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { liveGroupMembers } from "../../src/monitor/procfs"
 import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine, withTempDir } from "../support/engine"
+import { randomPortBase } from "../support/ports"
 
 const node = process.execPath
 /** A port range unlikely to be used by anything else on the machine. */
-const freeBase = () => 20_000 + Math.floor(Math.random() * 20_000)
+const freeBase = () => randomPortBase(10)
 
 const statusOf = (pm: ProcessManager, target: string) => Effect.map(pm.resolve(target), (rows) => rows.map((r) => r.status))
 

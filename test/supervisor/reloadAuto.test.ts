@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as path from "node:path"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { definitions, eventually, isAlive, PATH_ENV, recordEvents, withEngine } from "../support/engine"
+import { randomPortBase } from "../support/ports"
 
 const server = path.resolve(__dirname, "../../examples/apps/server.js")
 
@@ -11,7 +12,7 @@ describe("reload with auto: ports", () => {
     withEngine(() =>
       Effect.gen(function* () {
         const pm = yield* ProcessManager
-        const base = 20_000 + Math.floor(Math.random() * 20_000)
+        const base = randomPortBase(10)
         const apps = yield* definitions([
           {
             name: "web",

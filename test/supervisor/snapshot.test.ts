@@ -5,6 +5,7 @@ import { Engine } from "../../src/supervisor/Engine"
 import { EngineSnapshot } from "../../src/supervisor/EngineSnapshot"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { definitions, isAlive, PATH_ENV, withTempDir } from "../support/engine"
+import { randomPortBase } from "../support/ports"
 
 const inEngine = <A, E>(home: string, body: Effect.Effect<A, E, ProcessManager | ConfigLoader>) =>
   body.pipe(Effect.provide(Layer.merge(Engine.at(home, { metricsIntervalMs: 250 }), ConfigLoader.Default)))
@@ -13,7 +14,7 @@ describe("snapshot and restore", () => {
   it.live("a new engine restores ids, ports, restart counts and what the user wanted running", () =>
     withTempDir((home) =>
       Effect.gen(function* () {
-        const base = 20_000 + Math.floor(Math.random() * 20_000)
+        const base = randomPortBase(10)
         const { snapshot, pids } = yield* inEngine(
           home,
           Effect.gen(function* () {
