@@ -7,10 +7,9 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
 import { eventually, fixtures, json, list, ok, type Row } from "./helpers"
 
 interface WebhookBody {
@@ -20,53 +19,24 @@ interface WebhookBody {
   readonly timestamp: string
 }
 
-interface Receiver {
-  readonly url: string
-  /** Parsed bodies of the POSTs received, in order. */
-  readonly bodies: Array<WebhookBody>
-  /** Requests that were not a JSON POST (none expected). */
-  readonly rejected: Array<string>
-}
+/** A receiver whose bodies are read as webhook bodies. */
+type Receiver = WebhookReceiver & { readonly bodies: Array<WebhookBody> }
 
 let sandbox: Sandbox
-const servers: Array<http.Server> = []
+const receivers: Array<WebhookReceiver> = []
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(async () => {
   // The daemon (and the app) first, so nothing posts to a closing receiver.
   sandbox.cleanup()
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
+  for (const receiver of receivers.splice(0)) await receiver.close()
 })
 
-/** A webhook receiver on 127.0.0.1 and a port the system picked, closed after the test. */
 const listen = async (): Promise<Receiver> => {
-  const bodies: Array<WebhookBody> = []
-  const rejected: Array<string> = []
-  const server = http.createServer((req, res) => {
-    let text = ""
-    req.setEncoding("utf8")
-    req.on("data", (chunk: string) => (text += chunk))
-    req.on("end", () => {
-      try {
-        if (req.method !== "POST" || !String(req.headers["content-type"]).startsWith("application/json")) throw new Error("not a JSON POST")
-        bodies.push(JSON.parse(text) as WebhookBody)
-        res.writeHead(204).end()
-      } catch (error) {
-        rejected.push(`${req.method} ${req.url} ${String(error)}: ${text}`)
-        res.writeHead(400).end()
-      }
-    })
-  })
-  servers.push(server)
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject)
-    server.listen(0, "127.0.0.1", () => resolve())
-  })
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, rejected }
+  const receiver = await startWebhookReceiver()
+  receivers.push(receiver)
+  return receiver
 }
 
 const APP = "crasher"

@@ -5,50 +5,26 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { isAlive, request, waitFor } from "../support/daemon"
 import { fixture } from "../support/engine"
-
-interface Receiver {
-  readonly url: string
-  /** Parsed bodies of the POSTs received, in order. */
-  readonly bodies: Array<any>
-  /** Connections accepted (an attempt that never finished counts here too). */
-  readonly connections: () => number
-}
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
 
 let sandbox: Sandbox
-const servers: Array<http.Server> = []
+const receivers: Array<WebhookReceiver> = []
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(async () => {
   sandbox.cleanup()
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server.close(() => resolve()))
-  }
+  for (const receiver of receivers.splice(0)) await receiver.close()
 })
 
-/** A webhook receiver on a random local port, closed after the test. */
-const listen = async (): Promise<Receiver> => {
-  const bodies: Array<any> = []
-  let connections = 0
-  const server = http.createServer((req, res) => {
-    let text = ""
-    req.on("data", (chunk) => (text += chunk))
-    req.on("end", () => {
-      bodies.push(JSON.parse(text))
-      res.writeHead(204).end()
-    })
-  })
-  server.on("connection", () => connections++)
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, connections: () => connections }
+const listen = async (): Promise<WebhookReceiver> => {
+  const receiver = await startWebhookReceiver()
+  receivers.push(receiver)
+  return receiver
 }
 
 const readState = () => JSON.parse(fs.readFileSync(path.join(sandbox.home, "state.json"), "utf8"))

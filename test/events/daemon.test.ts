@@ -1,37 +1,24 @@
 /** Webhooks and alerts from an ecosystem file, through the built CLI and a real daemon. */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
-import * as http from "node:http"
-import type { AddressInfo } from "node:net"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { waitFor } from "../support/daemon"
 import { fixture } from "../support/engine"
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
 
 let sandbox: Sandbox
-let server: http.Server | undefined
+const receivers: Array<WebhookReceiver> = []
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(async () => {
   sandbox.cleanup()
-  if (server !== undefined) {
-    server.closeAllConnections()
-    await new Promise<void>((resolve) => server!.close(() => resolve()))
-    server = undefined
-  }
+  for (const receiver of receivers.splice(0)) await receiver.close()
 })
 
 const listen = async () => {
-  const bodies: Array<any> = []
-  server = http.createServer((request, response) => {
-    let text = ""
-    request.on("data", (chunk) => (text += chunk))
-    request.on("end", () => {
-      bodies.push(JSON.parse(text))
-      response.writeHead(200).end("ok")
-    })
-  })
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", () => resolve()))
-  return { url: `http://127.0.0.1:${(server!.address() as AddressInfo).port}/hook`, bodies }
+  const receiver = await startWebhookReceiver()
+  receivers.push(receiver)
+  return receiver
 }
 
 describe("ecosystem webhooks in the daemon", () => {

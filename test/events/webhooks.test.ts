@@ -24,9 +24,8 @@ describe("webhooks", () => {
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         yield* eventually(Effect.sync(() => target.bodies.length === 1), "the webhook POST")
         const [body] = target.bodies
+        expect(target.requests[0]).toMatchObject({ method: "POST", contentType: "application/json" })
         expect(body).toMatchObject({
-          method: "POST",
-          contentType: "application/json",
           event: "process_crash",
           process: { id: row!.id, name: "crashy" },
           data: { exit_code: 1, signal: null, instance: 0 }
