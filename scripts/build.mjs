@@ -6,8 +6,10 @@
 // Everything is built into a scratch folder and renamed into dist/ file by file, so a command
 // running meanwhile (tests rebuild dist/) never reads a half-written bundle.
 import { build } from "esbuild"
-import { execFileSync } from "node:child_process"
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs"
+import { execFileSync, spawn, spawnSync } from "node:child_process"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import * as http from "node:http"
+import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 
@@ -20,6 +22,53 @@ const common = {
   sourcemap: "linked",
   legalComments: "none",
   logLevel: "warning"
+}
+
+/**
+ * The daemon's code cache (dist/daemon.cjs.cache): a daemon in a scratch home, under the Node flags
+ * the daemon always runs with (V8 rejects a cache made under other flags), supervises one app
+ * through start, logs, restart and stop, and writes the cache as it exits — so that what a daemon
+ * compiles in its first minutes is in it. A failure only costs the cache (a warning).
+ */
+const makeDaemonCodeCache = async () => {
+  const { DAEMON_NODE_FLAGS } = createRequire(import.meta.url)(path.resolve(out("daemon.cjs")))
+  const home = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
+  const env = { PATH: process.env.PATH, PMFX_HOME: home, NO_COLOR: "1" }
+  const cli = (...args) => spawnSync(process.execPath, [out("pmfx.cjs"), ...args], { env, stdio: "ignore", timeout: 15_000 }).status
+  // Asked over the socket directly: `pmfx ping` would start a second daemon of its own.
+  const answers = () =>
+    new Promise((resolve) => {
+      const request = http.get({ socketPath: path.join(home, "pmfx.sock"), path: "/health", timeout: 1_000 }, (response) => {
+        response.resume()
+        resolve(response.statusCode === 200)
+      })
+      request.on("error", () => resolve(false))
+      request.on("timeout", () => request.destroy())
+    })
+  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, out("pmfx.cjs"), "daemon"], {
+    env: { ...env, PMFX_WRITE_CODE_CACHE: "1" },
+    stdio: "ignore"
+  })
+  const exited = new Promise((resolve) => daemon.once("exit", resolve))
+  try {
+    const deadline = Date.now() + 15_000
+    while (!(await answers())) {
+      if (Date.now() > deadline || daemon.exitCode !== null) throw new Error("the daemon did not answer")
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    writeFileSync(path.join(home, "warm.js"), "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50)\n")
+    for (const args of [["start", path.join(home, "warm.js"), "--name", "warm"], ["list"], ["logs", "warm", "--lines", "5"], ["restart", "warm"], ["stop", "warm"], ["kill"]]) {
+      if (cli(...args) !== 0) throw new Error(`pmfx ${args.join(" ")} failed`)
+    }
+    await exited
+    if (!existsSync(out("daemon.cjs.cache"))) throw new Error("the daemon wrote no cache")
+  } finally {
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill("SIGKILL")
+      await exited
+    }
+    rmSync(home, { recursive: true, force: true })
+  }
 }
 
 mkdirSync("dist", { recursive: true })
@@ -46,6 +95,11 @@ try {
     console.warn(`pmfx build: no code cache (${error.message}); the CLI still works, it starts a little slower`)
   } finally {
     rmSync(scratchHome, { recursive: true, force: true })
+  }
+  try {
+    await Promise.race([makeDaemonCodeCache(), new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 60_000).unref())])
+  } catch (error) {
+    console.warn(`pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`)
   }
   // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)

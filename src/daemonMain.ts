@@ -109,3 +109,4 @@ export const main = (args: ReadonlyArray<string>): void => {
 }
 
 if (require.main === module) main(process.argv.slice(2))
+export { DAEMON_NODE_FLAGS } from "./daemon/daemonNodeFlags"

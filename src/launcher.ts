@@ -1,8 +1,10 @@
 /**
- * `dist/pmfx.cjs`: starts the CLI bundle (`dist/pmfx-main.cjs`) from V8's code cache when one was
- * made for this Node at install time. Compiling the ~1 MB bundle is a third of a command's start
- * (NOTES.md); with the cache, V8 skips it. A cache made by another Node version is rejected by V8
- * and the bundle compiles as usual — never wrong, only slower.
+ * `dist/pmfx.cjs`: starts the CLI bundle (`dist/pmfx-main.cjs`), or for `pmfx daemon` the daemon
+ * bundle (`dist/daemon.cjs`), from V8's code cache when the build made one for this Node.
+ * Compiling a ~1 MB bundle is a third of a command's start (NOTES.md) and leaves the daemon holding
+ * ~12 MB of parser memory; with the cache V8 skips both. A cache made by another Node version or
+ * under other V8 flags is rejected by V8 and the bundle compiles as usual — never wrong, only
+ * slower and bigger.
  *
  * The plain local `list --json` is answered here without the bundle at all (`fastList`).
  */
@@ -12,8 +14,9 @@ import * as path from "node:path"
 import * as vm from "node:vm"
 import { fastList, isFastList } from "./cli/fastList"
 
-const runCli = (): void => {
-  const main = path.join(__dirname, "pmfx-main.cjs")
+/** The exports of a bundle next to this launcher, compiled from its code cache when V8 takes it. */
+const loadBundle = (name: string): unknown => {
+  const main = path.join(__dirname, name)
   const cacheFile = `${main}.cache`
   const source = fs.readFileSync(main, "utf8").replace(/^#!.*\n/, "")
   let cachedData: Buffer | undefined
@@ -41,12 +44,20 @@ const runCli = (): void => {
   ) => void
   const module = { exports: {}, id: main, filename: main, loaded: false }
   compiled.call(module.exports, module.exports, Module.createRequire(main), module, main, path.dirname(main))
+  return module.exports
 }
 
-if (isFastList(process.argv.slice(2), process.env)) {
+const args = process.argv.slice(2)
+
+if (args[0] === "daemon" && !args.includes("--help") && !args.includes("-h")) {
+  // The daemon (foreground, or started in the background by the CLI) without the CLI bundle:
+  // loading both would cost the long-running process the memory of code it never runs.
+  const daemon = loadBundle("daemon.cjs") as { readonly main: (args: ReadonlyArray<string>) => void }
+  daemon.main(args.slice(1))
+} else if (isFastList(args, process.env)) {
   void fastList(process.env).then((answered) => {
-    if (!answered) runCli()
+    if (!answered) loadBundle("pmfx-main.cjs")
   })
 } else {
-  runCli()
+  loadBundle("pmfx-main.cjs")
 }

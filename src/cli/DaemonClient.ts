@@ -12,6 +12,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PmfxApi } from "../api/Api"
+import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
 import { Paths } from "../daemon/Paths"
 import { socketHttpClient } from "../daemon/socketHttpClient"
 import { DaemonTarget } from "./DaemonTarget"
@@ -22,8 +23,11 @@ export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{ r
 const START_TIMEOUT = Duration.seconds(15)
 const PROBE_TIMEOUT = Duration.seconds(2)
 
-/** The daemon bundle sits next to the CLI bundle in dist/. */
-const daemonScript = () => path.join(path.dirname(process.argv[1] ?? __filename), "daemon.cjs")
+/**
+ * The launcher (`dist/pmfx.cjs daemon`), which loads the daemon bundle from its code cache. It sits
+ * next to the CLI bundle in dist/ (`__dirname` there: argv[1] may be npm's symlink in .bin/).
+ */
+const launcherScript = () => path.join(__dirname, "pmfx.cjs")
 
 export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonClient", {
   effect: Effect.gen(function* () {
@@ -53,7 +57,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
     const startInBackground = Effect.sync(() => {
       fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
       const log = fs.openSync(paths.daemonLog, "a", 0o600)
-      const child = spawn(process.execPath, [daemonScript()], {
+      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, launcherScript(), "daemon"], {
         detached: true,
         stdio: ["ignore", log, log],
         env: { PMFX_HOME: paths.home },
