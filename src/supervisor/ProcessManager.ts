@@ -162,6 +162,17 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }
       })
 
+    /**
+     * `stop` of a row: halted like any other, and an `errored` row (it gave up, or could not
+     * start) becomes `stopped` too, as PM2 users expect of `stop` — it was asked to stay down,
+     * so it no longer counts as a failure (`/health`, `list --status errored`).
+     */
+    const stopRow = (row: Row): Effect.Effect<void> =>
+      Effect.zipRight(
+        halt(row),
+        updateRow(row, bus, (state) => (state.status === "errored" ? { status: "stopped", pid: null, cpu: 0, memory: 0 } : {}))
+      )
+
     const isLive = (row: Row, state: RowState) => row.fiber !== null && isRunningStatus(state.status)
 
     /** Records what the user asked for (the daemon persists it and restores it after a restart). */
@@ -511,13 +522,16 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           return yield* summaries(selected)
         }),
 
-      /** Stops the rows (idempotent): SIGTERM to each process group, SIGKILL after `kill_timeout`. */
+      /**
+       * Stops the rows (idempotent): SIGTERM to each process group, SIGKILL after `kill_timeout`.
+       * Every row ends `stopped`, an `errored` one included.
+       */
       stop: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
           yield* want(selected, "stopped")
           yield* Effect.forEach(appNames(selected), (name) =>
-            withAppLock(name, Effect.forEach(selected.filter((row) => row.app.definition.name === name), halt, { concurrency: "unbounded" }))
+            withAppLock(name, Effect.forEach(selected.filter((row) => row.app.definition.name === name), stopRow, { concurrency: "unbounded" }))
           , { concurrency: "unbounded" })
           return yield* summaries(selected)
         }),

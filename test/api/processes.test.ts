@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { type Daemon, eventually, idleApp, isAlive, startDaemon } from "./daemon"
 import { actionResult, badRequest, freePort, holdPort, ISO_UTC, structured, summary, UPTIME } from "./shapes"
+import { connectWs } from "../support/wsClient"
 
 const fixture = (name: string) => path.resolve(__dirname, "../fixtures", name)
 
@@ -316,6 +317,47 @@ describe("actions", () => {
     const reply = await daemon.request("POST", "/api/processes/missing-exe/start")
     expect(reply.status).toBe(422)
     expect(reply.body).toMatchObject(structured("PROCESS_START_FAILED", { process_id: "missing-exe" }))
+  })
+
+  it("stop of an app that gave up (errored) makes it stopped, publishes the change and saves it; start runs it again", async () => {
+    const flag = path.join(daemon.home, "gives-up.flag")
+    fs.writeFileSync(flag, "")
+    const created = await daemon.request("POST", "/api/processes", {
+      name: "gives-up",
+      script: fixture("crash-if-exists.js"),
+      max_restarts: 1,
+      min_uptime: "200ms",
+      env: { CRASH_FLAG: flag }
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    await eventually(async () => (await list("?name=gives-up"))[0]?.status === "errored", "gives-up to give up (errored)")
+
+    const feed = await connectWs(`ws+unix://${daemon.socket}:/ws`)
+    try {
+      await feed.next((m) => m.type === "process_list", "process_list")
+      const from = feed.messages.length
+      const stopped = await daemon.request("POST", "/api/processes/gives-up/stop")
+      expect(stopped.status).toBe(200)
+      expect(stopped.body.processes).toEqual([expect.objectContaining({ name: "gives-up", status: "stopped", pid: null })])
+      const change = await feed.next((m) => m.type === "process_status" && m.data.name === "gives-up", "the status change of gives-up", { from })
+      expect(change.data).toMatchObject({ status: "stopped", previous_status: "errored", pid: null })
+    } finally {
+      feed.close()
+    }
+    expect((await daemon.request("GET", "/api/processes/gives-up")).body.status).toBe("stopped")
+    expect((await list("?status=errored")).map((row) => row.name)).not.toContain("gives-up")
+    const state = JSON.parse(fs.readFileSync(path.join(daemon.home, "state.json"), "utf8"))
+    const saved = state.engine.apps.find((app: { definition: { name: string } }) => app.definition.name === "gives-up")
+    expect(saved.rows[0].desired).toBe("stopped")
+    // It stays stopped, and a second stop changes nothing.
+    expect((await daemon.request("POST", "/api/processes/gives-up/stop")).body.processes[0].status).toBe("stopped")
+
+    fs.rmSync(flag)
+    const started = await daemon.request("POST", "/api/processes/gives-up/start")
+    expect(started.status, JSON.stringify(started.body)).toBe(200)
+    expect(started.body.processes[0].status).toMatch(/^(starting|online)$/)
+    await ready("gives-up")
+    expect((await daemon.request("DELETE", "/api/processes/gives-up")).status).toBe(204)
   })
 
   it("restart without a body replaces the process", async () => {
