@@ -18,6 +18,7 @@ import {
   DaemonStatus,
   DeleteQuery,
   DeleteResult,
+  HealthQuery,
   HealthReport,
   KillResult,
   LogsQuery,
@@ -128,7 +129,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .add(HttpApiEndpoint.get("system", "/api/system").addSuccess(SystemInfo))
   .add(HttpApiEndpoint.get("status", "/api/status").addSuccess(DaemonStatus))
   .add(HttpApiEndpoint.get("stats", "/api/system/stats").addSuccess(SystemStats))
-  .add(HttpApiEndpoint.get("health", "/health").setUrlParams(Schema.Struct({ strict: Schema.optional(Schema.String) })).addSuccess(HealthReport))
+  .add(HttpApiEndpoint.get("health", "/health").setUrlParams(HealthQuery).addSuccess(HealthReport).addError(W.BadRequestWire))
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 

@@ -68,6 +68,9 @@ export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String
 
 export const ReadyQuery = Schema.Struct({ timeout: Schema.optional(Schema.String) })
 
+/** A yes/no query parameter: `true`/`1` or `false`/`0` (checked by the handler, BAD_REQUEST otherwise). */
+const BooleanText = Schema.String.annotations({ description: "true or false (1 or 0 also work)" })
+
 export const LogsQuery = Schema.Struct({
   lines: Schema.optional(Schema.String),
   stream: Schema.optional(Schema.String),
@@ -76,8 +79,10 @@ export const LogsQuery = Schema.Struct({
   level: Schema.optional(Schema.String),
   since: Schema.optional(Schema.String),
   until: Schema.optional(Schema.String),
-  follow: Schema.optional(Schema.String)
+  follow: Schema.optional(BooleanText)
 })
+
+export const HealthQuery = Schema.Struct({ strict: Schema.optional(BooleanText) })
 
 export const LogsResponse = Schema.Struct({
   id: Schema.String,

@@ -24,6 +24,17 @@ export const parseWholeNumber = (field: string, text: string | undefined, min = 
     : Effect.fail(badRequest(field, `${JSON.stringify(text)} is not a whole number${min > 0 ? ` of at least ${min}` : ""}`, `give ${field} as digits, like ${field}=${Math.max(min, 10)}`))
 }
 
+/**
+ * A yes/no query parameter (`follow`, `strict`): `true` or `1`, `false` or `0`, absent is false.
+ * Anything else is BAD_REQUEST rather than quietly false: `strict=yes` read as false would hide a
+ * degraded daemon from the load balancer that asked for strictness.
+ */
+export const parseBooleanParam = (field: string, text: string | undefined): Effect.Effect<boolean, BadRequest> => {
+  if (text === undefined || text === "false" || text === "0") return Effect.succeed(false)
+  if (text === "true" || text === "1") return Effect.succeed(true)
+  return Effect.fail(badRequest(field, `${JSON.stringify(text)} is not true or false`, `give ${field}=true or ${field}=false (or 1 and 0)`))
+}
+
 export const parseDurationParam = (field: string, text: string | undefined, fallbackMs: number): Effect.Effect<number, BadRequest> => {
   if (text === undefined) return Effect.succeed(fallbackMs)
   return Either.match(parseDuration(text), {

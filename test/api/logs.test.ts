@@ -97,7 +97,11 @@ describe("GET /api/processes/{id}/logs", () => {
       ["instance=5", "instance"],
       ["since=yesterdayish", "since"],
       ["until=2026-13-45", "until"],
-      ["lines=1&lines=2", "lines"]
+      ["lines=1&lines=2", "lines"],
+      ["follow=maybe", "follow"],
+      ["follow=TRUE", "follow"],
+      ["follow=yes", "follow"],
+      ["follow=", "follow"]
     ]
     for (const [query, field] of cases) {
       const reply = await daemon.request("GET", `/api/processes/lines/logs?${query}`)
@@ -155,6 +159,12 @@ describe("GET /api/processes/{id}/logs", () => {
     })
     // The daemon still answers once the follower has gone.
     expect((await daemon.request("GET", "/api/processes/say")).status).toBe(200)
+  })
+
+  it("reads normally with follow=false or follow=0", async () => {
+    const plain = await logs("?lines=2")
+    expect(await logs("?lines=2&follow=false")).toEqual(plain)
+    expect(await logs("?lines=2&follow=0")).toEqual(plain)
   })
 
   it("answers 400 for bad filters before it starts a follow", async () => {

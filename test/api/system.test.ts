@@ -4,7 +4,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import packageJson from "../../package.json"
 import { type Daemon, idleApp, startDaemon } from "./daemon"
-import { ISO_UTC, UPTIME } from "./shapes"
+import { badRequest, ISO_UTC, UPTIME } from "./shapes"
 
 let daemon: Daemon
 beforeAll(async () => {
@@ -127,6 +127,10 @@ describe("GET /api/status and /health", () => {
     expect(await get("/health")).toEqual(degraded)
     expect(await get("/health?strict=false")).toEqual(degraded)
     expect(await get("/health?strict=true", 503)).toEqual(degraded)
+    expect(await get("/health?strict=1", 503)).toEqual(degraded)
+    expect(await get("/health?strict=0")).toEqual(degraded)
+    // A value that is not a yes or a no is refused, not read as "not strict".
+    for (const strict of ["x", "yes", "TRUE", ""]) expect(await get(`/health?strict=${strict}`, 400), strict).toEqual(badRequest("strict"))
     expect((await daemon.request("DELETE", "/api/processes/broken")).status).toBe(204)
     expect((await get("/health?strict=true")).status).toBe("healthy")
   })

@@ -17,7 +17,7 @@ import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
 import { CreateRequest, PortOverride } from "../ApiSchemas"
 import { maskEnvIfReadOnly } from "../readOnly"
-import { badRequest, checkDepth, nameMatcher, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
+import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
 const KEEP_ALIVE_MS = 15_000
 const MAX_LINES = 10_000
@@ -275,10 +275,11 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       )
       .handle("logs", ({ path, urlParams }) =>
         Effect.gen(function* () {
+          const follow = yield* parseBooleanParam("follow", urlParams.follow)
           const query = yield* logQuery(urlParams)
           const [first] = yield* manager.resolve(path.id)
           const name = first?.name ?? path.id
-          if (urlParams.follow === "true" || urlParams.follow === "1") {
+          if (follow) {
             const entries = yield* manager.followLogs(path.id, query)
             // A follower must not hold the daemon open: the stream ends when shutdown begins.
             return sse(entries.pipe(Stream.interruptWhen(Deferred.await(daemon.shutdown))))

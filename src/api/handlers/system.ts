@@ -13,6 +13,7 @@ import { processStatuses } from "../../domain/ProcessStatus"
 import { SystemStatsReader } from "../../monitor/systemStats"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
+import { parseBooleanParam } from "../requestValues"
 import { listenerUrl } from "../webGuard"
 
 export const ServiceHandlers = HttpApiBuilder.group(PmfxApi, "service", (handlers) =>
@@ -76,6 +77,7 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
       )
       .handle("health", ({ urlParams }) =>
         Effect.gen(function* () {
+          const strict = yield* parseBooleanParam("strict", urlParams.strict)
           const rows = yield* manager.list()
           const snapshot = yield* manager.snapshot()
           const wanted = new Set(snapshot.apps.flatMap((app) => app.rows.filter((row) => row.desired === "running").map((row) => row.id)))
@@ -94,7 +96,7 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
           }
           // `?strict=true` lets a load balancer treat a degraded daemon as down; by default a
           // liveness probe must not kill the daemon over one app (DESIGN §7).
-          if (!healthy && (urlParams.strict === "true" || urlParams.strict === "1")) {
+          if (!healthy && strict) {
             return HttpServerResponse.unsafeJson(report, { status: 503 })
           }
           return report
