@@ -66,7 +66,13 @@ export const ProcessListQuery = Schema.Struct({
 
 export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String) })
 
-export const ReadyQuery = Schema.Struct({ timeout: Schema.optional(Schema.String) })
+/** `GET …/ready`: how long it waits when no `timeout` is given, and the longest `timeout` it takes. */
+export const DEFAULT_READY_TIMEOUT_MS = 60_000
+export const MAX_READY_TIMEOUT_MS = 10 * 60_000
+
+export const ReadyQuery = Schema.Struct({
+  timeout: Schema.optional(Schema.String.annotations({ description: "a duration such as 30s or 2m (a bare number is milliseconds), at most 10m; default 60s" }))
+})
 
 /** A yes/no query parameter: `true`/`1` or `false`/`0` (checked by the handler, BAD_REQUEST otherwise). */
 const BooleanText = Schema.String.annotations({ description: "true or false (1 or 0 also work)" })

@@ -1,6 +1,6 @@
 /** Checks of values that arrive as strings in paths and query strings (each bad one is BAD_REQUEST). */
 import { Effect, Either } from "effect"
-import { parseDuration } from "../domain/Duration"
+import { formatDuration, parseDuration } from "../domain/Duration"
 import { BadRequest } from "../domain/errors"
 import { type ProcessStatus, processStatuses } from "../domain/ProcessStatus"
 
@@ -35,11 +35,15 @@ export const parseBooleanParam = (field: string, text: string | undefined): Effe
   return Effect.fail(badRequest(field, `${JSON.stringify(text)} is not true or false`, `give ${field}=true or ${field}=false (or 1 and 0)`))
 }
 
-export const parseDurationParam = (field: string, text: string | undefined, fallbackMs: number): Effect.Effect<number, BadRequest> => {
+/** A duration in a query (a bare number is milliseconds), at most `maxMs`; `fallbackMs` when absent. */
+export const parseDurationParam = (field: string, text: string | undefined, fallbackMs: number, maxMs: number): Effect.Effect<number, BadRequest> => {
   if (text === undefined) return Effect.succeed(fallbackMs)
   return Either.match(parseDuration(text), {
     onLeft: (reason) => Effect.fail(badRequest(field, reason, "use a duration like 500ms, 30s or 2m")),
-    onRight: Effect.succeed
+    onRight: (ms) =>
+      ms > maxMs
+        ? Effect.fail(badRequest(field, `${JSON.stringify(text)} is longer than ${formatDuration(maxMs)}`, `wait at most ${formatDuration(maxMs)}, and ask again if you need longer`))
+        : Effect.succeed(ms)
   })
 }
 

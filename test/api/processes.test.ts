@@ -463,6 +463,19 @@ describe("GET /api/processes/{id}/ready", () => {
     expect((await daemon.request("DELETE", "/api/processes/never-healthy")).status).toBe(204)
   })
 
+  it("answers 400 BAD_REQUEST naming timeout for a timeout over 10 minutes; 10m itself is taken", async () => {
+    await ready("one")
+    for (const timeout of ["11m", "601s", "600001", "1h", "30d", "99999999999999999999"]) {
+      const reply = await daemon.request("GET", `/api/processes/one/ready?timeout=${timeout}`)
+      expect(reply.status, timeout).toBe(400)
+      expect(reply.body, timeout).toEqual(badRequest("timeout"))
+      expect(reply.body.error.details.reason, timeout).toContain("longer than 10m")
+    }
+    for (const timeout of ["10m", "600s", "600000"]) {
+      expect((await daemon.request("GET", `/api/processes/one/ready?timeout=${timeout}`)).status, timeout).toBe(200)
+    }
+  })
+
   it("answers 400 BAD_REQUEST for a timeout that is not a duration", async () => {
     for (const timeout of ["abc", "-1s", "1x", ""]) {
       const reply = await daemon.request("GET", `/api/processes/one/ready?timeout=${timeout}`)

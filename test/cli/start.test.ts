@@ -305,6 +305,7 @@ describe("pmfx start errors", () => {
     ["--port 70000", ["--port", "70000"], "--port"],
     ["--port 5-3", ["--port", "5-3"], "--port"],
     ["--wait-timeout soon", ["--wait-timeout", "soon"], "--wait-timeout"],
+    ["--wait-timeout 11m (over the daemon's 10m)", ["--wait-timeout", "11m"], "--wait-timeout"],
     ["--max-memory lots", ["--max-memory", "lots"], "--max-memory"],
     ["--env 1X=y", ["--env", "1X=y"], "--env"],
     ["--health-check-url not-a-url", ["--health-check-url", "not a url"], "--health-check-url"],

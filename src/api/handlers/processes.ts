@@ -15,7 +15,7 @@ import { Alerts } from "../../events/Alerts"
 import { Webhooks } from "../../events/Webhooks"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
-import { CreateRequest, PortOverride } from "../ApiSchemas"
+import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride } from "../ApiSchemas"
 import { maskEnvIfReadOnly } from "../readOnly"
 import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
@@ -269,7 +269,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       )
       .handle("ready", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const timeout = yield* parseDurationParam("timeout", urlParams.timeout, 60_000)
+          const timeout = yield* parseDurationParam("timeout", urlParams.timeout, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS)
           return yield* manager.waitReady(path.id, timeout)
         })
       )

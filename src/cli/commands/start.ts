@@ -19,6 +19,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
@@ -125,9 +126,16 @@ const options = {
   waitReady: Options.boolean("wait-ready").pipe(Options.withDescription("wait until every instance is online (and healthy, with a health check) before returning")),
   waitTimeout: Options.text("wait-timeout").pipe(
     Options.withPseudoName("duration"),
-    Options.withDescription("how long --wait-ready waits (a bare number is seconds)"),
+    Options.withDescription("how long --wait-ready waits, at most 10m (a bare number is seconds)"),
     Options.withDefault("60s"),
-    Options.mapEffect(optionValue("--wait-timeout", (t) => parseDuration(t, "s"), "write a duration like 30s, 2m or 500ms")),
+    // The daemon waits at most MAX_READY_TIMEOUT_MS; refused here, before any app starts.
+    Options.mapEffect(
+      optionValue(
+        "--wait-timeout",
+        (t) => Either.flatMap(parseDuration(t, "s"), (ms) => (ms > MAX_READY_TIMEOUT_MS ? Either.left(`${JSON.stringify(t)} is longer than ${formatDuration(MAX_READY_TIMEOUT_MS)}`) : Either.right(ms))),
+        `write a duration like 30s, 2m or 500ms, at most ${formatDuration(MAX_READY_TIMEOUT_MS)}`
+      )
+    ),
   ),
   outFile: text("out-file", "file", "the standard-output log file"),
   errorFile: text("error-file", "file", "the standard-error log file"),
