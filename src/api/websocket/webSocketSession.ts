@@ -11,7 +11,7 @@
  */
 import { HttpServerRequest, Socket } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Deferred, Duration, Effect, FiberHandle, FiberRef, Queue, Schema } from "effect"
+import { Deferred, Duration, Effect, Fiber, FiberHandle, FiberRef, Option, Queue, Schema } from "effect"
 import type * as net from "node:net"
 import { EventBus } from "../../events/EventBus"
 import type { PmfxEvent } from "../../events/PmfxEvent"
@@ -35,6 +35,10 @@ const CLOSE_GRACE_MS = 1000
 
 /** Close codes: 4401 the key was missing or wrong (HTTP's 401 in the 4000 range WebSockets leave to applications). */
 const CLOSE_UNAUTHORIZED = 4401
+/** 1001 "going away" (RFC 6455 §7.4.1): the listener is closing or the daemon is shutting down. */
+const CLOSE_GOING_AWAY = 1001
+/** How long the going-away close frame may take to be handed to the socket before the session ends anyway. */
+const GOING_AWAY_WRITE_MS = 100
 
 const decodeClientMessage = Schema.decodeUnknownEither(Schema.parseJson(ClientMessage))
 
@@ -214,10 +218,28 @@ export const webSocketSession = Effect.gen(function* () {
       if (!nodeSocket.destroyed) setTimeout(() => nodeSocket.destroy(), CLOSE_GRACE_MS).unref()
     })
   )
-  yield* socket
+  const reading = yield* socket
     .runRaw((data) => {
       if (!inbound.unsafeOffer(data)) return disconnect(`it sent more than ${INBOUND_CAPACITY} messages at once`)
     }, { onOpen: Deferred.succeed(opened, undefined) })
     // A client that goes away, with or without a close code, ends the session normally.
-    .pipe(Effect.catchAll(() => Effect.void))
+    // In the session's scope, not a child fiber: an interrupted fiber passes the interruption on
+    // to its children at once, and the close frame below must go out before `runRaw` ends.
+    .pipe(Effect.catchAll(() => Effect.void), Effect.forkScoped)
+
+  /**
+   * The session is interrupted when its listener closes (`pmfx web --stop`, a re-open with other
+   * settings) or the daemon shuts down. Interrupting `runRaw` would close the WebSocket with no
+   * code (the client sees 1005), so the close frame with 1001 goes out first, while the socket is
+   * still open. The write waits for the socket to be open, hence the bound on it.
+   */
+  const goingAway = Effect.gen(function* () {
+    if (cutOff || nodeSocket.destroyed || !(yield* Deferred.isDone(opened)) || Option.isSome(yield* Fiber.poll(reading))) return
+    yield* write(new Socket.CloseEvent(CLOSE_GOING_AWAY, "going away")).pipe(
+      Effect.interruptible,
+      Effect.timeout(Duration.millis(GOING_AWAY_WRITE_MS)),
+      Effect.ignore
+    )
+  })
+  yield* Fiber.join(reading).pipe(Effect.onInterrupt(() => Effect.zipRight(goingAway, Fiber.interrupt(reading))))
 }).pipe(Effect.scoped)
