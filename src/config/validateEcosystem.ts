@@ -4,7 +4,7 @@
  * suggestion. Pure: reading files is the loader's job.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { NAME_PATTERN } from "../domain/AppDefinition"
+import { MAX_INSTANCES, NAME_PATTERN } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
@@ -250,9 +250,19 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
     }
   }
 
-  if (settings.port !== undefined) {
+  const instances = resolveInstances(settings.instances ?? 1, options.cpus)
+  const tooMany = instances > MAX_INSTANCES
+  if (tooMany) {
+    problems.push({
+      field: joinPath(at, "instances"),
+      value: input.instances ?? null,
+      message: `asks for ${instances} instances, more than ${MAX_INSTANCES}`,
+      suggestion: `write at most ${MAX_INSTANCES} instances`
+    })
+  }
+  // (With too many instances the port check would only repeat the problem.)
+  if (settings.port !== undefined && !tooMany) {
     const spec = Either.getOrThrow(parsePort(settings.port))
-    const instances = resolveInstances(settings.instances ?? 1, options.cpus)
     if (spec._tag !== "Auto" && portCount(spec) < instances) {
       problems.push({
         field: joinPath(at, "port"),

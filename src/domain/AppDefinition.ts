@@ -119,3 +119,10 @@ export const appDefaults = {
 
 /** Names that a process `{id}` could not tell apart from an id or a keyword (DESIGN §4). */
 export const NAME_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9_.@:+-]{0,99}$/
+
+/**
+ * The most instances one app may have, and one create request may ask for over all its apps: the
+ * table makes a row per instance before anything is spawned, so `"instances": 1e12` would stall
+ * the daemon. Far above any machine's `max`.
+ */
+export const MAX_INSTANCES = 1024

@@ -159,6 +159,36 @@ describe("one setting", () => {
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
+  it.effect("more than 1024 instances, written or substituted; the port check does not repeat it", () =>
+    Effect.gen(function* () {
+      const suggestion = "write at most 1024 instances"
+      yield* expectInvalid({ apps: [api({ instances: 1025, port: "3000" }), api({ name: "worker", instances: 1e12 })] }, [
+        { field: "apps[0].instances", value: 1025, message: "asks for 1025 instances, more than 1024", suggestion },
+        { field: "apps[1].instances", value: 1e12, message: `asks for ${1e12} instances, more than 1024`, suggestion }
+      ])
+      const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify({ apps: [api({ instances: "${WORKERS}" })] }) }, "pmfx.json", {
+        environment: { WORKERS: "2000" }
+      })
+      expectProblems(error, path.join(dir, "pmfx.json"), [{ field: "apps[0].instances", value: "2000", message: "asks for 2000 instances, more than 1024", suggestion }])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect('instances "max" on a machine with more than 1024 CPUs', () =>
+    Effect.gen(function* () {
+      const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify({ apps: [api({ instances: "max" })] }) }, "pmfx.json", { cpus: 2048 })
+      expectProblems(error, path.join(dir, "pmfx.json"), [
+        { field: "apps[0].instances", value: "max", message: "asks for 2048 instances, more than 1024", suggestion: "write at most 1024 instances" }
+      ])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("exactly 1024 instances are accepted", () =>
+    Effect.gen(function* () {
+      const loaded = yield* loadFiles({ "pmfx.json": JSON.stringify({ apps: [api({ instances: 1024 })] }) }, "pmfx.json")
+      expect(loaded.apps[0]!.instances).toBe(1024)
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
   it.effect("a health check without url: apps[0].health_check.url", () =>
     expectInvalid({ apps: [api({ health_check: { interval: 5 } })] }, [
       {

@@ -5,7 +5,7 @@ import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
 import { isRecord } from "../../config/mergeSettings"
-import { type AlertRules, type AppDefinition, NAME_PATTERN, type Webhook } from "../../domain/AppDefinition"
+import { type AlertRules, type AppDefinition, MAX_INSTANCES, NAME_PATTERN, type Webhook } from "../../domain/AppDefinition"
 import { type BadRequest, InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import type { LogEntry } from "../../logs/LogEntry"
@@ -57,11 +57,11 @@ const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<vo
 }
 
 /**
- * How many processes one create request may ask for, over all its apps. Validation accepts any
- * whole number of instances, and the table makes a row per instance before anything is spawned:
- * `"instances": 1e12` in one body would stall the daemon for good (and then exhaust its memory).
+ * How many processes one create request may ask for, over all its apps. Validation refuses more
+ * than this per app, but resolved definitions (the CLI's form) skip it, and several apps of one
+ * request could still add up: the table makes a row per instance before anything is spawned.
  */
-export const MAX_INSTANCES_PER_REQUEST = 1024
+export const MAX_INSTANCES_PER_REQUEST = MAX_INSTANCES
 
 /** INVALID_CONFIG when the definitions ask for more than `MAX_INSTANCES_PER_REQUEST` processes. */
 const checkInstances = (definitions: ReadonlyArray<AppDefinition>, list: "apps" | "definitions"): Effect.Effect<void, InvalidConfig> => {
