@@ -37,6 +37,12 @@ describe("pmfx start <command>", () => {
     expect(list(sandbox).map((r) => r.name)).toEqual(["write-env"])
   })
 
+  it("names an app running inline code after its interpreter", () => {
+    const result = sandbox.pmfx(["start", `node -e "setInterval(() => {}, 1000)"`, "--json"])
+    expect(result.code).toBe(0)
+    expect(json(result).map((r) => r.name)).toEqual(["node"])
+  })
+
   it("runs a script given as a path relative to the caller's folder, with spaces in its name", async () => {
     const outDir = path.join(sandbox.dir, "out")
     fs.mkdirSync(outDir)

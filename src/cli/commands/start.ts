@@ -24,7 +24,6 @@ import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
 import { instancesHint } from "../../config/settingCodecs"
-import { defaultAppName } from "../../config/validateEcosystem"
 import type { AlertRules, AppDefinition, Webhook } from "../../domain/AppDefinition"
 import { formatDuration, parseDuration } from "../../domain/Duration"
 import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
@@ -33,6 +32,7 @@ import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { splitShellWords } from "../../domain/shellWords"
 import { parseSize, sizeHint } from "../../domain/Size"
 import { CallerEnvironment } from "../CallerEnvironment"
+import { commandAppName } from "../commandAppName"
 import { withDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
 import { CliExit, failWith, printJson, renderError } from "../output"
@@ -162,9 +162,6 @@ const isFile = (file: string): boolean => {
   }
 }
 
-/** Programs whose first argument names the app better than they do (`node server.js` → server). */
-const INTERPRETERS = new Set(["node", "nodejs", "python", "python3", "bash", "sh", "zsh", "tsx", "ts-node", "ruby", "perl", "php"])
-
 /**
  * Values from the command line are literal: the shell has already expanded what it wanted to, so
  * every `$` is escaped before the loader's `${VAR}` substitution (which turns `$$` back into `$`).
@@ -281,8 +278,7 @@ const fromCommand = (command: string, o: StartOptions, variables: Record<string,
     if (script === undefined) {
       return yield* failWith(badUsage("command", "is empty", 'give a script or a command, like pmfx start "node server.js"'), o.json)
     }
-    const named = args.find((arg) => !arg.startsWith("-"))
-    const name = Option.getOrElse(o.name, () => (INTERPRETERS.has(path.basename(script)) && named !== undefined ? defaultAppName(named) : defaultAppName(script)))
+    const name = Option.getOrElse(o.name, () => commandAppName(script, args))
     const settings: Record<string, unknown> = { name, script, args }
     const set = <A>(key: string, value: Option.Option<A>) => {
       if (Option.isSome(value)) settings[key] = value.value
