@@ -71,14 +71,47 @@ const makeDaemonCodeCache = async () => {
   }
 }
 
+/**
+ * `import { Effect, Schema } from "effect"` in pmfx's own sources, bundled as
+ * `import * as Effect from "effect/Effect"` (one module per name; every name pmfx imports from the
+ * barrel is a module). Through the barrel esbuild keeps and evaluates whole Effect modules the
+ * code never uses (fast-check among them): the daemon bundle is 1.09 MB instead of 0.82 MB and
+ * its idle heap 2.3 MB bigger (docs/decisions.md). Type-only imports are dropped, as esbuild
+ * would drop them anyway. The sources keep the idiomatic barrel imports.
+ */
+const effectModules = {
+  name: "effect-module-imports",
+  setup(builder) {
+    const sources = new RegExp(`^${path.resolve("src").replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/.*\\.ts$`)
+    builder.onLoad({ filter: sources }, (args) => {
+      const text = readFileSync(args.path, "utf8").replace(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"effect"/g, (_, typeOnly, names) => {
+        if (typeOnly) return ""
+        return names
+          .split(",")
+          .map((name) => name.trim())
+          .filter((name) => name !== "" && !name.startsWith("type "))
+          .map((name) => {
+            const [module, local = module] = name.split(/\s+as\s+/)
+            if (!existsSync(path.join("node_modules", "effect", "dist", "esm", `${module}.js`))) {
+              throw new Error(`${args.path}: "${module}" from "effect" is not a module of its own`)
+            }
+            return `import * as ${local} from "effect/${module}"`
+          })
+          .join(";")
+      })
+      return { contents: text, loader: "ts" }
+    })
+  }
+}
+
 mkdirSync("dist", { recursive: true })
 const staging = mkdtempSync(path.join("dist", ".build-"))
 const out = (name) => path.join(staging, name)
 try {
-  await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs") })
+  await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs"), plugins: [effectModules] })
   await build({ ...common, entryPoints: ["src/launcher.ts"], outfile: out("pmfx.cjs"), banner: { js: "#!/usr/bin/env node" } })
   chmodSync(out("pmfx.cjs"), 0o755)
-  await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: out("daemon.cjs") })
+  await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: out("daemon.cjs"), plugins: [effectModules] })
   // The library keeps its dependencies external, so an embedding program shares one copy of
   // Effect with pmfx (two copies would not recognise each other's services).
   const packageJson = JSON.parse(readFileSync("package.json", "utf8"))
