@@ -9,6 +9,7 @@ import { Cause, Console, Effect, Exit, Layer } from "effect"
 import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
+import { hoistGlobalOptions } from "./cli/hoistGlobalOptions"
 import { pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
 import { CliExit, renderError } from "./cli/output"
@@ -19,7 +20,7 @@ import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
 
 const run = Command.run(pmfx, { name: "pmfx", version: packageJson.version })
 
-const program = run(process.argv).pipe(
+const program = run(hoistGlobalOptions(process.argv)).pipe(
   withPlainConsole,
   Effect.as(ExitCode.ok as number),
   Effect.catchAll((error: unknown) => {

@@ -64,10 +64,21 @@ describe("pmfx --url", () => {
     expect(started.code).toBe(0)
     await eventually(() => expect(list(server).map((row) => row.status)).toEqual(["online"]))
 
-    // The global options may also follow the command.
-    const after = client.pmfx(["list", "--json", "--url", url, "--api-key", KEY])
-    expect(after.code).toBe(0)
-    expect(json(after).map((row) => row.status)).toEqual(["online"])
+    // The global options may also follow the command, anywhere among its own.
+    for (const args of [
+      ["list", "--json", "--url", url, "--api-key", KEY],
+      ["list", "--url", url, "--api-key", KEY, "--json"],
+      ["list", `--url=${url}`, "--json", "--api-key", KEY]
+    ]) {
+      const after = client.pmfx(args)
+      expect(after.stderr).toBe("")
+      expect(after.code).toBe(0)
+      expect(json(after).map((row) => row.status)).toEqual(["online"])
+    }
+    const status = client.pmfx(["status", "--url", url, "--api-key", KEY])
+    expect(status.stderr).toBe("")
+    expect(status.code).toBe(0)
+    expect(status.stdout).toContain("running pmfx")
     noLocalDaemon()
   })
 
