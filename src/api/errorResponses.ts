@@ -100,7 +100,12 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     const type = request.headers["content-type"]
     if (length > 0 && (type === undefined || !/^application\/json\b/i.test(type.trim()))) {
       return Option.some(
-        bad(415, "content-type", `${type === undefined ? "no content type" : JSON.stringify(type)} is not application/json`, "send the body as JSON with Content-Type: application/json")
+        bad(
+          415,
+          "content-type",
+          type === undefined ? "the body has no Content-Type; it must be application/json" : `${JSON.stringify(type)} is not application/json`,
+          "send the body as JSON with Content-Type: application/json"
+        )
       )
     }
     return Option.none()

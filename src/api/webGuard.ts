@@ -13,8 +13,10 @@
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Effect } from "effect"
 import * as crypto from "node:crypto"
+import type { IncomingMessage } from "node:http"
 import type { WebSettings } from "../daemon/StateFile"
 import { ReadOnlyRequest } from "./readOnly"
 import { WebSocketKeyCheck } from "./websocket/WebSocketKeyCheck"
@@ -51,6 +53,26 @@ const decodedPath = (url: string): string => {
 
 type Role = "full" | "read-only"
 
+/** Every `Authorization` and `X-API-Key` header of a request, each as sent. */
+interface KeyHeaders {
+  readonly authorization: ReadonlyArray<string>
+  readonly apiKey: ReadonlyArray<string>
+}
+
+/**
+ * Node joins repeated `X-API-Key` headers with ", " and keeps only the first `Authorization`, so
+ * the key headers are read one by one from the Node request: each must carry a valid key (DESIGN
+ * §7), and two copies of the right key are not one wrong key.
+ */
+const keyHeadersOf = (request: HttpServerRequest.HttpServerRequest): KeyHeaders => {
+  const distinct = (NodeHttpServerRequest.toIncomingMessage(request) as Partial<IncomingMessage> | undefined)?.headersDistinct
+  if (distinct === undefined) {
+    const one = (value: string | undefined) => (value === undefined ? [] : [value])
+    return { authorization: one(request.headers["authorization"]), apiKey: one(request.headers["x-api-key"]) }
+  }
+  return { authorization: distinct["authorization"] ?? [], apiKey: distinct["x-api-key"] ?? [] }
+}
+
 export const webGuard = (settings: WebSettings) => {
   const fullKey = settings.apiKey === undefined ? undefined : digest(settings.apiKey)
   const readOnlyKey = settings.readOnlyApiKey === undefined ? undefined : digest(settings.readOnlyApiKey)
@@ -68,16 +90,14 @@ export const webGuard = (settings: WebSettings) => {
   ])
 
   /** The role of the keys a request presents: every key sent must be valid; none sent → null. */
-  const roleOf = (headers: Readonly<Record<string, string | undefined>>): Role | null => {
+  const roleOf = (headers: KeyHeaders): Role | null => {
     const presented: Array<string> = []
-    const authorization = headers["authorization"]
-    if (authorization !== undefined) {
+    for (const authorization of headers.authorization) {
       const match = /^(Bearer|ApiKey)\s+(.+)$/i.exec(authorization.trim())
       if (match === null) return null
       presented.push(match[2]!.trim())
     }
-    const header = headers["x-api-key"]
-    if (header !== undefined) presented.push(header.trim())
+    for (const header of headers.apiKey) presented.push(header.trim())
     if (presented.length === 0) return null
     let role: Role = "full"
     for (const key of presented) {
@@ -134,10 +154,11 @@ export const webGuard = (settings: WebSettings) => {
       if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
       // The handshake is public (SPEC §5); without a key in its headers, the session asks for one
       // as its first message before any process data flows.
-      if (isWebSocket && request.headers["authorization"] === undefined && request.headers["x-api-key"] === undefined) {
+      const keyHeaders = keyHeadersOf(request)
+      if (isWebSocket && keyHeaders.authorization.length === 0 && keyHeaders.apiKey.length === 0) {
         return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: isValidKey })
       }
-      const role = roleOf(request.headers)
+      const role = roleOf(keyHeaders)
       if (role === null) return withCors(unauthorized())
       if (role === "read-only" && !isRead(method)) return withCors(forbidden("Access denied: read-only API key"))
       const response = yield* (role === "read-only" ? Effect.locally(app, ReadOnlyRequest, true) : app)

@@ -105,12 +105,13 @@ export const httpRequest = (
   method: string,
   urlPath: string,
   body: unknown,
-  headers: Record<string, string>,
+  /** A header given as an array is sent once per value (repeated headers). */
+  headers: Record<string, string | Array<string>>,
   options: RequestOptions
 ): Promise<Reply> =>
   new Promise((resolve, reject) => {
     let payload: Buffer | undefined
-    const sent: Record<string, string> = { ...headers }
+    const sent: Record<string, string | Array<string>> = { ...headers }
     if (typeof body === "string" || Buffer.isBuffer(body)) {
       payload = Buffer.isBuffer(body) ? body : Buffer.from(body)
     } else if (body !== undefined) {

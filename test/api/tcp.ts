@@ -40,7 +40,7 @@ export const tcp = (
   port: number,
   method: string,
   urlPath: string,
-  headers: Record<string, string> = {},
+  headers: Record<string, string | Array<string>> = {},
   body?: unknown,
   options: RequestOptions = {}
 ): Promise<Reply> => httpRequest({ host: "localhost", port }, method, urlPath, body, { host: `localhost:${port}`, ...headers }, { timeoutMs: 15_000, ...options })

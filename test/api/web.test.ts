@@ -115,14 +115,18 @@ describe("TCP listener with API keys", () => {
     expect((await tcp(port, "GET", "/")).status).toBe(200)
     expect((await tcp(port, "GET", "/", { authorization: "Bearer wrong" })).status).toBe(200)
 
-    const denied: ReadonlyArray<Record<string, string>> = [
+    const denied: ReadonlyArray<Record<string, string | Array<string>>> = [
       {},
       { authorization: "Bearer wrong" },
       { authorization: `Basic ${KEY}` },
       { authorization: KEY },
       { "x-api-key": "wrong" },
       { authorization: `Bearer ${KEY}`, "x-api-key": "wrong" },
-      { authorization: "ApiKey wrong", "x-api-key": KEY }
+      { authorization: "ApiKey wrong", "x-api-key": KEY },
+      // Repeated headers: each copy must carry a valid key.
+      { "x-api-key": [KEY, "wrong"] },
+      { "x-api-key": ["wrong", KEY] },
+      { authorization: [`Bearer ${KEY}`, "Bearer wrong"] }
     ]
     for (const headers of denied) {
       for (const route of READS) {
@@ -136,12 +140,14 @@ describe("TCP listener with API keys", () => {
     }
     expect((await tcp(port, "GET", "/api/openapi.json")).status).toBe(401)
 
-    const accepted: ReadonlyArray<Record<string, string>> = [
+    const accepted: ReadonlyArray<Record<string, string | Array<string>>> = [
       { authorization: `Bearer ${KEY}` },
       { authorization: `ApiKey ${KEY}` },
       { authorization: `bearer ${KEY}` },
       { "x-api-key": KEY },
-      { authorization: `Bearer ${KEY}`, "x-api-key": KEY }
+      { authorization: `Bearer ${KEY}`, "x-api-key": KEY },
+      { "x-api-key": [KEY, KEY] },
+      { authorization: [`Bearer ${KEY}`, `ApiKey ${KEY}`] }
     ]
     for (const headers of accepted) {
       for (const route of READS) expect((await tcp(port, "GET", route, headers)).status, `${route} ${JSON.stringify(headers)}`).toBe(200)
