@@ -50,6 +50,8 @@ const makeDaemonCodeCache = async () => {
     stdio: "ignore"
   })
   const exited = new Promise((resolve) => daemon.once("exit", resolve))
+  // However the run goes, it ends within a minute: a stuck daemon is killed (then no cache).
+  const watchdog = setTimeout(() => daemon.kill("SIGKILL"), 60_000)
   try {
     const deadline = Date.now() + 15_000
     while (!(await answers())) {
@@ -63,12 +65,37 @@ const makeDaemonCodeCache = async () => {
     await exited
     if (!existsSync(out("daemon.cjs.cache"))) throw new Error("the daemon wrote no cache")
   } finally {
+    clearTimeout(watchdog)
     if (daemon.exitCode === null && daemon.signalCode === null) {
       daemon.kill("SIGKILL")
       await exited
     }
+    // An app the daemon could not stop (it was killed) would run on: every process of the scratch
+    // home carries PMFX_HOME=<home> in its environment.
+    for (const pid of processesOfHome(home)) {
+      try {
+        process.kill(pid, "SIGKILL")
+      } catch {
+        // Gone already.
+      }
+    }
     rmSync(home, { recursive: true, force: true })
   }
+}
+
+/** Live processes whose environment holds exactly PMFX_HOME=<home>. */
+const processesOfHome = (home) => {
+  const marker = `PMFX_HOME=${home}`
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(marker)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
 }
 
 /**
@@ -130,7 +157,7 @@ try {
     rmSync(scratchHome, { recursive: true, force: true })
   }
   try {
-    await Promise.race([makeDaemonCodeCache(), new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 60_000).unref())])
+    await makeDaemonCodeCache()
   } catch (error) {
     console.warn(`pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`)
   }
