@@ -29,8 +29,8 @@ export const formatSize = (bytes: number): string => {
   return `${bytes}`
 }
 
-/** For people: 1536 → "1.5 KB", 52428800 → "50.0 MB". */
-export const humanBytes = (bytes: number): string => {
+/** For people: 1536 → "1.5 KB", 52428800 → "50.0 MB" (`decimals` digits after the point). */
+export const humanBytes = (bytes: number, decimals = 1): string => {
   if (bytes < 1024) return `${bytes} B`
   const units = ["KB", "MB", "GB", "TB"]
   let value = bytes / 1024
@@ -39,7 +39,19 @@ export const humanBytes = (bytes: number): string => {
     value /= 1024
     index++
   }
-  return `${value.toFixed(1)} ${units[index]}`
+  return `${value.toFixed(decimals)} ${units[index]}`
+}
+
+/**
+ * Two different sizes for people, with as many decimals (up to 3) as it takes for them to read
+ * differently — "1.0 GB, above 1.0 GB" says nothing — and in bytes when even that is not enough.
+ */
+export const distinctSizes = (a: number, b: number): readonly [string, string] => {
+  for (const decimals of [1, 2, 3]) {
+    const pair = [humanBytes(a, decimals), humanBytes(b, decimals)] as const
+    if (pair[0] !== pair[1] || a === b) return pair
+  }
+  return [`${a} B`, `${b} B`]
 }
 
 export const SizeBytes = fromUnknown(Schema.Number, parseSize, { identifier: "Size", description: sizeHint })

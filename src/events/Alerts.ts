@@ -17,6 +17,8 @@
  */
 import { Clock, Effect, Option, Queue, Stream, SubscriptionRef } from "effect"
 import type { AlertRules } from "../domain/AppDefinition"
+import { formatDuration } from "../domain/Duration"
+import { distinctSizes } from "../domain/Size"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import { EventBus } from "./EventBus"
 import type { AlertKind, PmfxEvent, RowRef } from "./PmfxEvent"
@@ -39,7 +41,8 @@ interface RowAlertState {
 
 const freshState = (): RowAlertState => ({ memoryFired: false, cpuSince: null, cpuFired: false, restarts: [], loopFiredAt: null })
 
-const mb = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`
+/** How long, for a message: whole seconds (as a duration setting is written) from 1 s on. */
+const roughDuration = (ms: number): string => (ms < 1000 ? `${ms}ms` : formatDuration(Math.round(ms / 1000) * 1000))
 
 export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
   scoped: Effect.gen(function* () {
@@ -74,8 +77,8 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
         switch (event._tag) {
           case "ProcessExit": {
             if (!event.abnormal) return
-            const how = event.signal !== null ? `signal ${event.signal}` : `code ${event.exit_code}`
-            yield* raise(event, "process_crash", `${event.name} (id ${event.id}) crashed: exited with ${how}`, {
+            const how = event.signal !== null ? ` with signal ${event.signal}` : event.exit_code !== null ? ` with code ${event.exit_code}` : ""
+            yield* raise(event, "process_crash", `${event.name} (id ${event.id}) crashed: exited${how}`, {
               pid: event.pid,
               exit_code: event.exit_code,
               signal: event.signal,
@@ -102,7 +105,7 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
             if (state.restarts.length >= rules.restarts && quiet) {
               state.loopFiredAt = now
               state.restarts = []
-              yield* raise(event, "restart_loop", `${event.name} (id ${event.id}) restarted ${rules.restarts} times within ${rules.window} ms`, {
+              yield* raise(event, "restart_loop", `${event.name} (id ${event.id}) restarted ${rules.restarts} times within ${formatDuration(rules.window)}`, {
                 restarts: event.restarts,
                 threshold: rules.restarts,
                 window_ms: rules.window,
@@ -120,7 +123,8 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
                 if (sample.memory_usage > rules.memory) {
                   if (!state.memoryFired) {
                     state.memoryFired = true
-                    yield* raise(sample, "high_memory", `${sample.name} (id ${sample.id}) uses ${mb(sample.memory_usage)}, above ${mb(rules.memory)}`, {
+                    const [used, threshold] = distinctSizes(sample.memory_usage, rules.memory)
+                    yield* raise(sample, "high_memory", `${sample.name} (id ${sample.id}) uses ${used}, above ${threshold}`, {
                       pid: sample.pid,
                       memory_usage: sample.memory_usage,
                       threshold: rules.memory
@@ -134,7 +138,7 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
                   state.cpuSince ??= now
                   if (!state.cpuFired && now - state.cpuSince >= duration) {
                     state.cpuFired = true
-                    yield* raise(sample, "cpu_threshold", `${sample.name} (id ${sample.id}) above ${rules.cpu_percent}% CPU for ${now - state.cpuSince} ms`, {
+                    yield* raise(sample, "cpu_threshold", `${sample.name} (id ${sample.id}) above ${rules.cpu_percent}% CPU for ${roughDuration(now - state.cpuSince)} (now ${sample.cpu_usage}%)`, {
                       pid: sample.pid,
                       cpu_usage: sample.cpu_usage,
                       threshold: rules.cpu_percent,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Either, Schema } from "effect"
-import { formatSize, humanBytes, parseSize, SizeBytes, sizeHint } from "../../src/domain/Size"
+import { distinctSizes, formatSize, humanBytes, parseSize, SizeBytes, sizeHint } from "../../src/domain/Size"
 
 const KiB = 1024
 const MiB = 1024 ** 2
@@ -152,5 +152,19 @@ describe("SizeBytes schema", () => {
 
   it("encodes bytes unchanged", () => {
     expect(Schema.encodeSync(SizeBytes)(GiB)).toBe(GiB)
+  })
+})
+
+describe("distinctSizes", () => {
+  it("gives each size its own fitting unit: a small threshold is not rounded to 0 MB", () => {
+    expect(distinctSizes(41_467_904, KiB)).toEqual(["39.5 MB", "1.0 KB"])
+    expect(distinctSizes(2 * KiB, 1000)).toEqual(["2.0 KB", "1000 B"])
+    expect(distinctSizes(800, 500)).toEqual(["800 B", "500 B"])
+  })
+
+  it("adds decimals until the two read differently, and falls back to bytes", () => {
+    expect(distinctSizes(1.04 * GiB, GiB)).toEqual(["1.04 GB", "1.00 GB"])
+    expect(distinctSizes(GiB + 2 * MiB, GiB)).toEqual(["1.002 GB", "1.000 GB"])
+    expect(distinctSizes(GiB + 1, GiB)).toEqual([`${GiB + 1} B`, `${GiB} B`])
   })
 })

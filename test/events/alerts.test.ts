@@ -55,6 +55,8 @@ describe("alerts", () => {
         const restartsAtAlert = events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").length
         expect(restartsAtAlert).toBeGreaterThanOrEqual(3)
         expect(alertsOf(events, "restart_loop")[0]).toMatchObject({ name: "looper", data: { threshold: 3, window_ms: 60_000 } })
+        // The window as it is written in settings, not in milliseconds.
+        expect(alertsOf(events, "restart_loop")[0]!.message).toBe("looper (id 0) restarted 3 times within 1m")
         // Once per window: more restarts, still one alert.
         yield* eventually(
           Effect.sync(() => events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").length >= restartsAtAlert + 3),
@@ -83,6 +85,23 @@ describe("alerts", () => {
         const samplesAfter = () => events.filter((e) => e._tag === "MetricsSample" && e.at > alert!.at).length
         yield* eventually(Effect.sync(() => samplesAfter() >= 3), "three more samples")
         expect(alertsOf(events, "high_memory")).toHaveLength(1)
+      }).pipe(Effect.provide(notifications()))
+    )
+  )
+
+  it.live("high_memory says a small threshold in a unit that fits it, not as 0 MB", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const events = yield* recordEvents()
+        const apps = yield* definitions([{ name: "mem", script: "sleep", args: ["300"], alerts: { memory: "1K" } }])
+        const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
+        yield* eventually(Effect.sync(() => alertsOf(events, "high_memory").length === 1), "a high_memory alert")
+        const [alert] = alertsOf(events, "high_memory")
+        expect(alert).toMatchObject({ id: row!.id, name: "mem", data: { threshold: 1024 } })
+        // Any process uses more than a KiB: its size is in KB or MB, with a decimal.
+        expect(alert!.message).toMatch(new RegExp(`^mem \\(id ${row!.id}\\) uses \\d+\\.\\d (KB|MB), above 1\\.0 KB$`))
+        yield* pm.stop("mem")
       }).pipe(Effect.provide(notifications()))
     )
   )

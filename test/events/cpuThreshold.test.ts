@@ -30,7 +30,8 @@ describe("cpu_threshold", () => {
           data: { pid: burner!.pid, threshold: CPU_PERCENT, duration_ms: CPU_DURATION_MS }
         })
         expect(alert!.data.cpu_usage as number).toBeGreaterThan(CPU_PERCENT)
-        expect(alert!.message).toContain("burner")
+        // The time above in seconds, as a duration setting is written, and the usage that fired it.
+        expect(alert!.message).toMatch(new RegExp(`^burner \\(id ${burner!.id}\\) above ${CPU_PERCENT}% CPU for \\d+s \\(now ${String(alert!.data.cpu_usage)}%\\)$`))
 
         // It waited for the whole duration: the first sample above the threshold came at least
         // cpu_duration before the alert (the alert's clock and the recorder's differ by moments).
