@@ -156,5 +156,21 @@ export const liveGroupMembersIn = (table: ProcessTable, pgid: number): ReadonlyA
  */
 export const liveGroupMembers = (pgid: number, table?: ProcessTable): Effect.Effect<ReadonlyArray<number>> =>
   table === undefined
-    ? Effect.map(readProcessTable(), (read) => liveGroupMembersIn(read, pgid))
+    ? Effect.suspend(() => (groupMayExist(pgid) ? Effect.map(readProcessTable(), (read) => liveGroupMembersIn(read, pgid)) : Effect.succeed([])))
     : Effect.sync(() => liveGroupMembersIn(table, pgid))
+
+/**
+ * Whether group `pgid` may have a member (a zombie included): `kill(-pgid, 0)` asks the kernel
+ * without signalling anyone. Most groups are empty once their leader's exit is seen, and answering
+ * that without a pass over `/proc` (a few ms with hundreds of processes) is most of what a crashed
+ * app's replacement waits for (docs/benchmarks.md). Any answer but ESRCH means "look".
+ */
+const groupMayExist = (pgid: number): boolean => {
+  if (pgid <= 1) return true
+  try {
+    process.kill(-pgid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ESRCH"
+  }
+}

@@ -136,6 +136,17 @@ describe("liveGroupMembers", () => {
         "a zombie in the group"
       )
       expect(yield* liveGroupMembers(pgid, table)).toStrictEqual([pgid])
+      // Read live (the kernel is asked first, then /proc): the same answer.
+      expect(yield* liveGroupMembers(pgid)).toStrictEqual([pgid])
+    })
+  )
+
+  it.effect("answers an empty or never-used group without a table", () =>
+    Effect.gen(function* () {
+      const pidMax = Number(fs.readFileSync("/proc/sys/kernel/pid_max", "utf8"))
+      expect(yield* liveGroupMembers(pidMax + 1)).toStrictEqual([])
+      const ownGroup = (yield* readProcessTable()).get(process.pid)!.pgrp
+      expect(yield* liveGroupMembers(ownGroup)).toContain(process.pid)
     })
   )
 
