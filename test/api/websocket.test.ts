@@ -81,6 +81,19 @@ describe("the live feed", () => {
     expect(list.data).toHaveLength(2)
   })
 
+  it("sends every row in process_metrics: one with no process has 0 cpu and memory", async () => {
+    const { daemon, url } = await daemonWith([idleApp("ws-run"), idleApp("ws-halt")])
+    expect((await daemon.request("POST", "/api/processes/ws-halt/stop")).status).toBe(200)
+    const client = await connect(url)
+    await client.next(ofType("process_list"), "process_list")
+    const metrics = await client.next(ofType("process_metrics"), "process_metrics")
+    expect(metrics.data.processes).toEqual([
+      { id: 0, name: "ws-run", instance: 0, cpu_usage: expect.any(Number), memory_usage: expect.any(Number), uptime: expect.any(String), restarts: 0 },
+      { id: 1, name: "ws-halt", instance: 0, cpu_usage: 0, memory_usage: 0, uptime: "0h 0m 0s", restarts: 0 }
+    ])
+    expect(metrics.data.processes[0].memory_usage).toBeGreaterThan(0)
+  })
+
   it("sends log lines only after subscribe, for the ids asked, until unsubscribe", async () => {
     const talker = (name: string) => ({
       name,

@@ -23,11 +23,21 @@ export class LiveFeed extends Effect.Service<LiveFeed>()("pmfx/LiveFeed", {
 
     const sampleMessages = (sample: MetricsSample): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
-        const rows = new Map((yield* manager.list()).map((row) => [row.id, row]))
-        const processes = sample.processes.flatMap((metric) => {
-          const row = rows.get(metric.id)
-          if (row === undefined) return []
-          return [{ id: metric.id, name: metric.name, instance: metric.instance, cpu_usage: metric.cpu_usage, memory_usage: metric.memory_usage, uptime: row.uptime, restarts: row.restarts }]
+        // Every row, as DESIGN §8 says: one without a live process (stopped, errored, restarting)
+        // has the figures its summary has then — 0 cpu, 0 memory, uptime 0h 0m 0s — so a client
+        // can replace its whole table with each sample.
+        const measured = new Map(sample.processes.map((metric) => [metric.id, metric]))
+        const processes = (yield* manager.list()).map((row) => {
+          const metric = measured.get(row.id)
+          return {
+            id: row.id,
+            name: row.name,
+            instance: row.instance,
+            cpu_usage: metric?.cpu_usage ?? row.cpu_usage,
+            memory_usage: metric?.memory_usage ?? row.memory_usage,
+            uptime: row.uptime,
+            restarts: row.restarts
+          }
         })
         const messages = [serverMessage("process_metrics", { processes }, sample.timestamp)]
         // A host reading that fails (the disk went away) skips this sample's system message only.
