@@ -115,8 +115,17 @@ describe("the live feed", () => {
     await client.next((m) => m.type === "log" && client.messages.filter(ofType("log")).length >= 5, "five log lines")
     expect(client.messages.filter((m) => m.type === "log" && m.data.name !== "ws-talk")).toEqual([])
 
+    // There is no unsubscribing from some apps: `ids` is refused, and the lines keep coming.
+    let from = client.messages.length
+    client.send({ type: "unsubscribe", channels: ["logs"], ids: ["ws-talk"] })
+    const refused = await client.next(ofType("error"), "an error for unsubscribe with ids", { from })
+    expect(refused.data).toMatchObject({ code: "BAD_REQUEST", details: { field: "message", reason: "unsubscribe takes no ids: it ends the whole log subscription" } })
+    from = client.messages.length
+    await client.next(ofType("log"), "a log line after the refused unsubscribe", { from })
+
     client.send({ type: "unsubscribe", channels: ["logs"] })
-    await client.next(ofType("unsubscribed"), "unsubscribed")
+    const unsubscribed = await client.next(ofType("unsubscribed"), "unsubscribed")
+    expect(unsubscribed.data).toEqual({ channels: ["logs"], ids: null })
     const after = client.messages.length
     // Two samples later no line has arrived.
     await client.next(ofType("process_metrics"), "a sample", { from: after })
@@ -151,14 +160,43 @@ describe("the live feed", () => {
     const client = await connect(url)
     await client.next(ofType("process_list"), "process_list")
 
-    client.socket.send("{not json")
-    const malformed = await client.next(ofType("error"), "an error for bad JSON")
-    expect(malformed.data).toMatchObject({ code: "BAD_REQUEST", details: { field: "message" } })
+    const examples = 'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
+    /** The `error` a raw message gets: a short reason and a suggestion, as the HTTP API's BAD_REQUEST. */
+    const errorFor = async (raw: string) => {
+      const from = client.messages.length
+      client.socket.send(raw)
+      return (await client.next(ofType("error"), `an error for ${raw}`, { from })).data
+    }
+    expect(await errorFor("garbage")).toEqual({
+      code: "BAD_REQUEST",
+      message: "Invalid message: not JSON",
+      details: { field: "message", reason: "not JSON", suggestion: 'send one JSON object per message, like {"type":"ping"}' }
+    })
+    expect(await errorFor('{"type":"frob"}')).toEqual({
+      code: "BAD_REQUEST",
+      message: 'Invalid message: unknown type "frob"; expected one of auth, subscribe, unsubscribe, ping',
+      details: { field: "message", reason: 'unknown type "frob"; expected one of auth, subscribe, unsubscribe, ping', suggestion: examples }
+    })
+    for (const channels of ['["metrics"]', '["everything"]', "[]", '"logs"']) {
+      expect((await errorFor(`{"type":"subscribe","channels":${channels}}`)).details).toEqual({
+        field: "message",
+        reason: 'channels must be ["logs"]',
+        suggestion: 'send "channels": ["logs"]; log lines are the only channel to subscribe to, everything else comes without asking'
+      })
+    }
+    expect((await errorFor('{"type":"subscribe"}')).details.reason).toBe('channels must be ["logs"]')
+    expect((await errorFor('{"type":"subscribe","channels":["logs"],"ids":"ws-bad"}')).details.reason).toBe("ids must be an array of at most 1000 process ids or names")
+    expect((await errorFor('{"type":"subscribe","channels":["logs"],"id":["ws-bad"]}')).details).toEqual({
+      field: "message",
+      reason: 'unknown field "id" in a subscribe message',
+      suggestion: 'did you mean "ids"?'
+    })
+    expect((await errorFor('["ping"]')).details.reason).toBe("not a JSON object")
+    expect((await errorFor('{"kind":"ping"}')).details.reason).toBe('no "type" (a string)')
+    // No Schema text leaks into what a client reads.
+    expect(JSON.stringify(client.messages.filter(ofType("error")))).not.toMatch(/readonly|parseJson|minItems|Expected/)
 
     let from = client.messages.length
-    client.send({ type: "subscribe", channels: ["everything"] })
-    expect((await client.next(ofType("error"), "an error for an unknown channel", { from })).data.code).toBe("BAD_REQUEST")
-
     from = client.messages.length
     client.send({ type: "subscribe", channels: ["logs"], ids: ["no-such-app"] })
     const notFound = await client.next(ofType("error"), "an error for an unknown app", { from })
@@ -166,7 +204,11 @@ describe("the live feed", () => {
 
     from = client.messages.length
     client.socket.send("x".repeat(70 * 1024))
-    expect((await client.next(ofType("error"), "an error for a huge message", { from })).data.details.reason).toBe("too large")
+    expect((await client.next(ofType("error"), "an error for a huge message", { from })).data).toEqual({
+      code: "BAD_REQUEST",
+      message: "Invalid message: too large",
+      details: { field: "message", reason: "too large", suggestion: "send at most 65536 bytes per message; client messages are small" }
+    })
 
     from = client.messages.length
     client.send({ type: "ping" })

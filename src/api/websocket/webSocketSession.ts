@@ -11,12 +11,12 @@
  */
 import { HttpServerRequest, Socket } from "@effect/platform"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
-import { Deferred, Duration, Effect, Fiber, FiberHandle, FiberRef, Option, Queue, Schema } from "effect"
+import { Deferred, Duration, Effect, Fiber, FiberHandle, FiberRef, Option, Queue } from "effect"
 import type * as net from "node:net"
 import { EventBus } from "../../events/EventBus"
 import type { PmfxEvent } from "../../events/PmfxEvent"
 import { ProcessManager } from "../../supervisor/ProcessManager"
-import { ClientMessage, MAX_CLIENT_MESSAGE_BYTES } from "./ClientMessage"
+import { MAX_CLIENT_MESSAGE_BYTES, parseClientMessage } from "./ClientMessage"
 import { LiveFeed } from "./LiveFeed"
 import { errorMessage, logMessage, serverMessage } from "./ServerMessage"
 import { WebSocketKeyCheck } from "./WebSocketKeyCheck"
@@ -39,8 +39,6 @@ const CLOSE_UNAUTHORIZED = 4401
 const CLOSE_GOING_AWAY = 1001
 /** How long the going-away close frame may take to be handed to the socket before the session ends anyway. */
 const GOING_AWAY_WRITE_MS = 100
-
-const decodeClientMessage = Schema.decodeUnknownEither(Schema.parseJson(ClientMessage))
 
 type Outbound = string | Socket.CloseEvent
 
@@ -153,7 +151,7 @@ export const webSocketSession = Effect.gen(function* () {
       const decoded =
         size > MAX_CLIENT_MESSAGE_BYTES
           ? null
-          : decodeClientMessage(typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8"))
+          : parseClientMessage(typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8"))
       if (!authenticated) {
         if (decoded !== null && decoded._tag === "Right" && decoded.right.type === "auth" && keyCheck._tag === "FirstMessage" && keyCheck.verify(decoded.right.key)) {
           authenticated = true
@@ -163,16 +161,18 @@ export const webSocketSession = Effect.gen(function* () {
         return yield* refuse('Invalid or missing API key: send {"type":"auth","key":"..."} first, or the key in a header of the handshake')
       }
       if (decoded === null) {
-        return yield* send(errorMessage("BAD_REQUEST", `message over ${MAX_CLIENT_MESSAGE_BYTES} bytes`, { field: "message", reason: "too large" }))
-      }
-      if (decoded._tag === "Left") {
         return yield* send(
-          errorMessage("BAD_REQUEST", "unknown or malformed message", {
+          errorMessage("BAD_REQUEST", "Invalid message: too large", {
             field: "message",
-            reason: decoded.left.message.split("\n")[0] ?? "invalid",
-            suggestion: 'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
+            reason: "too large",
+            suggestion: `send at most ${MAX_CLIENT_MESSAGE_BYTES} bytes per message; client messages are small`
           })
         )
+      }
+      if (decoded._tag === "Left") {
+        // As the HTTP API's BAD_REQUEST: `Invalid <field>: <reason>`, with a suggestion.
+        const { reason, suggestion } = decoded.left
+        return yield* send(errorMessage("BAD_REQUEST", `Invalid message: ${reason}`, { field: "message", reason, suggestion }))
       }
       const message = decoded.right
       switch (message.type) {
@@ -181,8 +181,10 @@ export const webSocketSession = Effect.gen(function* () {
         case "ping":
           return yield* send(serverMessage("pong", {}))
         case "unsubscribe":
+          // The whole subscription ends (there is no unsubscribing from some apps): `ids: null`,
+          // every app's lines, as in a `subscribed` for all of them.
           yield* FiberHandle.clear(logs)
-          return yield* send(serverMessage("unsubscribed", { channels: ["logs"] }))
+          return yield* send(serverMessage("unsubscribed", { channels: ["logs"], ids: null }))
         case "subscribe":
           return yield* subscribeLogs(message.ids).pipe(
             Effect.catchTag("PROCESS_NOT_FOUND", (error) => send(errorMessage(error._tag, error.message, error.details)))
