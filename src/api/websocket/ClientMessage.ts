@@ -45,13 +45,18 @@ type MessageType = keyof typeof MESSAGES
 const TYPES = Object.keys(MESSAGES) as ReadonlyArray<MessageType>
 const isMessageType = (type: string): type is MessageType => Object.hasOwn(MESSAGES, type)
 
-/** Each type's decoder: a field the type does not have is an error (`ids` on unsubscribe would otherwise be ignored). */
+/**
+ * Each type's decoder. On `subscribe` and `unsubscribe` a field the type does not have is an
+ * error: a misspelt `ids` (or `ids` on unsubscribe) would otherwise quietly widen or end the
+ * subscription. `auth` and `ping` ignore extra fields, so a client may tag its messages (an `id`
+ * to match a `pong`, say) as many clients do.
+ */
 const strict = { onExcessProperty: "error" } as const
 const DECODERS: Readonly<Record<MessageType, (input: unknown) => Either.Either<ClientMessage, ParseResult.ParseError>>> = {
-  auth: Schema.decodeUnknownEither(AuthMessage, strict),
+  auth: Schema.decodeUnknownEither(AuthMessage),
   subscribe: Schema.decodeUnknownEither(SubscribeMessage, strict),
   unsubscribe: Schema.decodeUnknownEither(UnsubscribeMessage, strict),
-  ping: Schema.decodeUnknownEither(PingMessage, strict)
+  ping: Schema.decodeUnknownEither(PingMessage)
 }
 
 const EXAMPLES = 'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
