@@ -246,6 +246,14 @@ describe("the feed with an API key", () => {
     expect((await silent.next(ofType("auth"), "auth accepted")).data).toEqual({ authenticated: true })
     const list = await silent.next(ofType("process_list"), "process_list after auth")
     expect(list.data[0].name).toBe("ws-k")
+    // A later wrong key is not "accepted"; the session goes on with its first key.
+    let from2 = silent.messages.length
+    silent.send({ type: "auth", key: "not-the-key" })
+    expect((await silent.next(ofType("error"), "a wrong second key", { from: from2 })).data).toMatchObject({ code: "UNAUTHORIZED" })
+    from2 = silent.messages.length
+    silent.send({ type: "ping" })
+    await silent.next(ofType("pong"), "pong after the wrong key", { from: from2 })
+    expect(silent.isClosed()).toBe(false)
     expect(daemon.output()).not.toContain(KEY)
   })
 

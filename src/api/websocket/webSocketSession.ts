@@ -177,6 +177,11 @@ export const webSocketSession = Effect.gen(function* () {
       const message = decoded.right
       switch (message.type) {
         case "auth":
+          // Already in: a session opened by its first message still checks a later key, so a
+          // client is never told a wrong key was accepted (it keeps the key it was opened with).
+          if (keyCheck._tag === "FirstMessage" && !keyCheck.verify(message.key)) {
+            return yield* send(errorMessage("UNAUTHORIZED", "Invalid API key; the session stays authenticated with the key it was opened with"))
+          }
           return yield* send(serverMessage("auth", { authenticated: true }))
         case "ping":
           return yield* send(serverMessage("pong", {}))
