@@ -5,12 +5,12 @@
  * by url; `alerts` replaces"): an entry dropped from the file stays, `enabled: false` turns it off.
  * Everything runs through the built binary, a real daemon and real HTTP receivers.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeSandbox, type Sandbox } from "../support/cli"
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
+import { type WebhookReceiver } from "../support/webhookReceiver"
 import { eventually, fixtures, json, list, ok, type Row } from "./helpers"
+import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
 
 interface WebhookBody {
   readonly event: string
@@ -22,22 +22,8 @@ interface WebhookBody {
 /** A receiver whose bodies are read as webhook bodies. */
 type Receiver = WebhookReceiver & { readonly bodies: Array<WebhookBody> }
 
-let sandbox: Sandbox
-const receivers: Array<WebhookReceiver> = []
-beforeEach(() => {
-  sandbox = makeSandbox()
-})
-afterEach(async () => {
-  // The daemon (and the app) first, so nothing posts to a closing receiver.
-  sandbox.cleanup()
-  for (const receiver of receivers.splice(0)) await receiver.close()
-})
-
-const listen = async (): Promise<Receiver> => {
-  const receiver = await startWebhookReceiver()
-  receivers.push(receiver)
-  return receiver
-}
+const tests = sandboxWithReceivers()
+const listen = (): Promise<Receiver> => tests.listen()
 
 const APP = "crasher"
 
@@ -60,12 +46,12 @@ const CRASHES_PER_START = crashingApp.max_restarts + 1
 
 const hook = (url: string, enabled = true) => ({ enabled, url, events: ["process_crash"] })
 
-const writeFile = (webhooks: ReadonlyArray<ReturnType<typeof hook>>) => sandbox.write("eco.json", JSON.stringify({ webhooks, apps: [crashingApp] }, null, 2))
+const writeFile = (webhooks: ReadonlyArray<ReturnType<typeof hook>>) => tests.sandbox().write("eco.json", JSON.stringify({ webhooks, apps: [crashingApp] }, null, 2))
 
-const readState = () => JSON.parse(fs.readFileSync(path.join(sandbox.home, "state.json"), "utf8")) as { webhooks?: unknown; processes?: unknown }
+const readState = () => JSON.parse(fs.readFileSync(path.join(tests.sandbox().home, "state.json"), "utf8")) as { webhooks?: unknown; processes?: unknown }
 
 const row = (): Row => {
-  const rows = list(sandbox).filter((r) => r.name === APP)
+  const rows = list(tests.sandbox()).filter((r) => r.name === APP)
   expect(rows).toHaveLength(1)
   return rows[0]!
 }
@@ -84,7 +70,7 @@ const untilErrored = () =>
 
 /** `pmfx stop <app>` on the errored app: it succeeds, and the app stays down (stop keeps `errored`). */
 const stopApp = () => {
-  ok(sandbox, ["stop", APP])
+  ok(tests.sandbox(), ["stop", APP])
   const current = row()
   expect(["stopped", "errored"]).toContain(current.status)
   expect(current.pid).toBeNull()
@@ -100,7 +86,7 @@ const allCrashesOfOneStart = (receiver: Receiver, since: number) =>
 
 /** `pmfx start eco.json --json`, which must succeed and report the app. */
 const startFile = (file: string) => {
-  const result = ok(sandbox, ["start", file, "--json"])
+  const result = ok(tests.sandbox(), ["start", file, "--json"])
   expect(result.stderr).toBe("")
   const rows = json(result)
   expect(rows.map((r) => r.name)).toEqual([APP])
@@ -142,7 +128,7 @@ describe("pmfx start <file> with top-level webhooks", () => {
     const t2 = Date.now()
     const restarted = startFile(file)
     expect(restarted.id).toBe(created.id)
-    expect(list(sandbox)).toHaveLength(1)
+    expect(list(tests.sandbox())).toHaveLength(1)
     const crashAtB = await eventually(() => {
       const [crash] = crashesSince(b, t2)
       expect(crash, "receiver B got no process_crash: the second start did not apply the file's webhooks").toBeDefined()

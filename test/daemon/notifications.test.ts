@@ -3,33 +3,19 @@
  * are saved in state.json, come back with the next daemon before its apps do, merge by url when
  * another file is started, and can be applied again to apps that exist already.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeSandbox, type Sandbox } from "../support/cli"
 import { isAlive, request, waitFor } from "../support/daemon"
 import { fixture } from "../support/engine"
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
+import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
 
-let sandbox: Sandbox
-const receivers: Array<WebhookReceiver> = []
-beforeEach(() => {
-  sandbox = makeSandbox()
-})
-afterEach(async () => {
-  sandbox.cleanup()
-  for (const receiver of receivers.splice(0)) await receiver.close()
-})
+const tests = sandboxWithReceivers()
+const { listen } = tests
 
-const listen = async (): Promise<WebhookReceiver> => {
-  const receiver = await startWebhookReceiver()
-  receivers.push(receiver)
-  return receiver
-}
-
-const readState = () => JSON.parse(fs.readFileSync(path.join(sandbox.home, "state.json"), "utf8"))
-const socket = () => path.join(sandbox.home, "pmfx.sock")
-const daemonPid = () => Number(fs.readFileSync(path.join(sandbox.home, "daemon.pid"), "utf8").trim())
+const readState = () => JSON.parse(fs.readFileSync(path.join(tests.sandbox().home, "state.json"), "utf8"))
+const socket = () => path.join(tests.sandbox().home, "pmfx.sock")
+const daemonPid = () => Number(fs.readFileSync(path.join(tests.sandbox().home, "daemon.pid"), "utf8").trim())
 
 /** SIGTERM (systemd stop, reboot): the daemon stops its apps, keeps their desired state, and exits. */
 const stopDaemonWithSigterm = async () => {
@@ -41,7 +27,7 @@ const stopDaemonWithSigterm = async () => {
 
 /** Starts the next daemon the way any command does when none answers. */
 const startDaemonAgain = () => {
-  const ping = sandbox.pmfx(["ping"])
+  const ping = tests.sandbox().pmfx(["ping"])
   expect(ping.code).toBe(0)
 }
 
@@ -49,7 +35,7 @@ const startDaemonAgain = () => {
 const crashingApp = (name: string) => ({ name, script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false })
 
 const start = (file: string) => {
-  const result = sandbox.pmfx(["start", file])
+  const result = tests.sandbox().pmfx(["start", file])
   expect(result.stderr).toBe("")
   expect(result.code).toBe(0)
 }
@@ -58,7 +44,7 @@ describe("webhooks and alert thresholds across daemon restarts", () => {
   it("a file's webhooks are saved and still deliver process_crash from the next daemon", async () => {
     const receiver = await listen()
     const hooks = [{ enabled: true, url: receiver.url, events: ["process_crash"] }]
-    start(sandbox.write("ecosystem.json", JSON.stringify({ apps: [crashingApp("crashy")], webhooks: hooks })))
+    start(tests.sandbox().write("ecosystem.json", JSON.stringify({ apps: [crashingApp("crashy")], webhooks: hooks })))
     await waitFor(() => receiver.bodies.length >= 1, "the first daemon's crash webhook")
     expect(readState().webhooks).toEqual(hooks)
 
@@ -79,7 +65,7 @@ describe("webhooks and alert thresholds across daemon restarts", () => {
   it("the global alert thresholds are saved and still raise high_memory in the next daemon", async () => {
     const receiver = await listen()
     start(
-      sandbox.write(
+      tests.sandbox().write(
         "ecosystem.json",
         JSON.stringify({
           // high_memory is off unless a threshold is set: only the file's top-level one sets it.
@@ -105,7 +91,7 @@ describe("webhooks and alert thresholds from several starts", () => {
   it("a second file's webhooks are merged by url; its alerts replace the thresholds", async () => {
     const [shared, onlyFirst, onlySecond] = [await listen(), await listen(), await listen()]
     start(
-      sandbox.write(
+      tests.sandbox().write(
         "one.json",
         JSON.stringify({
           alerts: { memory: "1G", cpu_percent: 90 },
@@ -118,7 +104,7 @@ describe("webhooks and alert thresholds from several starts", () => {
       )
     )
     start(
-      sandbox.write(
+      tests.sandbox().write(
         "two.json",
         JSON.stringify({
           alerts: { memory: "2G" },
@@ -139,13 +125,13 @@ describe("webhooks and alert thresholds from several starts", () => {
     ])
     expect(state.alerts).toEqual({ memory: 2 * 1024 * 1024 * 1024 })
     // A file without top-level settings leaves them as they were.
-    start(sandbox.write("three.json", JSON.stringify({ apps: [{ name: "three", script: "sleep", args: ["300"] }] })))
+    start(tests.sandbox().write("three.json", JSON.stringify({ apps: [{ name: "three", script: "sleep", args: ["300"] }] })))
     expect(readState()).toMatchObject({ webhooks: state.webhooks, alerts: state.alerts })
   })
 
   it("a failed start leaves the webhooks and thresholds as they were", async () => {
     const kept = await listen()
-    start(sandbox.write("one.json", JSON.stringify({ alerts: { memory: "1G" }, webhooks: [{ url: kept.url }], apps: [crashingApp("one")] })))
+    start(tests.sandbox().write("one.json", JSON.stringify({ alerts: { memory: "1G" }, webhooks: [{ url: kept.url }], apps: [crashingApp("one")] })))
     const saved = readState()
     // The name is taken: the whole start is refused, settings included.
     const refused = await request(socket(), "POST", "/api/processes", {
@@ -161,7 +147,7 @@ describe("webhooks and alert thresholds from several starts", () => {
     const old = await listen()
     const edited = await listen()
     const file = { apps: [crashingApp("crashy")], webhooks: [{ url: old.url, events: ["process_crash"] }] }
-    start(sandbox.write("ecosystem.json", JSON.stringify(file)))
+    start(tests.sandbox().write("ecosystem.json", JSON.stringify(file)))
     await waitFor(() => old.bodies.length >= 1, "the crash webhook")
 
     // The file was edited: the old endpoint turned off, a new one added, a threshold set. Its app

@@ -1,30 +1,16 @@
 /** Webhooks and alerts from an ecosystem file, through the built CLI and a real daemon. */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
-import { makeSandbox, type Sandbox } from "../support/cli"
+import { describe, expect, it } from "@effect/vitest"
 import { waitFor } from "../support/daemon"
 import { fixture } from "../support/engine"
-import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
+import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
 
-let sandbox: Sandbox
-const receivers: Array<WebhookReceiver> = []
-beforeEach(() => {
-  sandbox = makeSandbox()
-})
-afterEach(async () => {
-  sandbox.cleanup()
-  for (const receiver of receivers.splice(0)) await receiver.close()
-})
-
-const listen = async () => {
-  const receiver = await startWebhookReceiver()
-  receivers.push(receiver)
-  return receiver
-}
+const tests = sandboxWithReceivers()
+const { listen } = tests
 
 describe("ecosystem webhooks in the daemon", () => {
   it("pmfx start <file> applies the file's webhooks: a crash is POSTed", async () => {
     const receiver = await listen()
-    const file = sandbox.write(
+    const file = tests.sandbox().write(
       "ecosystem.json",
       JSON.stringify({
         apps: [{ name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "200" }, autorestart: false }],
@@ -32,7 +18,7 @@ describe("ecosystem webhooks in the daemon", () => {
         alerts: { memory: "1G" }
       })
     )
-    const result = await sandbox.pmfxAsync(["start", file])
+    const result = await tests.sandbox().pmfxAsync(["start", file])
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     await waitFor(() => receiver.bodies.length >= 1, "the crash webhook")
