@@ -58,7 +58,8 @@ const makeDaemonCodeCache = async () => {
       if (Date.now() > deadline || daemon.exitCode !== null) throw new Error("the daemon did not answer")
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
-    writeFileSync(path.join(home, "warm.js"), "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50)\n")
+    // The app ends itself: should the daemon be killed below, it does not outlive the build.
+    writeFileSync(path.join(home, "warm.js"), "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50); setTimeout(() => process.exit(0), 30_000)\n")
     for (const args of [["start", path.join(home, "warm.js"), "--name", "warm"], ["list"], ["logs", "warm", "--lines", "5"], ["restart", "warm"], ["stop", "warm"], ["kill"]]) {
       if (cli(...args) !== 0) throw new Error(`pmfx ${args.join(" ")} failed`)
     }
@@ -70,32 +71,8 @@ const makeDaemonCodeCache = async () => {
       daemon.kill("SIGKILL")
       await exited
     }
-    // An app the daemon could not stop (it was killed) would run on: every process of the scratch
-    // home carries PMFX_HOME=<home> in its environment.
-    for (const pid of processesOfHome(home)) {
-      try {
-        process.kill(pid, "SIGKILL")
-      } catch {
-        // Gone already.
-      }
-    }
     rmSync(home, { recursive: true, force: true })
   }
-}
-
-/** Live processes whose environment holds exactly PMFX_HOME=<home>. */
-const processesOfHome = (home) => {
-  const marker = `PMFX_HOME=${home}`
-  return readdirSync("/proc")
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/environ`, "utf8").split("\0").includes(marker)
-      } catch {
-        return false
-      }
-    })
-    .map(Number)
 }
 
 /**
