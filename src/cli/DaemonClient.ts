@@ -22,6 +22,8 @@ export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{ r
 
 const START_TIMEOUT = Duration.seconds(15)
 const PROBE_TIMEOUT = Duration.seconds(2)
+/** Pause before starting another daemon when the one started has already left (the lock was held). */
+const RESTART_DELAY = Duration.millis(300)
 
 /**
  * The launcher (`dist/pmfx.cjs daemon`), which loads the daemon bundle from its code cache. It sits
@@ -54,6 +56,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       Effect.catchAll(() => Effect.succeed(false))
     )
 
+    /** Starts a daemon in the background; `exited` turns true when that process ends. */
     const startInBackground = Effect.sync(() => {
       fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
       const log = fs.openSync(paths.daemonLog, "a", 0o600)
@@ -63,16 +66,37 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
         env: { PMFX_HOME: paths.home },
         cwd: paths.home
       })
+      const started = { exited: false }
+      child.on("exit", () => {
+        started.exited = true
+      })
+      child.on("error", () => {
+        started.exited = true
+      })
       child.unref()
       fs.closeSync(log)
+      return started
     })
 
-    /** The client, after making sure a daemon answers (starting a local one if needed). */
+    /**
+     * The client, after making sure a daemon answers (starting a local one if needed). A daemon
+     * started here leaves at once when the lock is held by a daemon that is still dying (stopping
+     * its apps, or killed and not yet reaped): then another is started, until one answers or
+     * START_TIMEOUT has passed (docs/decisions.md, "The daemon lock knows its owner").
+     */
     const ensureDaemon = Effect.gen(function* () {
       if (target._tag === "Remote") return api
       if (yield* answers) return api
-      yield* startInBackground
-      const up = yield* answers.pipe(
+      let started = yield* startInBackground
+      const up = yield* Effect.gen(function* () {
+        if (yield* answers) return true
+        if (started.exited) {
+          yield* Effect.sleep(RESTART_DELAY)
+          if (yield* answers) return true
+          started = yield* startInBackground
+        }
+        return false
+      }).pipe(
         Effect.repeat({ schedule: Schedule.spaced(Duration.millis(30)), until: (ok) => ok }),
         Effect.timeoutOption(START_TIMEOUT)
       )

@@ -1,27 +1,110 @@
 /**
- * One daemon per PMFX_HOME: `daemon.pid` is created exclusively (O_EXCL) and holds the owner's
- * pid. A file left by a daemon that died is taken over; one whose owner lives means another daemon
- * runs, and this one must not start.
+ * One daemon per PMFX_HOME (docs/decisions.md, "The daemon lock knows its owner"). `daemon.pid` is
+ * created exclusively (O_EXCL) and holds the owner's pid alone, as pid files do (so that
+ * `kill $(cat daemon.pid)` stays right); `daemon.owner` beside it records who that pid was — the
+ * pid and its start time from `/proc/<pid>/stat` — because a pid alone is not a process: after a
+ * crash, the number may be a zombie that nobody reaps yet, or a process that got the number later.
+ *
+ * The lock is held only while its pid is alive, not a zombie, and is the recorded process (same
+ * start time). Without a record for that pid (a daemon of an older pmfx, or one caught between
+ * creating the two files) it counts as held only if the process runs a pmfx daemon by its command
+ * line, or the pid file is seconds old. Anything else is a stale lock, taken over.
  */
-import { Data, Effect } from "effect"
+import { Data, Effect, type Scope } from "effect"
 import * as fs from "node:fs"
+import * as path from "node:path"
+import { parseProcStat } from "../monitor/procfs"
 
 export class DaemonAlreadyRunning extends Data.TaggedError("DaemonAlreadyRunning")<{ readonly pid: number; readonly file: string }> {}
 
-const isAlive = (pid: number): boolean => {
+/** A pid file younger than this, whose owner lives, is a daemon that has not written its record yet. */
+const FRESH_LOCK_MS = 5_000
+
+const ownerFileOf = (pidFile: string) => path.join(path.dirname(pidFile), "daemon.owner")
+
+/** State and start time of a process, or undefined when there is none with that pid. */
+const procStat = (pid: number): { readonly state: string; readonly startTime: number } | undefined => {
   try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
+    const stat = parseProcStat(fs.readFileSync(`/proc/${pid}/stat`, "latin1"), 4096)
+    return stat === undefined ? undefined : { state: stat.state, startTime: stat.startTime }
+  } catch {
+    return undefined
   }
+}
+
+/** Whether a command line is a pmfx daemon's: the daemon bundle, or the launcher with `daemon`. */
+const runsPmfxDaemon = (pid: number): boolean => {
+  try {
+    const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
+    return args.some((arg) => arg.endsWith("daemon.cjs")) || (args.some((arg) => arg.endsWith("pmfx.cjs")) && args.includes("daemon"))
+  } catch {
+    return false
+  }
+}
+
+const readPidFile = (file: string): number | undefined => {
+  try {
+    const pid = Number(fs.readFileSync(file, "utf8").trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** `daemon.owner`: "<pid> <start time in clock ticks since boot>". */
+const readOwnerRecord = (pidFile: string): { readonly pid: number; readonly startTime: number } | undefined => {
+  try {
+    const [pid, startTime] = fs.readFileSync(ownerFileOf(pidFile), "utf8").trim().split(/\s+/).map(Number)
+    return Number.isInteger(pid) && Number.isInteger(startTime) ? { pid: pid!, startTime: startTime! } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+const ageMs = (file: string): number => {
+  try {
+    return Date.now() - fs.statSync(file).mtimeMs
+  } catch {
+    return Number.POSITIVE_INFINITY
+  }
+}
+
+/** Whether `pid`, named by the pid file, is the daemon that holds the lock (see the module comment). */
+const holds = (pidFile: string, pid: number): boolean => {
+  if (pid === process.pid) return false
+  const stat = procStat(pid)
+  if (stat === undefined) {
+    // No /proc entry: gone, or /proc hides it (another pid namespace); the kernel still knows.
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === "EPERM"
+    }
+  }
+  if (stat.state === "Z" || stat.state === "X") return false
+  const record = readOwnerRecord(pidFile)
+  if (record !== undefined && record.pid === pid) return record.startTime === stat.startTime
+  return runsPmfxDaemon(pid) || ageMs(pidFile) < FRESH_LOCK_MS
+}
+
+/**
+ * The pid of the live daemon that holds the lock in `pidFile`, or null when there is none (no file,
+ * or a stale one). For the CLI (`pmfx kill`), which must not take a stranger for the daemon.
+ */
+export const lockHolder = (pidFile: string): number | null => {
+  const pid = readPidFile(pidFile)
+  return pid !== undefined && holds(pidFile, pid) ? pid : null
 }
 
 const tryCreate = (file: string): boolean => {
   try {
     const fd = fs.openSync(file, "wx", 0o600)
-    fs.writeSync(fd, `${process.pid}\n`)
-    fs.closeSync(fd)
+    try {
+      fs.writeSync(fd, `${process.pid}\n`)
+    } finally {
+      fs.closeSync(fd)
+    }
     return true
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
@@ -29,27 +112,61 @@ const tryCreate = (file: string): boolean => {
   }
 }
 
+const writeOwnerRecord = (pidFile: string): void => {
+  const ownerFile = ownerFileOf(pidFile)
+  const temporary = `${ownerFile}.${process.pid}.tmp`
+  const startTime = procStat(process.pid)?.startTime ?? 0
+  fs.writeFileSync(temporary, `${process.pid} ${startTime}\n`, { mode: 0o600 })
+  fs.renameSync(temporary, ownerFile)
+}
+
+/**
+ * Removes a stale pid file naming `stalePid`, unless another starter replaced it meanwhile: the
+ * file is first renamed aside (atomic), and put back when it turns out to be someone's fresh lock.
+ */
+const removeStale = (pidFile: string, stalePid: number | undefined): void => {
+  const aside = `${pidFile}.stale-${process.pid}`
+  try {
+    fs.renameSync(pidFile, aside)
+  } catch {
+    return // Already gone: another starter removed it.
+  }
+  if (readPidFile(aside) !== stalePid) {
+    try {
+      fs.linkSync(aside, pidFile)
+    } catch {
+      // A third starter created one meanwhile: its lock stands.
+    }
+  }
+  fs.rmSync(aside, { force: true })
+}
+
+const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
+
 /** Holds the lock for the life of the scope. */
-export const acquireDaemonLock = (file: string): Effect.Effect<void, DaemonAlreadyRunning, import("effect").Scope.Scope> =>
+export const acquireDaemonLock = (file: string): Effect.Effect<void, DaemonAlreadyRunning, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.suspend(() => {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        if (tryCreate(file)) return Effect.void
-        const owner = Number(fs.readFileSync(file, "utf8").trim())
-        if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-          return Effect.fail(new DaemonAlreadyRunning({ pid: owner, file }))
+      for (let attempt = 0; attempt < 20; attempt++) {
+        if (tryCreate(file)) {
+          writeOwnerRecord(file)
+          return Effect.void
         }
-        // A stale lock: its daemon is gone. Remove it and try again (another starter may race us).
-        fs.rmSync(file, { force: true })
+        const owner = readPidFile(file)
+        if (owner === undefined && ageMs(file) < FRESH_LOCK_MS) {
+          // Created by another starter that has not written its pid yet (microseconds).
+          sleepSync(20)
+          continue
+        }
+        if (owner !== undefined && holds(file, owner)) return Effect.fail(new DaemonAlreadyRunning({ pid: owner, file }))
+        removeStale(file, owner)
       }
-      return Effect.fail(new DaemonAlreadyRunning({ pid: 0, file }))
+      return Effect.fail(new DaemonAlreadyRunning({ pid: readPidFile(file) ?? 0, file }))
     }),
     () =>
       Effect.sync(() => {
-        try {
-          if (Number(fs.readFileSync(file, "utf8").trim()) === process.pid) fs.rmSync(file, { force: true })
-        } catch {
-          // Already gone.
-        }
+        if (readPidFile(file) !== process.pid) return
+        if (readOwnerRecord(file)?.pid === process.pid) fs.rmSync(ownerFileOf(file), { force: true })
+        fs.rmSync(file, { force: true })
       })
   )

@@ -7,6 +7,7 @@
 import { Command } from "@effect/cli"
 import { Console, Duration, Effect, Schedule } from "effect"
 import * as fs from "node:fs"
+import { lockHolder } from "../../daemon/DaemonLock"
 import { ExitCode } from "../../domain/errors"
 import { DaemonClient } from "../DaemonClient"
 import { requireLocal } from "../DaemonTarget"
@@ -18,15 +19,6 @@ import { jsonOption } from "./configOptions"
 
 /** How long the daemon may take to stop its apps (each gets its kill_timeout) and exit. */
 const EXIT_TIMEOUT = Duration.seconds(90)
-
-const readPid = (file: string): number | null => {
-  try {
-    const pid = Number(fs.readFileSync(file, "utf8").trim())
-    return Number.isInteger(pid) && pid > 0 ? pid : null
-  } catch {
-    return null
-  }
-}
 
 /** Whether a process lives; a zombie (exited, not yet reaped) counts as gone. */
 export const isAlive = (pid: number): boolean => {
@@ -49,8 +41,9 @@ export const killCommand = Command.make("kill", { json: jsonOption }, ({ json })
     const client = yield* DaemonClient
     const { paths } = client
     if (!(yield* client.answers)) {
-      const pid = readPid(paths.daemonPid)
-      if (pid !== null && isAlive(pid)) {
+      // Only the process that holds the lock: a zombie or a stranger with a reused pid is no daemon.
+      const pid = lockHolder(paths.daemonPid)
+      if (pid !== null) {
         yield* Console.error(`DAEMON_UNREACHABLE the daemon (pid ${pid}) does not answer on ${paths.socket}\n  suggestion: see ${paths.daemonLog}; stop it with \`kill ${pid}\``)
         return yield* new CliExit({ code: ExitCode.daemonUnreachable })
       }
