@@ -11,8 +11,8 @@ import type { AppDefinition } from "../domain/AppDefinition"
 import { BadRequest } from "../domain/errors"
 import { atLeast } from "./detectLevel"
 import { type LogEntry, LogLevel, type LogStream } from "./LogEntry"
+import { compileGrep, type GrepPattern } from "./grepPattern"
 import { parseTimeBound } from "./parseTimeBound"
-import { regexRisk } from "./regexRisk"
 
 export const DEFAULT_LINES = 100
 
@@ -21,7 +21,7 @@ export const LogQuery = Schema.Struct({
   lines: Schema.optional(Schema.Number),
   stream: Schema.optional(Schema.Literal("out", "err", "all")),
   instance: Schema.optional(Schema.Number),
-  /** A JavaScript regular expression tested against each message (`/pattern/i` for flags). */
+  /** An RE2 regular expression searched for in each message (`/pattern/i` for flags; see `grepPattern`). */
   grep: Schema.optional(Schema.String),
   level: Schema.optional(LogLevel),
   since: Schema.optional(Schema.String),
@@ -34,7 +34,8 @@ export interface LogFilter {
   readonly streams: ReadonlyArray<LogStream>
   /** Null: every instance. */
   readonly instance: number | null
-  readonly grep: RegExp | null
+  /** Null when no `grep` was given: then no line is matched at all. */
+  readonly grep: GrepPattern | null
   readonly level: LogLevel | null
   /** Epoch milliseconds, inclusive. */
   readonly since: number | null
@@ -54,15 +55,6 @@ const timeBound = (field: "since" | "until", text: string | undefined, now: numb
   })
 }
 
-/**
- * `grep` is a JavaScript regular expression, or `/pattern/flags` to pass flags (`/timeout/i`).
- * `g` and `y` are dropped: they would make `test` remember where it stopped between lines.
- */
-const compileGrep = (text: string): RegExp => {
-  const literal = /^\/(.*)\/([a-z]*)$/s.exec(text)
-  return literal === null ? new RegExp(text) : new RegExp(literal[1]!, literal[2]!.replace(/[gy]/g, ""))
-}
-
 /** Checks a query against `app` and compiles it; `now` anchors relative times. */
 export const compileLogQuery = (
   query: LogQuery,
@@ -80,19 +72,11 @@ export const compileLogQuery = (
         badRequest("instance", `the app has no instance ${instance}`, `use an instance from 0 to ${app.instances - 1}`)
       )
     }
-    let grep: RegExp | null = null
+    let grep: GrepPattern | null = null
     if (query.grep !== undefined && query.grep !== "") {
-      const risk = regexRisk(query.grep)
-      if (risk !== null) {
-        return yield* Either.left(badRequest("grep", risk, "use a simpler pattern: a plain word, or one repetition per group, like error.*timeout"))
-      }
-      try {
-        grep = compileGrep(query.grep)
-      } catch (error) {
-        return yield* Either.left(
-          badRequest("grep", error instanceof Error ? error.message : String(error), "give a valid JavaScript regular expression; escape ( [ { * + ? with \\")
-        )
-      }
+      const compiled = compileGrep(query.grep)
+      if (Either.isLeft(compiled)) return yield* Either.left(badRequest("grep", compiled.left.reason, compiled.left.suggestion))
+      grep = compiled.right
     }
     const since = yield* timeBound("since", query.since, now)
     const until = yield* timeBound("until", query.until, now)

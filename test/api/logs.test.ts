@@ -113,6 +113,38 @@ describe("GET /api/processes/{id}/logs", () => {
     expect(unknown.body).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) }))
   })
 
+  it("answers catastrophic greps at once, and other requests meanwhile (RE2 matching, issue 11)", async () => {
+    // The issue's lines: `^(a|a)*$` on 32 characters and `^(a|a?)+$` on 27 took 13 s each with RegExp.
+    fs.writeFileSync(sayFile, `${"a".repeat(32)}\n${"a".repeat(27)}!`)
+    const sayLogs = (grep: string) => daemon.request("GET", `/api/processes/say/logs?grep=${encodeURIComponent(grep)}`, undefined, {}, { timeoutMs: 20_000 })
+    await eventually(async () => ((await sayLogs("^a{27}!$")).body.entries.length === 1 ? true : undefined), "the say app's lines")
+    const hostile = ["^(a|a)*$", "^(a|a?)+$", "^(a+)+$", "(a|aa)+$", "^(([a-z])+.)+[A-Z]([a-z])+$"]
+    const others = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? daemon.request("GET", "/health") : daemon.request("GET", "/api/processes")))
+    const [replies, otherReplies] = await Promise.all([Promise.all(hostile.flatMap((grep) => [sayLogs(grep), sayLogs(grep)])), Promise.all(others)])
+    for (const reply of replies) expect(reply.status).toBe(200)
+    // Only the 32-character line matches (the other ends in "!"), except the last pattern, which needs a capital.
+    const found = (grep: string) => (grep.includes("[A-Z]") ? [] : ["a".repeat(32)])
+    expect(replies.map((reply) => reply.body.entries.map((e: Entry) => e.message))).toEqual(hostile.flatMap((grep) => [found(grep), found(grep)]))
+    for (const reply of otherReplies) expect(reply.status).toBe(200)
+  })
+
+  it("refuses a grep RE2 cannot run with 400 BAD_REQUEST on grep, and the daemon carries on", async () => {
+    for (const [grep, reason] of [
+      ["(a)\\1", /^backreferences like \\1 are not supported/],
+      ["(?<=x)a", /^lookahead and lookbehind like \(\?<=/],
+      ["a(?!b)", /^lookahead and lookbehind like \(\?!/]
+    ] as const) {
+      const reply = await daemon.request("GET", `/api/processes/lines/logs?grep=${encodeURIComponent(grep)}`)
+      expect(reply.status, grep).toBe(400)
+      expect(reply.body, grep).toEqual(
+        structured("BAD_REQUEST", { field: "grep", reason: expect.stringMatching(reason), suggestion: expect.any(String) })
+      )
+      expect(reply.body.error.message).toBe(`Invalid grep: ${reply.body.error.details.reason}`)
+    }
+    expect((await daemon.request("GET", "/health")).status).toBe(200)
+    expect((await logs("?grep=beta")).entries.map((e) => e.message).sort()).toEqual(["i0 plain beta", "i0 stderr beta"])
+  })
+
   it("streams new lines as Server-Sent Events with follow=true", async () => {
     const marker = `follow-marker-${Date.now()}`
     const asked = Date.now()

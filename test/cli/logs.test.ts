@@ -118,6 +118,28 @@ describe("pmfx logs <name>", () => {
   })
 })
 
+describe("pmfx logs --grep", () => {
+  it("answers at once for a pattern that is exponential for RegExp, and refuses one RE2 cannot run (exit 2)", async () => {
+    const print = `console.log("${"a".repeat(27)}"); console.log("${"a".repeat(27)}b"); setInterval(() => {}, 1000)`
+    await createApps(sandbox, { name: "as", script: process.execPath, args: ["-e", print] })
+    await eventually(() => expect(json<Array<LogEntry>>(sandbox.pmfx(["logs", "as", "--json"]))).toHaveLength(2))
+    // 12.9 s with RegExp on the 27 a's and a b; RE2 takes time linear in the line.
+    const found = sandbox.pmfx(["logs", "as", "--grep", "^(a|a?)+$"])
+    expect(found.code, found.stderr).toBe(0)
+    expect(printed(found.stdout)).toEqual([`as[0] ${"a".repeat(27)}`])
+
+    const refused = sandbox.pmfx(["logs", "as", "--grep", "(a)\\1"])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toContain("BAD_REQUEST")
+    expect(refused.stderr).toContain("backreferences like \\1 are not supported")
+    expect(refused.stderr).toContain("suggestion:")
+    // Nothing else was affected.
+    const list = sandbox.pmfx(["list", "--json"])
+    expect(list.code, list.stderr).toBe(0)
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: "as", status: expect.stringMatching(/^(starting|online)$/) })])
+  })
+})
+
 describe("pmfx logs --follow", () => {
   /** Runs `logs --follow` in the background; `output()` is what it printed so far. */
   const follow = (args: ReadonlyArray<string>) => {

@@ -100,7 +100,7 @@ export const logsCommand = Command.make(
       Options.mapEffect(optionValue("--instance", wholeNumber, "use an instance number from 0")),
       Options.optional
     ),
-    grep: Options.text("grep").pipe(Options.withDescription("lines matching a regular expression (/pattern/i for flags)"), Options.optional),
+    grep: Options.text("grep").pipe(Options.withDescription("lines matching a regular expression in RE2 syntax, like grep -E (/pattern/i for flags)"), Options.optional),
     level: Options.choice("level", LogLevel.literals).pipe(
       Options.withDescription("lines of this level or more severe"),
       Options.optional
