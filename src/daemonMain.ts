@@ -80,7 +80,7 @@ export const main = (args: ReadonlyArray<string>): void => {
   const program = Effect.gen(function* () {
     const ecosystem = options.config === undefined ? undefined : yield* loadEcosystem(options.config)
     if (ecosystem !== undefined && Either.isLeft(ecosystem)) return ecosystem.left
-    yield* runDaemon({ web: web.right, ecosystem: ecosystem?.right })
+    yield* runDaemon({ web: web.right, ecosystem: ecosystem?.right, listenerLimits: options.listenerLimits })
     return 0
   }).pipe(
     // Expected when several CLIs start a daemon at once: one wins, the others say so and leave.

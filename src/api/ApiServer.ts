@@ -3,13 +3,14 @@ import { HttpApiBuilder } from "@effect/platform"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
-import * as http from "node:http"
+import type * as http from "node:http"
 import { PmfxApi } from "./Api"
 import { daemonMiddleware } from "./daemonMiddleware"
 import { errorResponses } from "./errorResponses"
 import { webGuard } from "./webGuard"
 import { webSocketRoute } from "./websocket/webSocketRoute"
 import type { WebSettings } from "../daemon/StateFile"
+import { limitedServer, type ListenerLimits } from "../daemon/listenerLimits"
 import { ProcessesHandlers } from "./handlers/processes"
 import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
 
@@ -19,7 +20,8 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
 
 /**
  * Serves the API on `socketPath`, mode 0600: the file's permissions are the socket's
- * authentication (only the daemon's user may connect).
+ * authentication (only the daemon's user may connect). `limits`: timeouts and connection cap
+ * (listenerLimits.ts).
  *
  * Both middlewares wrap the router (API-level, `HttpApiBuilder.middleware`), not the served app
  * (`HttpApiBuilder.serve(middleware)`): by the time a served-app middleware sees the outcome, the
@@ -28,7 +30,7 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
  * the former and `daemonMiddleware` would save state.json only after the answer had left.
  * `errorResponses` sits inside, so `daemonMiddleware` sees every request end as a response.
  */
-export const serveOnSocket = (socketPath: string) =>
+export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(webSocketRoute),
@@ -36,7 +38,7 @@ export const serveOnSocket = (socketPath: string) =>
     Layer.provide(ApiLive),
     Layer.provide(
       Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(
-        Layer.provideMerge(NodeHttpServer.layer(() => http.createServer(), { path: socketPath }))
+        Layer.provideMerge(NodeHttpServer.layer(() => limitedServer(limits, "unix socket"), { path: socketPath }))
       )
     )
   )
@@ -46,7 +48,7 @@ export const serveOnSocket = (socketPath: string) =>
  * and keys, Host and Origin are checked before anything else runs. `onServer` receives the node
  * server (so the owner can drop its open connections when it closes the listener).
  */
-export const serveOnTcp = (settings: WebSettings, onServer: (server: http.Server) => void) =>
+export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServer: (server: http.Server) => void) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(webSocketRoute),
@@ -56,7 +58,7 @@ export const serveOnTcp = (settings: WebSettings, onServer: (server: http.Server
       NodeHttpServer.layer(
         () => {
           // Without a Host header node would answer 400 itself, before the guard's 403 could.
-          const server = http.createServer({ requireHostHeader: false })
+          const server = limitedServer(limits, "web listener", { requireHostHeader: false })
           onServer(server)
           return server
         },

@@ -4,6 +4,7 @@
  * so the API reads these from here rather than from the process it runs in.
  */
 import { Context, Deferred, Effect, Layer, Ref } from "effect"
+import { defaultListenerLimits, type ListenerLimits } from "./listenerLimits"
 import type { WebSettings } from "./StateFile"
 
 export interface WebListenerInfo {
@@ -26,10 +27,17 @@ export interface DaemonInfoShape {
   readonly web: Ref.Ref<WebListenerInfo | null>
   /** The TCP listener's settings as saved in state.json (null: no listener wanted). */
   readonly webSettings: Ref.Ref<WebSettings | null>
+  /** Timeouts and connection cap of both listeners (`pmfx daemon --header-timeout` …). */
+  readonly listenerLimits: ListenerLimits
 }
 
 export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, DaemonInfoShape>() {
-  static readonly make = (options: { readonly home: string; readonly socket: string; readonly killed: boolean }) =>
+  static readonly make = (options: {
+    readonly home: string
+    readonly socket: string
+    readonly killed: boolean
+    readonly listenerLimits?: ListenerLimits | undefined
+  }) =>
     Layer.effect(
       DaemonInfo,
       Effect.gen(function* () {
@@ -42,7 +50,8 @@ export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, Daemo
           stopping: yield* Ref.make(false),
           killed: yield* Ref.make(options.killed),
           web: yield* Ref.make<WebListenerInfo | null>(null),
-          webSettings: yield* Ref.make<WebSettings | null>(null)
+          webSettings: yield* Ref.make<WebSettings | null>(null),
+          listenerLimits: options.listenerLimits ?? defaultListenerLimits()
         }
       })
     )

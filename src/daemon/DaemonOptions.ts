@@ -6,6 +6,14 @@
  * gives the CLI's `pmfx daemon --help` its options (src/cli/commands/daemon.ts).
  */
 import { Either, ParseResult, Schema } from "effect"
+import { formatDuration, parseDuration } from "../domain/Duration"
+import {
+  DEFAULT_HEADER_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  defaultMaxConnections,
+  type ListenerLimits
+} from "./listenerLimits"
 import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "./listenerRules"
 
 export const daemonFlags = {
@@ -15,7 +23,27 @@ export const daemonFlags = {
   "api-key": { value: true, pseudo: "key", description: "the key every route but GET / requires (or PMFX_API_KEY; needs --web)" },
   "read-only-api-key": { value: true, pseudo: "key", description: "a key that may only read (or PMFX_READONLY_API_KEY; needs --web)" },
   "allow-insecure": { value: false, description: "listen on a non-loopback address without an API key (needs --web)" },
-  config: { value: true, pseudo: "file", description: "an ecosystem file whose apps start once the saved ones are restored (apps that exist by name are left as they are)" }
+  config: { value: true, pseudo: "file", description: "an ecosystem file whose apps start once the saved ones are restored (apps that exist by name are left as they are)" },
+  "header-timeout": {
+    value: true,
+    pseudo: "duration",
+    description: `time a client has to send a request's head, on every listener (default ${formatDuration(DEFAULT_HEADER_TIMEOUT_MS)}; then 408 and the connection is closed)`
+  },
+  "request-timeout": {
+    value: true,
+    pseudo: "duration",
+    description: `time a client has to send a whole request, body included (default ${formatDuration(DEFAULT_REQUEST_TIMEOUT_MS)}; log follow and WebSocket streams are not cut by it)`
+  },
+  "keep-alive-timeout": {
+    value: true,
+    pseudo: "duration",
+    description: `an idle kept-alive connection closes after this (default ${formatDuration(DEFAULT_KEEP_ALIVE_TIMEOUT_MS)})`
+  },
+  "max-connections": {
+    value: true,
+    pseudo: "count",
+    description: "connections each listener holds at once (default a quarter of the open-file limit, 32 to 1024); at the cap a new one replaces the oldest with no request in progress"
+  }
 } as const
 
 export type DaemonFlag = keyof typeof daemonFlags
@@ -30,6 +58,29 @@ const Port = Schema.transformOrFail(Schema.String, Schema.Int, {
   },
   encode: (port) => ParseResult.succeed(String(port))
 })
+/** A positive duration (`10s`, `500ms`; a bare number is milliseconds), at most a day. */
+const Timeout = (flag: string) =>
+  Schema.transformOrFail(Schema.String, Schema.Int, {
+    strict: true,
+    decode: (text, _, ast) => {
+      const parsed = parseDuration(text)
+      if (parsed._tag === "Left") return ParseResult.fail(new ParseResult.Type(ast, text, `--${flag}: ${parsed.left}`))
+      return parsed.right >= 1 && parsed.right <= 86_400_000
+        ? ParseResult.succeed(parsed.right)
+        : ParseResult.fail(new ParseResult.Type(ast, text, `--${flag} must be between 1ms and 1d, not ${JSON.stringify(text)}`))
+    },
+    encode: (ms) => ParseResult.succeed(formatDuration(ms))
+  })
+const ConnectionCount = Schema.transformOrFail(Schema.String, Schema.Int, {
+  strict: true,
+  decode: (text, _, ast) => {
+    const count = /^\d+$/.test(text) ? Number(text) : Number.NaN
+    return count >= 1 && count <= 65_535
+      ? ParseResult.succeed(count)
+      : ParseResult.fail(new ParseResult.Type(ast, text, `--max-connections must be a whole number from 1 to 65535, not ${JSON.stringify(text)}`))
+  },
+  encode: (count) => ParseResult.succeed(String(count))
+})
 const NonEmpty = (flag: string) => Schema.String.pipe(Schema.minLength(1)).annotations({ message: () => `${flag} cannot be empty` })
 
 /** The flags as given (strings, `true` for a bare flag), decoded into their values. */
@@ -40,7 +91,11 @@ const RawDaemonOptions = Schema.Struct({
   "api-key": Schema.optional(NonEmpty("--api-key")),
   "read-only-api-key": Schema.optional(NonEmpty("--read-only-api-key")),
   "allow-insecure": Schema.optional(Schema.Literal(true)),
-  config: Schema.optional(NonEmpty("--config"))
+  config: Schema.optional(NonEmpty("--config")),
+  "header-timeout": Schema.optional(Timeout("header-timeout")),
+  "request-timeout": Schema.optional(Timeout("request-timeout")),
+  "keep-alive-timeout": Schema.optional(Timeout("keep-alive-timeout")),
+  "max-connections": Schema.optional(ConnectionCount)
 })
 
 export interface DaemonOptions {
@@ -52,6 +107,7 @@ export interface DaemonOptions {
   readonly readOnlyApiKey: string | undefined
   readonly allowInsecure: boolean
   readonly config: string | undefined
+  readonly listenerLimits: ListenerLimits
 }
 
 const isFlag = (name: string): name is DaemonFlag => Object.prototype.hasOwnProperty.call(daemonFlags, name)
@@ -93,7 +149,19 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
     apiKey: o["api-key"],
     readOnlyApiKey: o["read-only-api-key"],
     allowInsecure: o["allow-insecure"] === true,
-    config: o.config
+    config: o.config,
+    listenerLimits: {
+      headerTimeoutMs: o["header-timeout"] ?? DEFAULT_HEADER_TIMEOUT_MS,
+      requestTimeoutMs: o["request-timeout"] ?? Math.max(DEFAULT_REQUEST_TIMEOUT_MS, o["header-timeout"] ?? 0),
+      keepAliveTimeoutMs: o["keep-alive-timeout"] ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: o["max-connections"] ?? defaultMaxConnections()
+    }
+  }
+  // Node's rule: the head is part of the request, so its time cannot be the longer one.
+  if (options.listenerLimits.requestTimeoutMs < options.listenerLimits.headerTimeoutMs) {
+    return Either.left(
+      `--request-timeout (${formatDuration(options.listenerLimits.requestTimeoutMs)}) cannot be shorter than --header-timeout (${formatDuration(options.listenerLimits.headerTimeoutMs)})`
+    )
   }
   // Listener settings without --web would be silently ignored: almost certainly a forgotten --web.
   if (!options.web) {
@@ -104,7 +172,8 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
 }
 
 export const DAEMON_USAGE =
-  "usage: pmfx daemon [--web [--host host] [--port port] [--api-key key] [--read-only-api-key key] [--allow-insecure]] [--config file]"
+  "usage: pmfx daemon [--web [--host host] [--port port] [--api-key key] [--read-only-api-key key] [--allow-insecure]] [--config file]\n" +
+  "                   [--header-timeout duration] [--request-timeout duration] [--keep-alive-timeout duration] [--max-connections count]"
 
 /** The text of `--help` (when the daemon is run directly; `pmfx daemon --help` is the CLI's). */
 export const daemonHelp = (): string =>

@@ -40,7 +40,7 @@ export const WebListenerLive = Layer.scoped(
         const scope = yield* Scope.make()
         let server: http.Server | undefined
         const built = yield* Layer.buildWithScope(
-          serveOnTcp(settings, (created) => {
+          serveOnTcp(settings, daemon.listenerLimits, (created) => {
             server = created
           }),
           scope

@@ -20,6 +20,7 @@ import { ProcessManager } from "../supervisor/ProcessManager"
 import { acquireDaemonLock } from "./DaemonLock"
 import { DaemonInfo } from "./DaemonInfo"
 import { killOrphans } from "./killOrphans"
+import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "./Paths"
 import { emptyState, readStateFile } from "./StateFile"
 import { StateStore } from "./StateStore"
@@ -33,6 +34,8 @@ export interface DaemonStartOptions {
   readonly web?: WebSettings | undefined
   /** `--config`: the loaded file whose apps the daemon creates when it does not hold them yet. */
   readonly ecosystem?: { readonly loaded: LoadedEcosystem; readonly env: Readonly<Record<string, string>> } | undefined
+  /** `--header-timeout`, `--request-timeout`, `--keep-alive-timeout`, `--max-connections`. */
+  readonly listenerLimits?: ListenerLimits | undefined
 }
 
 export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(function* () {
@@ -56,7 +59,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     Engine.at(paths.home),
     ConfigLoader.Default,
     SystemStatsReader.Default,
-    DaemonInfo.make({ home: paths.home, socket: paths.socket, killed: state.killed })
+    DaemonInfo.make({ home: paths.home, socket: paths.socket, killed: state.killed, listenerLimits: options.listenerLimits })
   )
   const context = yield* Layer.build(base)
   yield* Effect.gen(function* () {
@@ -70,7 +73,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     const restored = yield* manager.restore(state.engine, { start: !state.killed })
     const store = yield* Layer.build(StateStore.Default).pipe(Effect.provide(notifications))
     const web = yield* Layer.build(WebListenerLive).pipe(Effect.provide(Context.merge(store, notifications)))
-    yield* Layer.build(serveOnSocket(paths.socket)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
+    yield* Layer.build(serveOnSocket(paths.socket, daemon.listenerLimits)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
     // The TCP listener of `pmfx web` comes back with the daemon (the one of `--web` wins over it,
     // and is remembered in its place); its settings stay saved even when the port is taken now, so
     // a later start tries again — the apps keep running meanwhile.

@@ -146,9 +146,18 @@ export const httpRequest = (
 export const makeHome = (): string => fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-api-"))
 
 /** Starts a daemon on `home` (a fresh one when not given) and waits until `GET /` answers. */
-export const startDaemon = async (home: string = makeHome()): Promise<Daemon> => {
+export const startDaemon = async (
+  home: string = makeHome(),
+  options: {
+    /** `pmfx daemon` options (`--header-timeout 1s` …). */
+    readonly args?: ReadonlyArray<string>
+    /** A command that runs the daemon (`prlimit --nofile=256 --`): it must exec it, keeping the pid. */
+    readonly wrapper?: ReadonlyArray<string>
+  } = {}
+): Promise<Daemon> => {
   const socket = path.join(home, "pmfx.sock")
-  const child = spawn(process.execPath, [DAEMON_BIN], {
+  const command = [...(options.wrapper ?? []), process.execPath, DAEMON_BIN, ...(options.args ?? [])]
+  const child = spawn(command[0]!, command.slice(1), {
     env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["ignore", "pipe", "pipe"]
   })

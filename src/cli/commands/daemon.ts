@@ -13,7 +13,7 @@ import { requireLocal } from "../DaemonTarget"
 import { CliExit } from "../output"
 
 const flag = (name: DaemonFlag) => Options.boolean(name).pipe(Options.withDescription(daemonFlags[name].description))
-const valued = (name: DaemonFlag & ("host" | "api-key" | "read-only-api-key" | "config")) =>
+const valued = (name: DaemonFlag & ("host" | "api-key" | "read-only-api-key" | "config" | "header-timeout" | "request-timeout" | "keep-alive-timeout" | "max-connections")) =>
   Options.text(name).pipe(Options.withPseudoName(daemonFlags[name].pseudo), Options.withDescription(daemonFlags[name].description), Options.optional)
 
 const options = {
@@ -23,7 +23,11 @@ const options = {
   apiKey: valued("api-key"),
   readOnlyApiKey: valued("read-only-api-key"),
   allowInsecure: flag("allow-insecure"),
-  config: valued("config")
+  config: valued("config"),
+  headerTimeout: valued("header-timeout"),
+  requestTimeout: valued("request-timeout"),
+  keepAliveTimeout: valued("keep-alive-timeout"),
+  maxConnections: valued("max-connections")
 }
 
 export const daemonCommand = Command.make("daemon", options, (o) =>
@@ -36,7 +40,11 @@ export const daemonCommand = Command.make("daemon", options, (o) =>
       ...Option.match(o.apiKey, { onNone: () => [], onSome: (v) => [`--api-key=${v}`] }),
       ...Option.match(o.readOnlyApiKey, { onNone: () => [], onSome: (v) => [`--read-only-api-key=${v}`] }),
       ...(o.allowInsecure ? ["--allow-insecure"] : []),
-      ...Option.match(o.config, { onNone: () => [], onSome: (v) => [`--config=${v}`] })
+      ...Option.match(o.config, { onNone: () => [], onSome: (v) => [`--config=${v}`] }),
+      ...Option.match(o.headerTimeout, { onNone: () => [], onSome: (v) => [`--header-timeout=${v}`] }),
+      ...Option.match(o.requestTimeout, { onNone: () => [], onSome: (v) => [`--request-timeout=${v}`] }),
+      ...Option.match(o.keepAliveTimeout, { onNone: () => [], onSome: (v) => [`--keep-alive-timeout=${v}`] }),
+      ...Option.match(o.maxConnections, { onNone: () => [], onSome: (v) => [`--max-connections=${v}`] })
     ]
     const daemon = require(path.join(__dirname, "daemon.cjs")) as { readonly main: (args: ReadonlyArray<string>) => void }
     daemon.main(args)
