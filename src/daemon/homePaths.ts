@@ -42,3 +42,13 @@ export const pathsUnder = (home: string) =>
     daemonLog: path.join(home, "daemon.log"),
     daemonPid: path.join(home, "daemon.pid")
   }) as const
+
+/**
+ * A warning when the home folder lets other users in (wider than 0700), or null. pmfx does not
+ * narrow an existing home itself — its owner may share it on purpose — but its own `logs/` folder
+ * is 0700 whatever the home's mode (docs/configuration.md, "Log file permissions").
+ */
+export const homeModeWarning = (home: string, mode: number): string | null =>
+  (mode & 0o077) === 0
+    ? null
+    : `warning: PMFX_HOME ${home} is readable by other users (mode ${(mode & 0o777).toString(8).padStart(4, "0")}); run \`chmod 700 ${home}\` unless you share it on purpose`

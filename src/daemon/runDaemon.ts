@@ -19,6 +19,8 @@ import { Engine } from "../supervisor/Engine"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import { acquireDaemonLock } from "./DaemonLock"
 import { DaemonInfo } from "./DaemonInfo"
+import { narrowPath, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../logs/privateFiles"
+import { homeModeWarning } from "./homePaths"
 import { killOrphans } from "./killOrphans"
 import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "./Paths"
@@ -42,6 +44,12 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
   const paths = yield* Paths
   fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
   yield* acquireDaemonLock(paths.daemonPid)
+  // Logs may hold secrets: the daemon's own folders and files are its user's alone, also when an
+  // older pmfx created them wider; a wide home is the user's choice, and only warned about.
+  narrowPath(paths.logs, PRIVATE_DIR_MODE)
+  narrowPath(paths.daemonLog, PRIVATE_FILE_MODE)
+  const homeWarning = homeModeWarning(paths.home, fs.statSync(paths.home).mode)
+  if (homeWarning !== null) yield* Effect.logWarning(homeWarning)
   // We hold the lock, so a socket file left here belongs to a daemon that is gone.
   fs.mkdirSync(path.dirname(paths.socket), { recursive: true, mode: 0o700 })
   fs.rmSync(paths.socket, { force: true })

@@ -17,6 +17,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import * as zlib from "node:zlib"
+import { narrowOpenFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./privateFiles"
 import { listRotatedFiles, PARTIAL_SUFFIX, rotatedFileName } from "./rotatedFiles"
 
 export interface RotationPolicy {
@@ -47,7 +48,7 @@ const removeQuietly = (file: string): Promise<void> => fs.promises.rm(file, { fo
 const gzip = async (file: string): Promise<void> => {
   const partial = `${file}.gz${PARTIAL_SUFFIX}`
   try {
-    await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(partial))
+    await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(partial, { mode: PRIVATE_FILE_MODE }))
     await fs.promises.rename(partial, `${file}.gz`)
     await removeQuietly(file)
   } catch {
@@ -172,8 +173,9 @@ export class RotatingFile {
     this.lastAttempt = now
     let fd: number
     try {
-      fs.mkdirSync(path.dirname(this.path), { recursive: true })
-      fd = fs.openSync(this.path, "a")
+      fs.mkdirSync(path.dirname(this.path), { recursive: true, mode: PRIVATE_DIR_MODE })
+      fd = fs.openSync(this.path, "a", PRIVATE_FILE_MODE)
+      narrowOpenFile(fd)
       this.bytes = fs.fstatSync(fd).size
     } catch (error) {
       this.lastFailure = error instanceof Error ? error : new Error(String(error))

@@ -5,10 +5,13 @@
  */
 import { Args, Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
+import { homeModeWarning } from "../../daemon/homePaths"
 import { isRunningStatus, processStatuses } from "../../domain/ProcessStatus"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { CallerEnvironment } from "../CallerEnvironment"
+import { DaemonClient } from "../DaemonClient"
 import { withDaemon } from "../daemonCall"
 import { printJson } from "../output"
 import { renderProcessTable } from "../processTable"
@@ -31,6 +34,12 @@ export const selectRows = (rows: ReadonlyArray<ProcessSummary>, target: string):
 const daemonStatus = (json: boolean) =>
   Effect.gen(function* () {
     const status = yield* withDaemon(json, (api) => api.system.status())
+    // The local home only: a remote daemon's folder is not on this machine.
+    const { target, paths } = yield* DaemonClient
+    if (target._tag === "Local") {
+      const warning = homeModeWarning(paths.home, fs.statSync(paths.home).mode)
+      if (warning !== null) yield* Console.error(style.yellow(process.stderr)(warning))
+    }
     if (json) return yield* printJson(status)
     const counts = processStatuses.filter((state) => status.processes.by_status[state] > 0).map((state) => `${status.processes.by_status[state]} ${state}`)
     const web =
