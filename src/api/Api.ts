@@ -62,6 +62,7 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .setUrlParams(DeleteQuery)
       .addSuccess(DeleteResult)
       .addError(W.BadRequestWire)
+      .addError(W.ProcessNotFoundWire)
   )
   .add(HttpApiEndpoint.get("get", "/api/processes/:id").setPath(IdPath).addSuccess(ProcessDetail).addError(W.ProcessNotFoundWire))
   .add(

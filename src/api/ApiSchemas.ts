@@ -64,7 +64,8 @@ export const ProcessListQuery = Schema.Struct({
   namespace: Schema.optional(Schema.String)
 })
 
-export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String) })
+/** `DELETE /api/processes`: by state (`status`), or one target (`id`) with the ids it removed in the answer. */
+export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String), id: Schema.optional(Schema.String) })
 
 /** `GET …/ready`: how long it waits when no `timeout` is given, and the longest `timeout` it takes. */
 export const DEFAULT_READY_TIMEOUT_MS = 60_000

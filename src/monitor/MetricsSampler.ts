@@ -32,6 +32,8 @@ export interface TreeMetrics {
   readonly memory_usage: number
   /** The leader first, then its descendants; empty when the leader has exited. */
   readonly pids: ReadonlyArray<number>
+  /** The start time of each of `pids` (same order), to tell a process from a later one with its pid. */
+  readonly startTimes: ReadonlyArray<number>
 }
 
 export interface MetricsSamplerShape {
@@ -88,7 +90,8 @@ export const makeMetricsSampler = (): Effect.Effect<MetricsSamplerShape> =>
             spentTicks += ticksSincePrevious(pid)
           }
           const cpu = elapsedSeconds > 0 ? (spentTicks / CLK_TCK / elapsedSeconds) * 100 : 0
-          results.set(root.key, { cpu_usage: Math.round(cpu * 10) / 10, memory_usage: memory, pids })
+          const startTimes = pids.map((pid) => table.get(pid)?.startTime ?? 0)
+          results.set(root.key, { cpu_usage: Math.round(cpu * 10) / 10, memory_usage: memory, pids, startTimes })
         }
         previous = { atNanos, uptimeTicks, ticks }
         return results

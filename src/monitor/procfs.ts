@@ -126,6 +126,9 @@ export const readProcessTable = (): Effect.Effect<ProcessTable> =>
     return table
   })
 
+/** One process's stat line; none when it does not exist. */
+export const readProcStat = (pid: number): Effect.Effect<Option.Option<ProcStat>> => Effect.sync(() => Option.fromNullable(readStat(pid, pageSize())))
+
 /** Field 22 of one process (see {@link ProcStat.startTime}); none when the process does not exist. */
 export const readStartTime = (pid: number): Effect.Effect<Option.Option<number>> =>
   Effect.sync(() => Option.fromNullable(readStat(pid, pageSize())?.startTime))
@@ -173,4 +176,19 @@ const groupMayExist = (pgid: number): boolean => {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code !== "ESRCH"
   }
+}
+
+/**
+ * Whether `/proc/<pid>/environ` holds exactly `entry` (`NAME=value`). The file is the environment
+ * the process was started with (a later `setenv` does not change it); reading it needs the same
+ * user or root, and an unreadable or vanished process counts as no match.
+ */
+export const environHas = (pid: number, entry: string): boolean => {
+  let text: string
+  try {
+    text = fs.readFileSync(`/proc/${pid}/environ`, "latin1")
+  } catch {
+    return false
+  }
+  return text.startsWith(`${entry}\0`) || text.includes(`\0${entry}\0`) || text === entry || text.endsWith(`\0${entry}`)
 }

@@ -36,6 +36,7 @@ import { dependencyOrder } from "./dependencyOrder"
 import { EngineOptions } from "./EngineOptions"
 import { assignPorts } from "./PortAllocator"
 import type { AppRecord, RestartReason, Row, RowState } from "./Row"
+import { refreshFromSample } from "./ProcessFamily"
 import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
 import { awaitRow, type StartError, superviseRow, updateRow } from "./Supervisor"
 
@@ -81,6 +82,58 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       }
       return lock.withPermits(1)(effect)
     }
+    /**
+     * The rows of `selected` that are still in the table, as the table now holds them (a reload
+     * may have swapped a row object for its replacement). Called with the app's lock held, it
+     * tells a mutation which rows survived while it waited: a row deleted meanwhile is left out,
+     * so no process is ever launched for a row nobody tracks.
+     */
+    const stillListed = (selected: ReadonlyArray<Row>): ReadonlyArray<Row> => {
+      const out: Array<Row> = []
+      for (const row of selected) {
+        const current = rows.get(row.id)
+        if (current !== undefined && current.removed !== true) out.push(current)
+      }
+      return out
+    }
+
+    /**
+     * Runs `body` once per app of `selected`, each under that app's lock, with the app's rows that
+     * are still in the table once the lock is held (apps with none left are skipped). Every
+     * mutation goes through here (docs/decisions.md, "One lock per app for every mutation").
+     */
+    const forEachApp = <A, E>(
+      selected: ReadonlyArray<Row>,
+      body: (name: string, appRows: ReadonlyArray<Row>) => Effect.Effect<A, E>,
+      options: { readonly concurrent?: boolean; readonly order?: ReadonlyArray<string> } = {}
+    ): Effect.Effect<Array<A>, E> =>
+      Effect.map(
+        Effect.forEach(
+          options.order ?? appNames(selected),
+          (name) =>
+            withAppLock(
+              name,
+              Effect.suspend(() => {
+                const appRows = stillListed(selected.filter((row) => row.app.definition.name === name))
+                return appRows.length === 0 ? Effect.succeed(Option.none<A>()) : Effect.asSome(body(name, appRows))
+              })
+            ),
+          { concurrency: options.concurrent === true ? "unbounded" : 1 }
+        ),
+        (results) => results.flatMap((result) => (Option.isSome(result) ? [result.value] : []))
+      )
+
+    /** The target's rows were all deleted while the request waited for them (docs/api.md). */
+    const deletedMeanwhile = (target: string) =>
+      new ProcessNotFound({
+        message: `${target} was deleted by another request while this one waited for it`,
+        details: { process_id: target, suggestion: "list the processes; start the app again if you still need it" }
+      })
+
+    /** Fails with {@link deletedMeanwhile} when `selected` named rows and none of them is left. */
+    const unlessAllGone = (target: string, selected: ReadonlyArray<Row>, survivors: ReadonlyArray<Row>) =>
+      selected.length > 0 && survivors.length === 0 && target !== "all" ? Effect.fail(deletedMeanwhile(target)) : Effect.void
+
     /** Process ids of each row's tree at the last sample (for detailed memory). */
     const lastPids = new Map<number, ReadonlyArray<number>>()
 
@@ -143,6 +196,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     /** Starts a row's supervisor and waits for its first spawn. */
     const launch = (row: Row, change: (state: RowState) => Partial<RowState> = () => ({})): Effect.Effect<void, StartError> =>
       Effect.gen(function* () {
+        // Safety net: a deleted row never gets a process (callers hold the app lock and filter too).
+        if (row.removed === true) return
         yield* updateRow(row, bus, (state) => ({ unstableRestarts: 0, ...change(state) }))
         yield* Queue.takeAll(row.requests)
         const firstSpawn = yield* Deferred.make<void, StartError>()
@@ -203,34 +258,59 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         })
       )
 
-    /** Starts the given rows app by app in dependency order; every app is tried, the first error is reported. */
-    const startRows = (selected: ReadonlyArray<Row>, change?: (state: RowState) => Partial<RowState>) =>
+    /**
+     * Starts the given rows app by app in dependency order, each app under its lock with the rows
+     * still in the table; `pick` (checked under the lock) narrows them, e.g. to rows not running.
+     * Every app is tried, the first error is reported. Returns the rows still listed.
+     */
+    const startRows = (
+      selected: ReadonlyArray<Row>,
+      options: {
+        readonly change?: (state: RowState) => Partial<RowState>
+        readonly pick?: (row: Row, state: RowState) => boolean
+        readonly desired?: "running"
+      } = {}
+    ) =>
       Effect.gen(function* () {
-        const definitions = appNames(selected).map((name) => rowsOfApp(name)[0]!.app.definition)
-        const ordered = dependencyOrder(definitions)
+        const definitions = appNames(selected).map((name) => selected.find((row) => row.app.definition.name === name)!.app.definition)
+        const order = dependencyOrder(definitions).map((app) => app.name)
         let firstError: StartError | undefined
-        for (const app of ordered) {
-          const appRows = selected.filter((row) => row.app.definition.name === app.name)
-          const result = yield* withAppLock(
-            app.name,
+        const listed: Array<Row> = []
+        const launched: Array<Row> = []
+        yield* forEachApp(
+          selected,
+          (_name, appRows) =>
             Effect.gen(function* () {
+              listed.push(...appRows)
+              if (options.desired !== undefined) yield* want(appRows, options.desired)
+              const toStart: Array<Row> = []
+              for (const row of appRows) if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state))) toStart.push(row)
+              if (toStart.length === 0) return
+              launched.push(...toStart)
+              const app = toStart[0]!.app.definition
               if (app.depends_on.length > 0) {
                 // Waiting for dependencies is part of starting (no pid yet).
-                for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "starting", pid: null }))
+                for (const row of toStart) yield* updateRow(row, bus, () => ({ status: "starting", pid: null }))
               }
               const waited = yield* Effect.either(awaitDependencies(app))
               if (Either.isLeft(waited)) {
-                for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
+                for (const row of toStart) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
                 return yield* Effect.fail(waited.left)
               }
-              const started = yield* Effect.forEach(appRows, (row) => Effect.either(launch(row, change)), { concurrency: "unbounded" })
+              const started = yield* Effect.forEach(toStart, (row) => Effect.either(launch(row, options.change)), { concurrency: "unbounded" })
               const failed = started.find(Either.isLeft)
               if (failed !== undefined) return yield* Effect.fail(failed.left)
-            })
-          ).pipe(Effect.either)
-          if (Either.isLeft(result) && firstError === undefined) firstError = result.left
-        }
+            }).pipe(
+              Effect.catchAll((error: StartError) =>
+                Effect.sync(() => {
+                  if (firstError === undefined) firstError = error
+                })
+              )
+            ),
+          { order }
+        )
         if (firstError !== undefined) return yield* Effect.fail(firstError)
+        return { listed, launched }
       })
 
     /** Adds apps to the table, all or nothing: names, dependencies and ports are checked first. */
@@ -305,29 +385,26 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         return yield* assignPorts(setting, appRows.length, held, appRows[0]?.app.definition.name ?? "app", { bindTest: false })
       })
 
-    const restartRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>
+    /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */
+    const restartApp = (name: string, appRows: ReadonlyArray<Row>, options: RuntimePortOption) =>
       Effect.gen(function* () {
-        for (const name of appNames(selected)) {
-          const appRows = selected.filter((row) => row.app.definition.name === name)
-          const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
-          yield* withAppLock(
-            name,
-            Effect.forEach(
-              appRows,
-              (row, i) =>
-                Effect.gen(function* () {
-                  const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
-                  yield* halt(row)
-                  yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
-                  if (wasRunning) {
-                    const state = yield* SubscriptionRef.get(row.state)
-                    yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
-                  }
-                }),
-              { concurrency: "unbounded" }
-            )
-          )
-        }
+        const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+        yield* want(appRows, "running")
+        yield* Effect.forEach(
+          appRows,
+          (row, i) =>
+            Effect.gen(function* () {
+              const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+              yield* halt(row)
+              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+              if (wasRunning) {
+                const state = yield* SubscriptionRef.get(row.state)
+                yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
+              }
+            }),
+          { concurrency: "unbounded", discard: true }
+        )
+        return appRows
       })
 
     /** Waits until a reloaded row is ready; PROCESS_START_FAILED when it will not be (in time). */
@@ -375,45 +452,47 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         const started = yield* Effect.either(Effect.zipRight(launch(replacement), awaitReplacement(replacement, name)))
         if (Either.isLeft(started)) {
           replacement.retired = true
+          replacement.removed = true
           yield* halt(replacement)
           return yield* Effect.fail(started.left)
         }
         rows.set(row.id, replacement)
         row.retired = true
+        row.removed = true
         yield* halt(row)
         yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: current.restarts + 1 })
       })
 
-    const reloadRows = (selected: ReadonlyArray<Row>, options: RuntimePortOption) =>
+    /**
+     * Reloads one app's rows (the caller holds the app's lock): one instance at a time, each
+     * waiting for its replacement; an app with one instance is restarted instead (returns true).
+     */
+    const reloadApp = (name: string, appRows: ReadonlyArray<Row>, options: RuntimePortOption) =>
       Effect.gen(function* () {
-        const restartedInstead: Array<string> = []
-        for (const name of appNames(selected)) {
-          const appRows = selected.filter((row) => row.app.definition.name === name)
-          if (appRows.length === 1) {
-            restartedInstead.push(name)
-            yield* restartRows(appRows, options)
-            continue
-          }
-          const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
-          yield* withAppLock(
-            name,
-            Effect.forEach(appRows, (row, i) =>
-              Effect.gen(function* () {
-                // One instance at a time: the others keep serving while this one is replaced.
-                const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
-                if (wasRunning && ports === undefined && row.app.definition.port?.startsWith("auto:") === true) {
-                  return yield* replaceFirst(row, name)
-                }
-                yield* halt(row)
-                yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
-                const state = yield* SubscriptionRef.get(row.state)
-                yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
-                yield* awaitReplacement(row, name)
-              })
-            )
-          )
+        if (appRows.length === 1) {
+          yield* restartApp(name, appRows, options)
+          return true
         }
-        return restartedInstead
+        const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+        yield* want(appRows, "running")
+        yield* Effect.forEach(
+          appRows,
+          (row, i) =>
+            Effect.gen(function* () {
+              // One instance at a time: the others keep serving while this one is replaced.
+              const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+              if (wasRunning && ports === undefined && row.app.definition.port?.startsWith("auto:") === true) {
+                return yield* replaceFirst(row, name)
+              }
+              yield* halt(row)
+              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+              const state = yield* SubscriptionRef.get(row.state)
+              yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
+              yield* awaitReplacement(row, name)
+            }),
+          { discard: true }
+        )
+        return false
       })
 
     /** One sample of every live row's process tree: metrics, history, memory limit (DESIGN §4). */
@@ -431,6 +510,10 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         const sample = metrics.get(row.id)
         if (sample === undefined) continue
         lastPids.set(row.id, sample.pids)
+        const family = row.family
+        if (family !== undefined && family.leader === pid) {
+          yield* refreshFromSample(family, sample.pids.map((p, i) => [p, sample.startTimes[i]!] as const))
+        }
         const next = yield* SubscriptionRef.updateAndGet(row.state, (state) =>
           state.pid !== pid
             ? state
@@ -495,12 +578,15 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     }
 
     return {
-      /** Adds apps and starts them in dependency order; every row gets an id, none is reused. */
+      /**
+       * Adds apps and starts them in dependency order; every row gets an id, none is reused. A
+       * row deleted by another request before it could start is not started (its summary says
+       * `stopped`).
+       */
       create: (definitions: ReadonlyArray<AppDefinition>, options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}) =>
         Effect.gen(function* () {
           const created = yield* register(definitions, options.baseEnv ?? {})
-          yield* want(created, "running")
-          yield* startRows(created)
+          yield* startRows(created, { desired: "running" })
           return yield* summaries(created)
         }),
 
@@ -508,18 +594,20 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       start: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          const idle: Array<Row> = []
-          for (const row of selected) if (!isLive(row, yield* SubscriptionRef.get(row.state))) idle.push(row)
-          if (idle.length === 0 && selected.length > 0) {
-            const state = yield* SubscriptionRef.get(selected[0]!.state)
+          const { listed, launched } = yield* startRows(selected, {
+            desired: "running",
+            pick: (row, state) => !isLive(row, state),
+            change: () => ({ portOverride: null })
+          })
+          yield* unlessAllGone(target, selected, listed)
+          if (launched.length === 0 && listed.length > 0) {
+            const state = yield* SubscriptionRef.get(listed[0]!.state)
             return yield* new ProcessAlreadyRunning({
               message: `${target} is already running`,
               details: { process_id: target, pid: state.pid ?? 0, suggestion: `use \`pmfx restart ${target}\` to restart it` }
             })
           }
-          yield* want(selected, "running")
-          yield* startRows(idle, () => ({ portOverride: null }))
-          return yield* summaries(selected)
+          return yield* summaries(listed)
         }),
 
       /**
@@ -529,47 +617,77 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       stop: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          yield* want(selected, "stopped")
-          yield* Effect.forEach(appNames(selected), (name) =>
-            withAppLock(name, Effect.forEach(selected.filter((row) => row.app.definition.name === name), stopRow, { concurrency: "unbounded" }))
-          , { concurrency: "unbounded" })
-          return yield* summaries(selected)
+          const stopped = yield* forEachApp(
+            selected,
+            (_name, appRows) =>
+              Effect.zipRight(
+                want(appRows, "stopped"),
+                Effect.as(Effect.forEach(appRows, stopRow, { concurrency: "unbounded", discard: true }), appRows)
+              ),
+            { concurrent: true }
+          )
+          yield* unlessAllGone(target, selected, stopped.flat())
+          return yield* summaries(stopped.flat())
         }),
 
       restart: (target: string, options: RuntimePortOption = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          yield* want(selected, "running")
-          yield* restartRows(selected, options)
-          return yield* summaries(selected)
+          const restarted = (yield* forEachApp(selected, (name, appRows) => restartApp(name, appRows, options))).flat()
+          yield* unlessAllGone(target, selected, restarted)
+          return yield* summaries(restarted)
         }),
 
       /** Replaces instances one at a time, each waiting for its replacement to be ready (DESIGN §4). */
       reload: (target: string, options: RuntimePortOption = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          yield* want(selected, "running")
-          const restartedInstead = yield* reloadRows(selected, options)
+          const restartedInstead: Array<string> = []
+          const reloaded = (yield* forEachApp(selected, (name, appRows) =>
+            Effect.map(reloadApp(name, appRows, options), (restarted) => {
+              if (restarted) restartedInstead.push(name)
+              return appRows
+            })
+          )).flat()
+          yield* unlessAllGone(target, selected, reloaded)
           // A reload may have swapped row objects (auto: ports): report the current ones.
-          const current = selected.map((row) => rows.get(row.id) ?? row)
+          const current = reloaded.map((row) => rows.get(row.id) ?? row)
           return { rows: yield* summaries(current), restartedInstead } satisfies ReloadResult
         }),
 
-      /** Stops and removes the rows; returns their ids. */
+      /**
+       * Stops and removes the rows; returns the ids this call removed (a row another request
+       * deleted first is not counted). PROCESS_NOT_FOUND when every row was deleted meanwhile.
+       */
       delete: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          yield* Effect.forEach(selected, halt, { concurrency: "unbounded" })
-          yield* tableLock.withPermits(1)(
-            Effect.sync(() => {
-              for (const row of selected) {
-                rows.delete(row.id)
-                lastPids.delete(row.id)
-              }
-            })
+          const deleted = yield* forEachApp(
+            selected,
+            (_name, appRows) =>
+              Effect.gen(function* () {
+                // Marked first: the supervisor never spawns again for a removed row.
+                for (const row of appRows) row.removed = true
+                yield* Effect.forEach(appRows, halt, { concurrency: "unbounded", discard: true })
+                return yield* tableLock.withPermits(1)(
+                  Effect.sync(() => {
+                    const ids: Array<number> = []
+                    for (const row of appRows) {
+                      if (rows.get(row.id) !== row) continue
+                      rows.delete(row.id)
+                      lastPids.delete(row.id)
+                      ids.push(row.id)
+                    }
+                    return ids
+                  })
+                )
+              }),
+            { concurrent: true }
           )
-          yield* bus.publish({ _tag: "TableChanged" })
-          return selected.map((row) => row.id)
+          const ids = deleted.flat().sort((a, b) => a - b)
+          yield* unlessAllGone(target, selected, ids.length === 0 ? [] : selected)
+          if (ids.length > 0) yield* bus.publish({ _tag: "TableChanged" })
+          return ids
         }),
 
       list: () => Effect.suspend(() => summaries(allRows())),
@@ -735,7 +853,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           yield* bus.publish({ _tag: "TableChanged" })
           const wanted: Array<Row> = []
           for (const row of restored) if ((yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
-          if (options.start !== false) yield* Effect.ignore(startRows(wanted))
+          if (options.start !== false) yield* Effect.ignore(startRows(wanted, { pick: (_row, state) => state.desired === "running" }))
           return yield* summaries(restored)
         }),
 
@@ -750,8 +868,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
             const state = yield* SubscriptionRef.get(row.state)
             if (state.desired === "running" && !isLive(row, state)) wanted.push(row)
           }
-          yield* Effect.ignore(startRows(wanted))
-          return yield* summaries(wanted)
+          yield* Effect.ignore(startRows(wanted, { pick: (row, state) => state.desired === "running" && !isLive(row, state) }))
+          return yield* summaries(stillListed(wanted))
         }),
 
       /** The id the next new row will get. */

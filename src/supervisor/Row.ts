@@ -6,6 +6,7 @@
 import type { Fiber, Queue, SubscriptionRef } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
+import type { ProcessFamily } from "./ProcessFamily"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 
 export interface HealthState {
@@ -69,11 +70,18 @@ export interface Row {
   readonly requests: Queue.Queue<RestartReason>
   /** The supervisor fiber while the row is running. */
   fiber: Fiber.RuntimeFiber<void> | null
+  /** The processes of the current run (the metrics sampler records its descendants here). */
+  family?: ProcessFamily | undefined
   /**
    * Set when a reload has replaced this row object with a new one of the same id: its last
    * status changes (stopping, stopped) are not published, since the id lives on, online.
    */
   retired?: boolean
+  /**
+   * Set when the row leaves the table (deleted, or replaced by a reload): nothing may launch a
+   * process for it any more, and its supervisor does not spawn again.
+   */
+  removed?: boolean
 }
 
 export const initialHealth = (hasCheck: boolean): HealthState => ({

@@ -3,14 +3,16 @@
  * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
  * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
  */
-import { Clock, Deferred, Duration, Effect, Either } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
-import { liveGroupMembers } from "../monitor/procfs"
+import { liveGroupMembers, readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { parseEnvFile } from "../config/parseEnvFile"
 import { commandLineFor } from "./commandLine"
+import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE } from "./ProcessFamily"
 import { resolveIdentity } from "./userIdentity"
 
 export interface ChildExit {
@@ -23,6 +25,8 @@ export interface SpawnedChild {
   readonly process: ChildProcess
   /** Completes when the process has exited (its pipes may still be draining). */
   readonly exit: Deferred.Deferred<ChildExit>
+  /** Everything this run starts, also what leaves the process group (stopped with it). */
+  readonly family: ProcessFamily
 }
 
 export interface SpawnRequest {
@@ -81,6 +85,10 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
     const resolved = commandLineFor(app, env.PATH)
     if (resolved._tag === "Problem") return yield* startFailed(app, instance, resolved.problem.reason, resolved.problem.suggestion)
     const exit = yield* Deferred.make<ChildExit>()
+    // The run's marker: inherited by every process it starts, found again at stop (ProcessFamily).
+    const runId = randomBytes(12).toString("hex")
+    env[RUN_ID_VARIABLE] = runId
+    const bornAfter = yield* readUptimeTicks()
 
     const child = yield* Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
       const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
@@ -109,7 +117,8 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
       })
       child.once("spawn", () => resume(Effect.succeed(child)))
     })
-    return { pid: child.pid!, process: child, exit }
+    const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
+    return { pid: child.pid!, process: child, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart) }
   })
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {

@@ -18,7 +18,8 @@ import { PORT_TOKEN } from "../config/validateEcosystem"
 import { decideAfterExit } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
-import { type ChildExit, killLeftovers, spawnInstance, stopGroup } from "./Spawner"
+import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
+import { type ChildExit, killLeftovers, spawnInstance } from "./Spawner"
 import { watchForChanges } from "./watchForChanges"
 
 export interface SupervisorContext {
@@ -81,6 +82,9 @@ type RunOutcome =
   | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean }
 
 const QUICK_PROBE_MS = 500
+
+/** How long after a crash its escaped descendants are swept (ProcessFamily). */
+const CRASH_SWEEP_DELAY = Duration.seconds(1)
 
 /** A row without a live process shows no CPU or memory (the last sample would be stale). */
 const noProcess = { cpu: 0, memory: 0 } as const
@@ -178,13 +182,19 @@ const runOnce = (
         spawnInstance({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }),
         (child) =>
           Effect.gen(function* () {
+            if (row.family === child.family) row.family = undefined
             if (!(yield* Deferred.isDone(child.exit))) {
               yield* setStatus(row, bus, "stopping")
-              yield* stopGroup(child.pid, app.kill_timeout)
+              // The group, and what left it (setsid, detached children: ProcessFamily).
+              yield* stopFamily(child.family, app.kill_timeout)
               // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
               yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
             } else {
               yield* killLeftovers(child.pid)
+              // Escapees of a crashed run are swept a moment later, off the restart's path: the
+              // sweep reads all of /proc (synchronously), and a crash's replacement should not
+              // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
+              yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
             }
             // A reload's replacement may already have written its own pid here.
             yield* Effect.sync(() => {
@@ -197,6 +207,7 @@ const runOnce = (
         return { _tag: "StartFailed", error: spawned.left } as const
       }
       const child = spawned.right
+      row.family = child.family
       attach(child.process)
       yield* Effect.sync(() => {
         fs.mkdirSync(path.dirname(pidFile), { recursive: true })
@@ -260,6 +271,8 @@ export const superviseRow = (
 
       let pendingFirst = firstSpawn
       for (;;) {
+        // A row that left the table is never spawned for again (its fiber is being interrupted).
+        if (row.removed === true) return
         const outcome = yield* runOnce(row, context, attach, pendingFirst)
         pendingFirst = undefined
         if (outcome._tag === "StartFailed") {

@@ -92,7 +92,7 @@ describe("MetricsSampler", () => {
         { key: 1, pid: impossiblePid },
         { key: 2, pid: process.pid }
       ])
-      expect(results.get(1)).toStrictEqual({ cpu_usage: 0, memory_usage: 0, pids: [] })
+      expect(results.get(1)).toStrictEqual({ cpu_usage: 0, memory_usage: 0, pids: [], startTimes: [] })
       expect(results.get(2)?.pids[0]).toBe(process.pid)
       expect(results.get(2)?.memory_usage).toBeGreaterThan(0)
     })

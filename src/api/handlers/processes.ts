@@ -238,8 +238,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       )
       .handle("deleteByStatus", ({ urlParams }) =>
         Effect.gen(function* () {
+          if (urlParams.id !== undefined) {
+            if (urlParams.status !== undefined) {
+              return yield* badRequest("id", "cannot be combined with status", "send either ?id=<target> or ?status=<states>")
+            }
+            // The ids this request removed (another request may delete some of the rows first).
+            const deleted = yield* manager.delete(urlParams.id)
+            return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
+          }
           if (urlParams.status === undefined) {
-            return yield* badRequest("status", "is required to delete by status", "use DELETE /api/processes?status=stopped,errored, or DELETE /api/processes/{id}")
+            return yield* badRequest("status", "is required to delete by status", "use DELETE /api/processes?status=stopped,errored, DELETE /api/processes?id=<target>, or DELETE /api/processes/{id}")
           }
           const statuses = yield* parseStatuses("status", urlParams.status)
           const rows = (yield* manager.list()).filter((row) => statuses.includes(row.status))

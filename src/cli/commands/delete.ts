@@ -73,11 +73,9 @@ export const deleteCommand = Command.make(
           return yield* new CliExit({ code: 1 })
         }
       }
-      const after = yield* withDaemon(json, (api) =>
-        api.processes.delete({ path: { id: target } }).pipe(Effect.zipRight(api.processes.list({ urlParams: {} })))
-      )
-      const remaining = new Set(after.map((row) => row.id))
-      const deleted = before.filter((row) => !remaining.has(row.id)).map((row) => row.id)
-      yield* report(deleted)
+      // The daemon answers with the ids this request removed: a concurrent delete of the same
+      // rows is not reported twice (a before/after diff of `list` would be).
+      const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }))
+      yield* report(result.deleted)
     })
 ).pipe(Command.withDescription("Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"))
