@@ -124,6 +124,9 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
   )
   .add(HttpApiEndpoint.get("metrics", "/api/processes/:id/metrics").setPath(IdPath).addSuccess(ProcessMetrics).addError(W.ProcessNotFoundWire))
   .addError(W.ServiceUnavailableWire)
+  // Any change fails with one of these when state.json cannot be saved (a full disk: INSUFFICIENT_RESOURCES).
+  .addError(W.InsufficientResourcesWire)
+  .addError(W.FileErrorWire)
   .addError(W.InternalErrorWire) {}
 
 export class SystemGroup extends HttpApiGroup.make("system")
@@ -145,6 +148,8 @@ export class DaemonGroup extends HttpApiGroup.make("daemon")
       .addError(W.PortInUseWire)
       .addError(W.BadRequestWire)
   )
+  .addError(W.InsufficientResourcesWire)
+  .addError(W.FileErrorWire)
   .addError(W.InternalErrorWire) {}
 
 export class PmfxApi extends HttpApi.make("pmfx")

@@ -126,7 +126,18 @@ export const DaemonStatus = Schema.Struct({
 export const HealthReport = Schema.Struct({
   status: Schema.Literal("healthy", "degraded"),
   daemon: Schema.Struct({ pid: Schema.Int, uptime: Schema.String }),
-  processes: Schema.Struct({ total: Schema.Int, online: Schema.Int, errored: Schema.Int, unhealthy: Schema.Int })
+  processes: Schema.Struct({ total: Schema.Int, online: Schema.Int, errored: Schema.Int, unhealthy: Schema.Int }),
+  /** Whether state.json holds what the daemon runs (docs/api.md, GET /health). */
+  state: Schema.Struct({
+    saved: Schema.Boolean,
+    last_saved_at: Schema.NullOr(Schema.String),
+    error: Schema.NullOr(Schema.Struct({ code: Schema.String, message: Schema.String, since: Schema.String }))
+  }),
+  /** Log lines lost because a log file could not be written, and the files failing now. */
+  logs: Schema.Struct({
+    dropped_lines: Schema.Int,
+    failing: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String, dropped_lines: Schema.Int }))
+  })
 })
 
 export const KillResult = Schema.Struct({

@@ -1,15 +1,15 @@
 /**
  * `state.json` (DESIGN §3): the engine's snapshot (definitions, rows, desired state, last pids),
  * whether the apps were stopped by `pmfx kill`, the `pmfx web` listener and the daemon-wide
- * webhooks and alert thresholds (DESIGN §8). Written atomically (temp file, fsync, rename),
- * mode 0600 — it holds the apps' environments. A file that cannot be read back is moved aside,
- * never deleted.
+ * webhooks and alert thresholds (DESIGN §8). Written atomically (`atomicWrite.ts`: temp file,
+ * every byte, fsync, size check, rename, fsync of the folder), mode 0600 — it holds the apps'
+ * environments. A file that cannot be read back is moved aside, never deleted.
  */
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { AlertRules, Webhook } from "../domain/AppDefinition"
 import { EngineSnapshot } from "../supervisor/EngineSnapshot"
+import { type AtomicWriteError, writeFileAtomically } from "./atomicWrite"
 
 /** The TCP listener's settings (`pmfx web`), kept so the next daemon opens it again. */
 export const WebSettings = Schema.Struct({
@@ -71,16 +71,11 @@ const moveAside = (file: string, reason: string): LoadedState => {
   return { _tag: "Corrupt", movedTo, reason }
 }
 
-/** Writes the state atomically: a crash leaves either the old file or the new one, never half. */
-export const writeStateFile = (file: string, state: StateFileContent): Effect.Effect<void> =>
-  Effect.sync(() => {
-    const temp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
-    const fd = fs.openSync(temp, "w", 0o600)
-    try {
-      fs.writeSync(fd, JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2))
-      fs.fsyncSync(fd)
-    } finally {
-      fs.closeSync(fd)
-    }
-    fs.renameSync(temp, file)
-  })
+/**
+ * Writes the state atomically: a crash or a full disk leaves either the old file or the new one,
+ * never half of one, and no temporary file.
+ */
+export const writeStateFile = (file: string, state: StateFileContent): Effect.Effect<void, AtomicWriteError> =>
+  Effect.suspend(() =>
+    writeFileAtomically(file, Buffer.from(JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2)), { mode: 0o600, durable: true })
+  )

@@ -42,6 +42,7 @@ export const InsufficientResourcesWire = wire(E.InsufficientResources, "INSUFFIC
 export const BadRequestWire = wire(E.BadRequest, "BAD_REQUEST")
 export const ReadyTimeoutWire = wire(E.ReadyTimeout, "READY_TIMEOUT")
 export const ServiceUnavailableWire = wire(E.ServiceUnavailable, "SERVICE_UNAVAILABLE")
+export const FileErrorWire = wire(E.FileError, "FILE_ERROR")
 export const InternalErrorWire = wire(E.InternalError, "INTERNAL_ERROR")
 
 /** Every error's wire schema, by code. */
@@ -57,6 +58,7 @@ export const errorWires = {
   BAD_REQUEST: BadRequestWire,
   READY_TIMEOUT: ReadyTimeoutWire,
   SERVICE_UNAVAILABLE: ServiceUnavailableWire,
+  FILE_ERROR: FileErrorWire,
   INTERNAL_ERROR: InternalErrorWire
 } as const
 

@@ -112,6 +112,22 @@ export class ServiceUnavailable extends Schema.TaggedError<ServiceUnavailable>()
   details: Schema.Struct({ reason: Schema.String })
 }) {}
 
+/**
+ * A file or folder pmfx must use cannot be: `PMFX_HOME` on a read-only file system, a file where a
+ * folder must be, a path under /proc… `reason` is the system's error code (`EROFS`, `ENOTDIR`) or
+ * a short phrase when the check itself refused the path.
+ */
+export class FileError extends Schema.TaggedError<FileError>()("FILE_ERROR", {
+  message: Schema.String,
+  details: Schema.Struct({
+    /** The setting that names the path (`pid_file`, `out_file`, `error_file`, `log_file`, `cwd`), when one does. */
+    field: Schema.optional(Schema.String),
+    path: Schema.String,
+    reason: Schema.String,
+    suggestion
+  })
+}) {}
+
 export class InternalError extends Schema.TaggedError<InternalError>()("INTERNAL_ERROR", {
   message: Schema.String,
   details: Schema.Struct({ request_id: Schema.String })
@@ -129,6 +145,7 @@ export type PmfxError =
   | BadRequest
   | ReadyTimeout
   | ServiceUnavailable
+  | FileError
   | InternalError
 
 export type ErrorCode = PmfxError["_tag"]
@@ -146,6 +163,8 @@ export const errorMeta: Record<ErrorCode, { readonly status: number; readonly ex
   BAD_REQUEST: { status: 400, exitCode: 2 },
   READY_TIMEOUT: { status: 504, exitCode: 6 },
   SERVICE_UNAVAILABLE: { status: 503, exitCode: 7 },
+  // A path that cannot be used is a setting to change (PMFX_HOME, a log or pid file), like config.
+  FILE_ERROR: { status: 422, exitCode: 3 },
   INTERNAL_ERROR: { status: 500, exitCode: 1 }
 }
 

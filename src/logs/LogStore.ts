@@ -36,6 +36,19 @@ export interface InstanceLogs {
   readonly attach: (stream: NodeJS.ReadableStream, which: LogStream) => void
 }
 
+export interface FailingLogFile {
+  readonly path: string
+  /** Why it cannot be opened or written, like "ENOSPC: no space left on device, write". */
+  readonly reason: string
+  readonly dropped_lines: number
+}
+
+/** For `/health`: lines lost since the daemon started, and the log files that cannot be written now. */
+export interface LogHealth {
+  readonly dropped_lines: number
+  readonly failing: ReadonlyArray<FailingLogFile>
+}
+
 /**
  * Waits until the pipe's stream has ended, or `END_GRACE_MS` at most. The grace period is a plain
  * timer rather than Effect's clock on purpose: under a `TestClock` an Effect timeout never fires,
@@ -62,6 +75,8 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
   effect: Effect.gen(function* () {
     const { home } = yield* Paths
     const open = new Map<string, { readonly file: RotatingFile; users: number }>()
+    /** Lines dropped by files already closed (see `health`). */
+    let droppedByClosed = 0
 
     /** The shared file at `path`, opened by its first user, closed after its last. */
     const useFile = (path: string, policy: RotationPolicy): Effect.Effect<RotatingFile, never, Scope.Scope> =>
@@ -88,7 +103,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
             const shared = open.get(path)
             if (shared === undefined || shared.file !== file || --shared.users > 0) return Effect.void
             open.delete(path)
-            return file.close
+            return Effect.ensuring(file.close, Effect.sync(() => (droppedByClosed += file.droppedLines)))
           })
       )
 
@@ -145,7 +160,19 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
     const read = (app: AppDefinition, query: LogQuery): Effect.Effect<ReadonlyArray<LogEntry>, BadRequest> =>
       readLogs(app, query, home)
 
-    return { openInstance, read } as const
+    /** Lines lost because a log file could not be written (a full disk), and the files failing now. */
+    const health = (): LogHealth => {
+      let dropped = droppedByClosed
+      const failing: Array<FailingLogFile> = []
+      for (const [path, { file }] of open) {
+        dropped += file.droppedLines
+        const failure = file.failure
+        if (failure !== null) failing.push({ path, reason: failure.message, dropped_lines: file.droppedLines })
+      }
+      return { dropped_lines: dropped, failing }
+    }
+
+    return { openInstance, read, health } as const
   }),
   dependencies: [Paths.Default]
 }) {}

@@ -10,13 +10,16 @@
  * after the other.
  *
  * A file that cannot be opened or written (a full disk, a removed folder) never takes the daemon
- * down: lines are dropped, `failure` says why, and the file is reopened on a later write.
+ * down nor blocks the app: lines are dropped and counted (`droppedLines`), `failure` says why, and
+ * the file is reopened on a later write (at most once a second) — so logging resumes by itself
+ * when space comes back.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { pipeline } from "node:stream/promises"
 import * as zlib from "node:zlib"
+import { makeDirectory } from "../daemon/makeDirectory"
 import { narrowOpenFile, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./privateFiles"
 import { listRotatedFiles, PARTIAL_SUFFIX, rotatedFileName } from "./rotatedFiles"
 
@@ -43,6 +46,15 @@ export const msUntilNextLocalMidnight = (now: Date): number =>
 const whenClosed = (stream: fs.WriteStream): Promise<void> =>
   stream.closed ? Promise.resolve() : new Promise((resolve) => stream.once("close", () => resolve()))
 
+const LF = 0x0a
+
+/** Lines in a batch of whole lines (each ends with a newline). */
+const countLines = (data: Buffer): number => {
+  let lines = 0
+  for (let at = data.indexOf(LF); at !== -1; at = data.indexOf(LF, at + 1)) lines++
+  return lines
+}
+
 const removeQuietly = (file: string): Promise<void> => fs.promises.rm(file, { force: true }).catch(() => undefined)
 
 const gzip = async (file: string): Promise<void> => {
@@ -67,6 +79,7 @@ export class RotatingFile {
   private background: Promise<void> = Promise.resolve()
   private timer: NodeJS.Timeout | undefined
   private closed = false
+  private dropped = 0
 
   private constructor(
     readonly path: string,
@@ -101,6 +114,11 @@ export class RotatingFile {
     return this.lastFailure
   }
 
+  /** Lines lost since the file was opened because it could not be opened or written. */
+  get droppedLines(): number {
+    return this.dropped
+  }
+
   /** Whether writers should pause until `onDrain` calls them back. */
   get needsDrain(): boolean {
     return this.stream !== null && this.stream.writableNeedDrain
@@ -115,11 +133,21 @@ export class RotatingFile {
   /** Appends whole lines (the caller's job: rotation only ever happens between writes). */
   write(data: Buffer): void {
     if (this.closed) return
-    if (this.stream === null && !this.reopen()) return
+    if (this.stream === null && !this.reopen()) {
+      this.dropped += countLines(data)
+      return
+    }
     const limit = this.policy.maxSize
     if (limit !== null && this.bytes > 0 && this.bytes + data.length > limit) this.rotate()
     this.bytes += data.length
-    this.stream!.write(data)
+    // A failed write (ENOSPC) fails every write still buffered: each one counts its own lines.
+    this.stream!.write(data, this.onWritten(data))
+  }
+
+  private onWritten(data: Buffer): (error: Error | null | undefined) => void {
+    return (error) => {
+      if (error !== null && error !== undefined) this.dropped += countLines(data)
+    }
   }
 
   /** Renames the current file aside and continues in a new one at the same path. */
@@ -173,7 +201,7 @@ export class RotatingFile {
     this.lastAttempt = now
     let fd: number
     try {
-      fs.mkdirSync(path.dirname(this.path), { recursive: true, mode: PRIVATE_DIR_MODE })
+      makeDirectory(path.dirname(this.path), PRIVATE_DIR_MODE)
       fd = fs.openSync(this.path, "a", PRIVATE_FILE_MODE)
       narrowOpenFile(fd)
       this.bytes = fs.fstatSync(fd).size

@@ -38,6 +38,7 @@ import { assignPorts } from "./PortAllocator"
 import type { AppRecord, RestartReason, Row, RowState } from "./Row"
 import { refreshFromSample } from "./ProcessFamily"
 import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
+import { checkAppPaths, checkInstancePaths } from "./checkAppPaths"
 import { awaitRow, type StartError, superviseRow, updateRow } from "./Supervisor"
 
 const HISTORY_LENGTH = 60
@@ -199,6 +200,12 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         // Safety net: a deleted row never gets a process (callers hold the app lock and filter too).
         if (row.removed === true) return
         yield* updateRow(row, bus, (state) => ({ unstableRestarts: 0, ...change(state) }))
+        // Its paths first: one that cannot be used fails this start, never the daemon (FILE_ERROR).
+        const checked = yield* Effect.either(checkInstancePaths(row.app.definition, row.instance, paths.home))
+        if (checked._tag === "Left") {
+          yield* updateRow(row, bus, () => ({ status: "errored", pid: null, lastError: checked.left.message }))
+          return yield* Effect.fail(checked.left)
+        }
         yield* Queue.takeAll(row.requests)
         const firstSpawn = yield* Deferred.make<void, StartError>()
         row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn), scope)
@@ -585,6 +592,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
        */
       create: (definitions: ReadonlyArray<AppDefinition>, options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}) =>
         Effect.gen(function* () {
+          // Paths are checked before anything is added: an app with an unusable path is not created.
+          yield* checkAppPaths(definitions, paths.home)
           const created = yield* register(definitions, options.baseEnv ?? {})
           yield* startRows(created, { desired: "running" })
           return yield* summaries(created)

@@ -5,9 +5,8 @@
  */
 import { Clock, Deferred, Duration, Effect, Option, Queue, Scope, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
-import * as path from "node:path"
 import type { AppDefinition } from "../domain/AppDefinition"
-import type { InvalidConfig, ProcessStartFailed } from "../domain/errors"
+import type { FileError, InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { instanceFiles } from "../domain/logPaths"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import type { HealthStatus } from "../domain/ProcessSummary"
@@ -15,12 +14,14 @@ import type { EventBus } from "../events/EventBus"
 import type { LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
 import { PORT_TOKEN } from "../config/validateEcosystem"
+import { pathError } from "./checkAppPaths"
 import { decideAfterExit } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
 import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
 import { type ChildExit, killLeftovers, spawnInstance } from "./Spawner"
 import { watchForChanges } from "./watchForChanges"
+import { writePidFile } from "./writePidFile"
 
 export interface SupervisorContext {
   readonly bus: EventBus
@@ -28,7 +29,7 @@ export interface SupervisorContext {
   readonly home: string
 }
 
-export type StartError = ProcessStartFailed | InvalidConfig
+export type StartError = ProcessStartFailed | InvalidConfig | FileError
 
 /** Changes a row's state and, when its status changed, tells the bus. */
 export const updateRow = (
@@ -209,10 +210,18 @@ const runOnce = (
       const child = spawned.right
       row.family = child.family
       attach(child.process)
-      yield* Effect.sync(() => {
-        fs.mkdirSync(path.dirname(pidFile), { recursive: true })
-        fs.writeFileSync(pidFile, `${child.pid}\n`)
-      })
+      const pidWritten = yield* Effect.either(writePidFile(pidFile, child.pid))
+      if (pidWritten._tag === "Left") {
+        const { code } = pidWritten.left
+        // A pid file that cannot be written fails the start it belongs to (closing the scope
+        // stops the process); a later respawn, or a full disk, keeps the process running.
+        if (firstSpawn !== undefined && code !== "ENOSPC" && code !== "EDQUOT") {
+          const error = pathError(app, "pid_file", pidFile, pidWritten.left)
+          yield* Deferred.fail(firstSpawn, error)
+          return { _tag: "StartFailed", error } as const
+        }
+        yield* Effect.logWarning(`${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code})`)
+      }
       const startedAt = yield* Clock.currentTimeMillis
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, lastError: null }))
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)

@@ -80,6 +80,8 @@ describe("GET /api/system/stats", () => {
 })
 
 describe("GET /api/status and /health", () => {
+  // No save has failed (a daemon that has not saved yet has no time to show).
+  const savedState = { saved: true, last_saved_at: expect.toSatisfy((v: unknown) => v === null || ISO_UTC.test(String(v))), error: null }
   const counts = (by: Partial<Record<string, number>>) => ({ starting: 0, online: 0, stopping: 0, stopped: 0, restarting: 0, errored: 0, ...by })
 
   it("report an empty daemon as healthy", async () => {
@@ -97,7 +99,9 @@ describe("GET /api/status and /health", () => {
     expect(await get("/health")).toEqual({
       status: "healthy",
       daemon: { pid: daemon.pid, uptime: expect.stringMatching(UPTIME) },
-      processes: { total: 0, online: 0, errored: 0, unhealthy: 0 }
+      processes: { total: 0, online: 0, errored: 0, unhealthy: 0 },
+      state: savedState,
+      logs: { dropped_lines: 0, failing: [] }
     })
   })
 
@@ -122,7 +126,9 @@ describe("GET /api/status and /health", () => {
     const degraded = {
       status: "degraded",
       daemon: { pid: daemon.pid, uptime: expect.stringMatching(UPTIME) },
-      processes: { total: 3, online: 2, errored: 1, unhealthy: 0 }
+      processes: { total: 3, online: 2, errored: 1, unhealthy: 0 },
+      state: savedState,
+      logs: { dropped_lines: 0, failing: [] }
     }
     expect(await get("/health")).toEqual(degraded)
     expect(await get("/health?strict=false")).toEqual(degraded)

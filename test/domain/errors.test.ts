@@ -151,6 +151,15 @@ const cases: ReadonlyArray<Case> = [
     7
   ),
   makeCase(
+    "FILE_ERROR",
+    E.FileError,
+    W.FileErrorWire,
+    "PMFX_HOME /mnt/ro/pmfx cannot be created: read-only file system",
+    { path: "/mnt/ro/pmfx", reason: "EROFS", suggestion: "set PMFX_HOME to a writable folder" },
+    422,
+    3
+  ),
+  makeCase(
     "INTERNAL_ERROR",
     E.InternalError,
     W.InternalErrorWire,
@@ -166,9 +175,9 @@ const json = (u: unknown): unknown => JSON.parse(JSON.stringify(u))
 const expectedBody = (c: Case) => ({ success: false, error: { code: c.code, message: c.message, details: c.details } })
 
 describe("error codes", () => {
-  it("covers all twelve codes, each once", () => {
+  it("covers all thirteen codes, each once", () => {
     const codes = cases.map((c) => c.code)
-    expect(new Set(codes).size).toBe(12)
+    expect(new Set(codes).size).toBe(13)
     expect([...codes].sort()).toStrictEqual(Object.keys(E.errorMeta).sort())
     expect([...codes].sort()).toStrictEqual(Object.keys(W.errorWires).sort())
   })

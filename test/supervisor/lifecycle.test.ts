@@ -179,7 +179,7 @@ describe("instances and ports", () => {
 })
 
 describe("start failures and addressing", () => {
-  it.live("a missing executable is PROCESS_START_FAILED, the row is errored, and another app keeps running", () =>
+  it.live("a missing executable is PROCESS_START_FAILED, the row is errored, a missing cwd is FILE_ERROR, and another app keeps running", () =>
     withEngine(() =>
       Effect.gen(function* () {
         const pm = yield* ProcessManager
@@ -197,14 +197,15 @@ describe("start failures and addressing", () => {
         const error2 = yield* Effect.flip(pm.create(missingCommand, { baseEnv: PATH_ENV }))
         expect(error2._tag).toBe("PROCESS_START_FAILED")
         const badCwd = yield* definitions([{ name: "nocwd", script: "sleep", args: ["1"], cwd: "/nonexistent/folder" }])
+        // A cwd that is no folder is caught before the app is added (FILE_ERROR, docs/api.md).
         const error3 = yield* Effect.flip(pm.create(badCwd, { baseEnv: PATH_ENV }))
-        expect(error3._tag).toBe("PROCESS_START_FAILED")
+        expect(error3._tag).toBe("FILE_ERROR")
+        if (error3._tag === "FILE_ERROR") expect(error3.details).toMatchObject({ field: "cwd", path: "/nonexistent/folder", reason: "ENOENT" })
         const rows = yield* pm.list()
         expect(rows.map((r) => [r.name, r.status])).toEqual([
           ["good", "starting"],
           ["bad", "errored"],
-          ["nocmd", "errored"],
-          ["nocwd", "errored"]
+          ["nocmd", "errored"]
         ].map(([n, s]) => (n === "good" ? [n, rows[0]!.status] : [n, s])))
         expect(rows[0]!.pid).toBe(goodRow!.pid)
         expect(isAlive(goodRow!.pid!)).toBe(true)

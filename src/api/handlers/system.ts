@@ -4,12 +4,14 @@ import { Deferred, Effect, Ref } from "effect"
 import * as os from "node:os"
 import packageJson from "../../../package.json"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
+import { StateStore } from "../../daemon/StateStore"
 import type { WebSettings } from "../../daemon/StateFile"
 import { WebListener } from "../../daemon/WebListener"
 import { formatUptime } from "../../domain/Duration"
 import { InternalError } from "../../domain/errors"
 import type { ProcessStatus } from "../../domain/ProcessStatus"
 import { processStatuses } from "../../domain/ProcessStatus"
+import { LogStore } from "../../logs/LogStore"
 import { SystemStatsReader } from "../../monitor/systemStats"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../Api"
@@ -33,6 +35,8 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
     const manager = yield* ProcessManager
     const daemon = yield* DaemonInfo
     const statsReader = yield* SystemStatsReader
+    const store = yield* StateStore
+    const logs = yield* LogStore
     const uptimeMs = () => Date.now() - daemon.startedAt
 
     return handlers
@@ -83,7 +87,11 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
           const wanted = new Set(snapshot.apps.flatMap((app) => app.rows.filter((row) => row.desired === "running").map((row) => row.id)))
           const shouldRun = rows.filter((row) => wanted.has(row.id))
           const unhealthy = rows.filter((row) => row.health_status === "unhealthy").length
-          const healthy = shouldRun.every((row) => row.status === "online" && row.health_status !== "unhealthy" && row.health_status !== "unknown")
+          const saving = yield* store.status
+          const logHealth = logs.health()
+          const appsHealthy = shouldRun.every((row) => row.status === "online" && row.health_status !== "unhealthy" && row.health_status !== "unknown")
+          // A daemon that cannot save its state or write its logs is degraded even when every app runs.
+          const healthy = appsHealthy && saving.failure === null && logHealth.failing.length === 0
           const report = {
             status: healthy ? ("healthy" as const) : ("degraded" as const),
             daemon: { pid: daemon.pid, uptime: formatUptime(uptimeMs()) },
@@ -92,7 +100,16 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
               online: rows.filter((row) => row.status === "online").length,
               errored: rows.filter((row) => row.status === "errored").length,
               unhealthy
-            }
+            },
+            state: {
+              saved: saving.failure === null,
+              last_saved_at: saving.lastSavedAt === null ? null : new Date(saving.lastSavedAt).toISOString(),
+              error:
+                saving.failure === null
+                  ? null
+                  : { code: saving.failure.code, message: saving.failure.error.message, since: new Date(saving.failure.since).toISOString() }
+            },
+            logs: logHealth
           }
           // `?strict=true` lets a load balancer treat a degraded daemon as down; by default a
           // liveness probe must not kill the daemon over one app (DESIGN §7).
