@@ -10,9 +10,10 @@
  *   HTTP once upgraded) is not cut by it;
  * - a kept-alive connection with no request closes after `keepAliveTimeoutMs`;
  * - at most `maxConnections` connections at once. At the cap a new connection takes the place of
- *   the oldest one that has no request in progress (a half-open head, an idle keep-alive): a
- *   flood of slow clients displaces itself, not the client that is being answered; when every
- *   connection is in a request the new one is closed at once.
+ *   the oldest one that has no request in progress (a half-open head, an idle keep-alive) —
+ *   preferring one that has sent bytes, since one accepted in the same burst may not have been
+ *   read yet: a flood of slow clients displaces itself, not the client that is being answered;
+ *   when every connection is in a request the new one is closed at once.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -68,6 +69,12 @@ interface Tracked {
   upgraded: boolean
 }
 
+/** The oldest connection with no request in progress (and not a WebSocket) that `accept`s. */
+const oldestIdle = (connections: ReadonlyMap<net.Socket, Tracked>, accept: (socket: net.Socket) => boolean): net.Socket | undefined => {
+  for (const [socket, tracked] of connections) if (tracked.busy === 0 && !tracked.upgraded && accept(socket)) return socket
+  return undefined
+}
+
 /** One warning a minute at most: a flood would otherwise fill the daemon log. */
 const WARNING_INTERVAL_MS = 60_000
 
@@ -91,14 +98,14 @@ export const limitedServer = (limits: ListenerLimits, name: string, options: htt
   }
   server.on("connection", (socket: net.Socket) => {
     if (connections.size >= limits.maxConnections) {
-      let evicted = false
-      for (const [other, tracked] of connections) {
-        if (tracked.busy === 0 && !tracked.upgraded) {
-          connections.delete(other)
-          other.destroy()
-          evicted = true
-          break
-        }
+      // First a connection that has sent something (a partial head, or requests before): one
+      // accepted in this same burst may simply not have been read yet, like this newcomer.
+      const victim =
+        oldestIdle(connections, (other) => other.bytesRead > 0) ?? oldestIdle(connections, () => true)
+      const evicted = victim !== undefined
+      if (victim !== undefined) {
+        connections.delete(victim)
+        victim.destroy()
       }
       if (!evicted) {
         warn(`${limits.maxConnections} connections are all in a request; refused a new one`)
