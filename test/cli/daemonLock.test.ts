@@ -85,8 +85,9 @@ describe("the daemon lock", () => {
   })
 
   it("a zombie with the recorded pid and start time is no daemon", async () => {
-    // The shell forks `true`, prints its pid, then becomes `sleep`, which never reaps it.
-    const parent = spawnOwn("sh", ["-c", "true & echo $!; exec sleep 60"])
+    // The shell forks a short `sleep`, prints its pid, then becomes a long `sleep`, which never
+    // reaps it (the child must outlive the exec: a shell reaps a child that exits before).
+    const parent = spawnOwn("sh", ["-c", "sleep 0.3 & echo $!; exec sleep 60"])
     const zombie = await new Promise<number>((resolve) => parent.stdout!.once("data", (data: Buffer) => resolve(Number(data.toString().trim()))))
     await eventually(() => expect(stateOf(zombie)).toBe("Z"))
     writeLock(zombie, startTimeOf(zombie))
