@@ -29,7 +29,7 @@ describe("escaped descendants", () => {
       const file = ecosystem(box)
       let survivors = 0
       for (let round = 0; round < ROUNDS; round++) {
-        const start = round === 0 || verb === "delete" ? box.pmfx(["start", file]) : box.pmfx(["start", "all"])
+        const start = round === 0 || verb === "delete" ? box.pmfx(["start", file]) : box.pmfx(["restart", "all"])
         expect(start.code, start.stderr).toBe(0)
         for (const shape of shapes) await waitFor(() => escapees(shape.marker).length === 1, `${shape.name} running`)
         const result = box.pmfx([verb, "all", "--force"].filter((arg) => verb === "delete" || arg !== "--force"))

@@ -7,6 +7,7 @@ import { Effect } from "effect"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { definitions, eventually, PATH_ENV, withEngine } from "../support/engine"
 import { escapees, escapeShapes, killEscapees } from "../support/escapes"
+import { descendantsOfPid } from "../support/storm"
 
 const shapes = escapeShapes(process.pid)
 afterEach(() => {
@@ -46,5 +47,29 @@ describe("descendants that leave the process group", () => {
         expect(escapees(shape.marker)).toEqual([])
       })
     )
+  )
+
+  it.live("an escapee that clears its environment is still found by the descendants the sampler saw", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const marker = String(900_000 + (process.pid % 90_000))
+        // No PMFX_RUN_ID (env -i), and its parent exits 2 s later: only the sampled record knows it.
+        const app = { name: "esc-clean", script: "bash", args: ["-c", `(env -i setsid sleep ${marker} & sleep 2); sleep 1000`] }
+        const [row] = yield* pm.create(yield* definitions([app]), { baseEnv: PATH_ENV })
+        yield* eventually(Effect.sync(() => escapees(marker).length === 1), "escapee running")
+        const escapee = escapees(marker)[0]!
+        yield* eventually(Effect.sync(() => !descendantsOfPid(row!.pid!).includes(escapee)), "escapee reparented out of the tree")
+        yield* pm.stop("esc-clean")
+        expect(escapees(marker)).toEqual([])
+      }).pipe(
+        Effect.ensuring(
+          Effect.sync(() => {
+            for (const pid of escapees(String(900_000 + (process.pid % 90_000)))) process.kill(pid, "SIGKILL")
+          })
+        )
+      )
+    ),
+    { timeout: 30_000 }
   )
 })
