@@ -96,6 +96,25 @@ describe("the daemon lock", () => {
     expect(daemonPid()).not.toBe(zombie)
   })
 
+  it("while a daemon is still stopping its apps after SIGTERM, the next command waits for it and starts a new one", () => {
+    const file = sandbox.write(
+      "eco.json",
+      JSON.stringify({
+        apps: [{ name: "stubborn", script: process.execPath, args: ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], kill_timeout: 3000 }]
+      })
+    )
+    ok(sandbox, ["start", file])
+    const before = daemonPid()
+    process.kill(before, "SIGTERM")
+    // The old daemon holds its lock for up to 3 s more (the app ignores SIGTERM); the CLI's
+    // daemon leaves at once, and the CLI starts another until one takes over.
+    const listed = sandbox.pmfx(["list", "--json"])
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(json(listed).map((row) => row.name)).toEqual(["stubborn"])
+    expect(daemonPid()).not.toBe(before)
+    expect(isAlive(before)).toBe(false)
+  })
+
   it("right after the daemon is killed with SIGKILL, the next command starts a new one and succeeds", () => {
     ok(sandbox, ["start", idleCommand, "--name", "idle"])
     for (let round = 0; round < 3; round++) {
