@@ -13,9 +13,22 @@
 import { Data, Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { FileError } from "../domain/errors"
 import { parseProcStat } from "../monitor/procfs"
+import { unsafeWriteFileAtomically } from "./atomicWrite"
 
 export class DaemonAlreadyRunning extends Data.TaggedError("DaemonAlreadyRunning")<{ readonly pid: number; readonly file: string }> {}
+
+/** FILE_ERROR for lock files that cannot be written (a full disk, a read-only home); nothing of them is left behind. */
+const lockUnwritable = (file: string, error: unknown): FileError => {
+  const code = (error as { readonly code?: unknown } | null)?.code
+  const errno = typeof code === "string" ? code : "EIO"
+  const why = errno === "ENOSPC" || errno === "EDQUOT" ? `the disk holding ${path.dirname(file)} is full` : error instanceof Error ? error.message : String(error)
+  return new FileError({
+    message: `the daemon cannot start: its lock ${file} cannot be written: ${why} (${errno})`,
+    details: { path: file, reason: errno, suggestion: `free space on that disk (or make ${path.dirname(file)} writable) and run the command again` }
+  })
+}
 
 /** A pid file younger than this, whose owner lives, is a daemon that has not written its record yet. */
 const FRESH_LOCK_MS = 5_000
@@ -98,26 +111,30 @@ export const lockHolder = (pidFile: string): number | null => {
 }
 
 const tryCreate = (file: string): boolean => {
+  let fd: number
   try {
-    const fd = fs.openSync(file, "wx", 0o600)
-    try {
-      fs.writeSync(fd, `${process.pid}\n`)
-    } finally {
-      fs.closeSync(fd)
-    }
-    return true
+    fd = fs.openSync(file, "wx", 0o600)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false
     throw error
   }
+  try {
+    const pid = Buffer.from(`${process.pid}\n`)
+    if (fs.writeSync(fd, pid) !== pid.length) throw Object.assign(new Error(`${file}: short write`), { code: "ENOSPC" })
+  } catch (error) {
+    // A full disk creates the file but not its content: an empty lock would stop the next starter.
+    fs.closeSync(fd)
+    fs.rmSync(file, { force: true })
+    throw error
+  }
+  fs.closeSync(fd)
+  return true
 }
 
 const writeOwnerRecord = (pidFile: string): void => {
-  const ownerFile = ownerFileOf(pidFile)
-  const temporary = `${ownerFile}.${process.pid}.tmp`
   const startTime = procStat(process.pid)?.startTime ?? 0
-  fs.writeFileSync(temporary, `${process.pid} ${startTime}\n`, { mode: 0o600 })
-  fs.renameSync(temporary, ownerFile)
+  const failed = unsafeWriteFileAtomically(ownerFileOf(pidFile), Buffer.from(`${process.pid} ${startTime}\n`), { mode: 0o600, durable: false })
+  if (failed !== null) throw Object.assign(new Error(failed.reason), { code: failed.code })
 }
 
 /**
@@ -144,14 +161,20 @@ const removeStale = (pidFile: string, stalePid: number | undefined): void => {
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms)
 
 /** Holds the lock for the life of the scope. */
-export const acquireDaemonLock = (file: string): Effect.Effect<void, DaemonAlreadyRunning, Scope.Scope> =>
+export const acquireDaemonLock = (file: string): Effect.Effect<void, DaemonAlreadyRunning | FileError, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.suspend(() => {
+    Effect.suspend((): Effect.Effect<void, DaemonAlreadyRunning | FileError> => {
       for (let attempt = 0; attempt < 20; attempt++) {
-        if (tryCreate(file)) {
-          writeOwnerRecord(file)
-          return Effect.void
+        let created = false
+        try {
+          created = tryCreate(file)
+          if (created) writeOwnerRecord(file)
+        } catch (error) {
+          // Our own lock, half made: removed, so that nothing stops the next start once there is room.
+          if (created) fs.rmSync(file, { force: true })
+          return Effect.fail(lockUnwritable(file, error))
         }
+        if (created) return Effect.void
         const owner = readPidFile(file)
         if (owner === undefined && ageMs(file) < FRESH_LOCK_MS) {
           // Created by another starter that has not written its pid yet (microseconds).

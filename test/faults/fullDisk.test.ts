@@ -7,14 +7,15 @@
  * daemon restores exactly what was asked for. Needs root (mount); skips with its reason otherwise.
  */
 import { afterEach, describe, expect, it } from "vitest"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { readStateFile } from "../../src/daemon/StateFile"
 import { Effect } from "effect"
 import { type CliResult, makeSandbox, type Sandbox, stopEverything } from "../support/cli"
-import { request, waitFor } from "../support/daemon"
-import { mountTmpfs, type Tmpfs } from "../support/tmpfs"
+import { DAEMON_BIN, request, waitFor } from "../support/daemon"
+import { fillDisk, mountTmpfs, type Tmpfs } from "../support/tmpfs"
 
 let sandbox: Sandbox | undefined
 let disk: Tmpfs | undefined
@@ -119,6 +120,35 @@ describe("a full disk under PMFX_HOME", () => {
     }, "t2 and t3 running again, t1 and flood stopped", 30_000)
 
     console.log(`full disk figures: ${figures.join("; ")}; saved again ${recoveredMs} ms after space was freed (retry every 2 s); ${recovered.logs.dropped_lines} log lines dropped and counted`)
+  })
+})
+
+describe("a daemon starting on a full disk", () => {
+  it("exits at once saying the disk is full, leaves no empty lock behind, and starts once there is room", async (context) => {
+    const mounted = mountTmpfs("1m", "pmfx-full-")
+    if (mounted._tag === "Unavailable") {
+      console.warn(`SKIPPED full-disk daemon start test: ${mounted.reason}`)
+      context.skip()
+      return
+    }
+    disk = mounted.tmpfs
+    sandbox = makeSandbox()
+    const home = disk.dir
+    fillDisk(path.join(home, "filler"))
+    const started = Date.now()
+    const daemon = spawnSync(process.execPath, [DAEMON_BIN], { env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8", timeout: 30_000 })
+    const ms = Date.now() - started
+    expect(daemon.status, daemon.stderr).not.toBe(0)
+    expect(daemon.status).not.toBeNull()
+    expect(daemon.stderr).toContain(`its lock ${path.join(home, "daemon.pid")} cannot be written: the disk holding ${home} is full (ENOSPC)`)
+    // An empty daemon.pid would make the next start wait for a daemon that does not exist.
+    expect(fs.existsSync(path.join(home, "daemon.pid"))).toBe(false)
+    expect(fs.existsSync(path.join(home, "daemon.owner"))).toBe(false)
+    fs.rmSync(path.join(home, "filler"))
+    const box = sandbox
+    const list = box.pmfx(["list"], { PMFX_HOME: home })
+    expect(list.code, list.stderr).toBe(0)
+    console.log(`full disk figures: a daemon start on a full disk exits ${daemon.status} in ${ms} ms`)
   })
 })
 
