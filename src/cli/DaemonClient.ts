@@ -12,6 +12,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { PmfxApi } from "../api/Api"
+import { lockHolder } from "../daemon/DaemonLock"
 import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
 import { Paths } from "../daemon/Paths"
 import { socketHttpClient } from "../daemon/socketHttpClient"
@@ -102,8 +103,13 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       )
       // (The repeat ends only once the daemon answers; its value is the schedule's count, not a flag.)
       if (up._tag === "None") {
+        // A live daemon that holds the lock and does not answer is stuck: say which one.
+        const holder = lockHolder(paths.daemonPid)
         return yield* new DaemonUnreachable({
-          message: `the daemon did not answer on ${paths.socket} within ${Duration.toSeconds(START_TIMEOUT)}s; see ${paths.daemonLog}`,
+          message:
+            holder === null
+              ? `the daemon did not answer on ${paths.socket} within ${Duration.toSeconds(START_TIMEOUT)}s; see ${paths.daemonLog}`
+              : `the daemon (pid ${holder}) holds ${paths.daemonPid} but did not answer on ${paths.socket} within ${Duration.toSeconds(START_TIMEOUT)}s\n  suggestion: see ${paths.daemonLog}; if it is stuck, stop it with \`kill ${holder}\` and run the command again`,
           socket: paths.socket
         })
       }
