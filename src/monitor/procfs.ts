@@ -179,16 +179,21 @@ const groupMayExist = (pgid: number): boolean => {
 }
 
 /**
- * Whether `/proc/<pid>/environ` holds exactly `entry` (`NAME=value`). The file is the environment
- * the process was started with (a later `setenv` does not change it); reading it needs the same
- * user or root, and an unreadable or vanished process counts as no match.
+ * The value of variable `name` in `/proc/<pid>/environ`, or null when it is not set. The file is
+ * the environment the process was started with (a later `setenv` does not change it); reading it
+ * needs the same user or root, and an unreadable or vanished process reads as null.
  */
-export const environHas = (pid: number, entry: string): boolean => {
+export const environValue = (pid: number, name: string): string | null => {
   let text: string
   try {
     text = fs.readFileSync(`/proc/${pid}/environ`, "latin1")
   } catch {
-    return false
+    return null
   }
-  return text.startsWith(`${entry}\0`) || text.includes(`\0${entry}\0`) || text === entry || text.endsWith(`\0${entry}`)
+  const prefix = `${name}=`
+  const at = text.startsWith(prefix) ? 0 : text.indexOf(`\0${prefix}`)
+  if (at < 0) return null
+  const start = at === 0 ? prefix.length : at + 1 + prefix.length
+  const end = text.indexOf("\0", start)
+  return text.slice(start, end < 0 ? text.length : end)
 }

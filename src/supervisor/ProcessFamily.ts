@@ -16,7 +16,7 @@
  */
 import { Clock, Duration, Effect, Option } from "effect"
 import { descendantsOf } from "../monitor/processTree"
-import { environHas, liveGroupMembers, type ProcessTable, readProcStat, readProcessTable } from "../monitor/procfs"
+import { environValue, liveGroupMembers, type ProcessTable, readProcStat, readProcessTable } from "../monitor/procfs"
 
 export const RUN_ID_VARIABLE = "PMFX_RUN_ID"
 
@@ -74,7 +74,41 @@ export const recordTree = (family: ProcessFamily, table: ProcessTable): void => 
   }
 }
 
-const marker = (family: ProcessFamily) => `${RUN_ID_VARIABLE}=${family.runId}`
+/**
+ * Shared by every family of the daemon, because `stop all` stops every app at once: one pass over
+ * /proc and one read of each process's environment serve all of them, instead of one per app
+ * (50 apps would read 50 tables and 50 × 50 environments).
+ */
+const shared = {
+  /** The last table read, and when its read began (ms). */
+  table: undefined as ProcessTable | undefined,
+  readAt: 0,
+  /** `PMFX_RUN_ID` of each process (null: none), valid while its start time matches. */
+  runIds: new Map<number, { readonly startTime: number; readonly runId: string | null }>()
+}
+
+/** How old a shared table may be for the first sweep of a stop (the last sweep catches later births). */
+const FIRST_SWEEP_MAX_AGE_MS = 100
+
+/** A table whose read began at or after `notBefore` (ms); the shared one when it qualifies. */
+const tableSince = (notBefore: number): Effect.Effect<ProcessTable> =>
+  Effect.gen(function* () {
+    if (shared.table !== undefined && shared.readAt >= notBefore) return shared.table
+    const readAt = yield* Clock.currentTimeMillis
+    const table = yield* readProcessTable()
+    shared.table = table
+    shared.readAt = readAt
+    for (const [pid, known] of shared.runIds) if (table.get(pid)?.startTime !== known.startTime) shared.runIds.delete(pid)
+    return table
+  })
+
+const runIdOf = (pid: number, startTime: number): string | null => {
+  const known = shared.runIds.get(pid)
+  if (known !== undefined && known.startTime === startTime) return known.runId
+  const runId = environValue(pid, RUN_ID_VARIABLE)
+  shared.runIds.set(pid, { startTime, runId })
+  return runId
+}
 
 /**
  * The live members of the run in `table`: its group, its tree, what was seen before (same start
@@ -85,11 +119,10 @@ export const liveMembers = (family: ProcessFamily, table: ProcessTable, scanEnvi
   const ours = groupIsOurs(family, table)
   if (ours) recordTree(family, table)
   const members: Array<number> = []
-  const tag = marker(family)
   for (const stat of table.values()) {
     if (stat.state === "Z" || stat.pid === process.pid || stat.startTime < family.bornAfter) continue
     const known = (ours && stat.pgrp === family.leader) || family.seen.get(stat.pid) === stat.startTime
-    if (known || (scanEnvironment && environHas(stat.pid, tag))) {
+    if (known || (scanEnvironment && runIdOf(stat.pid, stat.startTime) === family.runId)) {
       family.seen.set(stat.pid, stat.startTime)
       members.push(stat.pid)
     }
@@ -105,13 +138,18 @@ const signal = (pid: number, name: NodeJS.Signals): void => {
   }
 }
 
-/** Signals the group and every member; a member is re-checked by start time just before. */
-const signalAll = (family: ProcessFamily, members: ReadonlyArray<number>, table: ProcessTable, name: NodeJS.Signals): void => {
-  if (groupIsOurs(family, table)) signal(-family.leader, name)
-  for (const pid of members) {
-    if (table.get(pid)?.startTime === family.seen.get(pid)) signal(pid, name)
-  }
-}
+/**
+ * Signals the group and every member. Each member's start time is read again just before its
+ * signal (the table may be a moment old, and a pid freed since may already be someone else's).
+ */
+const signalAll = (family: ProcessFamily, members: ReadonlyArray<number>, table: ProcessTable, name: NodeJS.Signals): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (groupIsOurs(family, table)) signal(-family.leader, name)
+    for (const pid of members) {
+      const stat = yield* readProcStat(pid)
+      if (Option.isSome(stat) && stat.value.startTime === family.seen.get(pid) && stat.value.state !== "Z") signal(pid, name)
+    }
+  })
 
 /**
  * Whether a known member still lives: the group (without a pass over /proc when it is empty) or
@@ -145,19 +183,23 @@ const awaitGone = (family: ProcessFamily, timeoutMs: number): Effect.Effect<bool
  */
 export const stopFamily = (family: ProcessFamily, killTimeoutMs: number): Effect.Effect<void> =>
   Effect.gen(function* () {
-    let table = yield* readProcessTable()
+    let table = yield* tableSince((yield* Clock.currentTimeMillis) - FIRST_SWEEP_MAX_AGE_MS)
     let members = liveMembers(family, table, true)
     if (members.length === 0) return
-    signalAll(family, members, table, "SIGTERM")
+    const signalledAt = yield* Clock.currentTimeMillis
+    yield* signalAll(family, members, table, "SIGTERM")
     if (!(yield* awaitGone(family, killTimeoutMs))) {
       table = yield* readProcessTable()
-      signalAll(family, liveMembers(family, table, false), table, "SIGKILL")
+      yield* signalAll(family, liveMembers(family, table, false), table, "SIGKILL")
       yield* awaitGone(family, 5_000)
     }
-    table = yield* readProcessTable()
+    // A table read after the signals (perhaps shared with another stop): a member born after the
+    // first sweep, during the grace period, is in it. Members it shows that have died since are
+    // skipped by signalAll's fresh start-time check.
+    table = yield* tableSince(signalledAt)
     members = liveMembers(family, table, true)
     if (members.length > 0) {
-      signalAll(family, members, table, "SIGKILL")
+      yield* signalAll(family, members, table, "SIGKILL")
       yield* awaitGone(family, 5_000)
     }
   }).pipe(Effect.uninterruptible)
@@ -165,9 +207,9 @@ export const stopFamily = (family: ProcessFamily, killTimeoutMs: number): Effect
 /** Kills what is left of a run whose leader has exited (a crash): SIGKILL, no grace. */
 export const killFamilyLeftovers = (family: ProcessFamily): Effect.Effect<void> =>
   Effect.gen(function* () {
-    const table = yield* readProcessTable()
+    const table = yield* tableSince(yield* Clock.currentTimeMillis)
     const members = liveMembers(family, table, true)
     if (members.length === 0) return
-    signalAll(family, members, table, "SIGKILL")
+    yield* signalAll(family, members, table, "SIGKILL")
     yield* awaitGone(family, 5_000)
   }).pipe(Effect.uninterruptible)
