@@ -5,10 +5,10 @@
  * known key as a suggestion.
  */
 import { Schema } from "effect"
-import { WebhookEvent } from "../domain/AppDefinition"
+import { MAX_LINE_LENGTH_RANGE, WebhookEvent } from "../domain/AppDefinition"
 import { DurationMs, DurationSecondsMs } from "../domain/Duration"
 import { PortSetting } from "../domain/Port"
-import { SizeBytes } from "../domain/Size"
+import { SizeBetween, SizeBytes } from "../domain/Size"
 import {
   Args,
   Bool,
@@ -25,6 +25,8 @@ import {
 
 /** An optional key; `exact` so a bad value reports one problem, not also "expected undefined". */
 const opt = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(schema, { exact: true })
+
+const LineLength = SizeBetween(MAX_LINE_LENGTH_RANGE.min, MAX_LINE_LENGTH_RANGE.max)
 
 export const HealthCheckSettings = Schema.Struct({
   enabled: opt(Bool),
@@ -47,7 +49,8 @@ export const LogSettings = Schema.Struct({
   max_log_size: opt(SizeBytes),
   max_log_files: opt(Integer(1)),
   compress_logs: opt(Bool),
-  rotation_schedule: opt(literalOf(["daily"], "RotationSchedule"))
+  rotation_schedule: opt(literalOf(["daily"], "RotationSchedule")),
+  max_line_length: opt(LineLength)
 })
 export type LogSettings = typeof LogSettings.Type
 
@@ -100,6 +103,7 @@ export const AppSettings = Schema.Struct({
   max_log_files: opt(Integer(1)),
   compress_logs: opt(Bool),
   rotation_schedule: opt(literalOf(["daily"], "RotationSchedule")),
+  max_line_length: opt(LineLength),
   log: opt(LogSettings),
   health_check: opt(HealthCheckSettings),
   alerts: opt(AlertSettings)

@@ -85,6 +85,7 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     max_log_files: log.max_log_files ?? appDefaults.max_log_files,
     compress_logs: log.compress_logs ?? appDefaults.compress_logs,
     rotation_schedule: log.rotation_schedule ?? null,
+    max_line_length: log.max_line_length ?? appDefaults.max_line_length,
     health_check:
       health === undefined
         ? null

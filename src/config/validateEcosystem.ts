@@ -4,11 +4,11 @@
  * suggestion. Pure: reading files is the loader's job.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { MAX_INSTANCES, NAME_PATTERN } from "../domain/AppDefinition"
+import { MAX_INSTANCES, MAX_LINE_LENGTH_RANGE, NAME_PATTERN } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
-import { sizeHint } from "../domain/Size"
+import { formatSize, sizeHint } from "../domain/Size"
 import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings, WebhookSettings } from "./AppSettings"
 import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
@@ -93,6 +93,7 @@ const hintBySetting: Readonly<Record<string, string>> = {
   interval: durationSecondsHint,
   max_memory_restart: sizeHint,
   max_log_size: sizeHint,
+  max_line_length: `a size from ${formatSize(MAX_LINE_LENGTH_RANGE.min)} to ${formatSize(MAX_LINE_LENGTH_RANGE.max)}, like 1M or 4M`,
   memory: sizeHint,
   port: portHint,
   instances: instancesHint

@@ -89,6 +89,12 @@ export const AppDefinition = Schema.Struct({
   max_log_size: Schema.NullOr(Bytes),
   max_log_files: Schema.Int.pipe(Schema.positive()),
   compress_logs: Schema.Boolean,
+  /**
+   * The longest line stored as one record, in bytes; a longer one is stored as several, marked as
+   * continuing (docs/configuration.md). Optional when decoding, so a state file saved before the
+   * setting existed still loads.
+   */
+  max_line_length: Schema.optionalWith(Bytes, { default: () => appDefaults.max_line_length }),
   rotation_schedule: Schema.NullOr(Schema.Literal("daily")),
   health_check: Schema.NullOr(HealthCheckDefinition),
   alerts: Schema.NullOr(AlertRules)
@@ -114,8 +120,12 @@ export const appDefaults = {
   merge_logs: false,
   max_log_files: 10,
   compress_logs: false,
+  max_line_length: 1024 * 1024,
   health_check: { interval: 30_000, timeout: 5_000, retries: 3 }
 } as const
+
+/** The range of `max_line_length`: a piece must be worth a record, and a stream buffers one line. */
+export const MAX_LINE_LENGTH_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const
 
 /** Names that a process `{id}` could not tell apart from an id or a keyword (DESIGN §4). */
 export const NAME_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9_.@:+-]{0,99}$/

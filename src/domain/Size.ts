@@ -55,3 +55,18 @@ export const distinctSizes = (a: number, b: number): readonly [string, string] =
 }
 
 export const SizeBytes = fromUnknown(Schema.Number, parseSize, { identifier: "Size", description: sizeHint })
+
+/** A size from `min` to `max` bytes, both included. */
+export const SizeBetween = (min: number, max: number) =>
+  fromUnknown(
+    Schema.Number,
+    (input) =>
+      Either.flatMap(parseSize(input), (bytes) =>
+        bytes < min
+          ? Either.left(`${formatSize(bytes)} is below the minimum ${formatSize(min)}`)
+          : bytes > max
+            ? Either.left(`${formatSize(bytes)} is above the maximum ${formatSize(max)}`)
+            : Either.right(bytes)
+      ),
+    { identifier: `SizeFrom${min}To${max}`, description: `${sizeHint}, from ${formatSize(min)} to ${formatSize(max)}` }
+  )

@@ -7,7 +7,7 @@
 import type { FileHandle } from "node:fs/promises"
 
 const CHUNK_BYTES = 64 * 1024
-/** A "line" longer than this (not one of ours: ours are at most 64 KiB) is handed out in pieces. */
+/** The default bound on a line held whole; longer "lines" are handed out in pieces. */
 const MAX_CARRY_BYTES = 1024 * 1024
 const LF = 0x0a
 
@@ -31,7 +31,9 @@ export class BackwardLines {
 
   constructor(
     private readonly handle: FileHandle,
-    size: number
+    size: number,
+    /** The longest line held whole (the writer's longest stored line); bounds memory on a foreign file. */
+    private readonly maxLineBytes: number = MAX_CARRY_BYTES
   ) {
     this.position = size
   }
@@ -62,7 +64,7 @@ export class BackwardLines {
       const last = buffer.lastIndexOf(LF)
       if (last === -1) {
         // Still inside the unfinished tail: it is skipped, so there is no need to hold all of it.
-        this.carry = buffer.length > MAX_CARRY_BYTES ? Buffer.alloc(0) : buffer
+        this.carry = buffer.length > this.maxLineBytes ? Buffer.alloc(0) : buffer
         return []
       }
       end = last
@@ -71,7 +73,7 @@ export class BackwardLines {
     const first = buffer.indexOf(LF)
     if (first === -1 || first >= end) {
       this.carry = buffer.subarray(0, end)
-      if (this.carry.length <= MAX_CARRY_BYTES) return []
+      if (this.carry.length <= this.maxLineBytes) return []
       const piece = this.carry.toString("utf8")
       this.carry = Buffer.alloc(0)
       return [piece]

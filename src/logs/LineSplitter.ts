@@ -7,12 +7,14 @@
  * - Lines are split on byte 0x0A in the raw Buffers and only then decoded, so a UTF-8 character
  *   cut across two chunks is decoded whole (0x0A never occurs inside a multi-byte character).
  * - A partial last line is kept until more bytes arrive and emitted by `flush()` at the end.
- * - A line longer than `maxLineBytes` (64 KiB) is cut into pieces of at most that size, at a
- *   character boundary; that bounds the bytes held per stream. Shorter lines are never split.
+ * - A line longer than `maxLineBytes` (the app's `max_line_length`, docs/configuration.md) is cut
+ *   into pieces of at most that size, at a character boundary; that bounds the bytes held per
+ *   stream. Every piece after the first is emitted with `continued` set, so the files can say so.
+ *   Shorter lines are never split.
  */
 
-/** The longest line kept whole, and so the most bytes buffered per stream (DESIGN §6). */
-export const MAX_LINE_BYTES = 64 * 1024
+/** The longest line kept whole by default, and so the most bytes buffered per stream. */
+export const MAX_LINE_BYTES = 1024 * 1024
 
 const LF = 0x0a
 const CR = 0x0d
@@ -29,10 +31,15 @@ export class LineSplitter {
   /** Bytes of the current, unterminated line (at most `maxLineBytes`). */
   private pending: Array<Buffer> = []
   private pendingBytes = 0
+  /** Whether a piece of the current line was emitted already (the next piece continues it). */
+  private continuing = false
 
   constructor(
-    /** Receives each line as `buffer[start, end)`; the splitter never writes to a buffer it handed out. */
-    private readonly emit: (buffer: Buffer, start: number, end: number) => void,
+    /**
+     * Receives each line as `buffer[start, end)`, and `continued` when it is a later piece of a
+     * line over the limit; the splitter never writes to a buffer it handed out.
+     */
+    private readonly emit: (buffer: Buffer, start: number, end: number, continued: boolean) => void,
     private readonly maxLineBytes: number = MAX_LINE_BYTES
   ) {}
 
@@ -72,12 +79,18 @@ export class LineSplitter {
 
   private emitTerminated(buffer: Buffer, start: number, end: number): void {
     if (end > start && buffer[end - 1] === CR) end--
-    while (end - start > this.maxLineBytes) {
-      const cut = characterBoundary(buffer, start, start + this.maxLineBytes)
-      this.emit(buffer, start, cut)
-      start = cut
-    }
-    this.emit(buffer, start, end)
+    while (end - start > this.maxLineBytes) start = this.emitPiece(buffer, start)
+    // A line that ended just after a piece (its `\r` aside) has no bytes left to carry.
+    if (!(this.continuing && end === start)) this.emit(buffer, start, end, this.continuing)
+    this.continuing = false
+  }
+
+  /** Emits the first `maxLineBytes` (or a little less) of an over-long line from `start`; returns where the rest begins. */
+  private emitPiece(buffer: Buffer, start: number): number {
+    const cut = characterBoundary(buffer, start, start + this.maxLineBytes)
+    this.emit(buffer, start, cut, this.continuing)
+    this.continuing = true
+    return cut
   }
 
   /** Holds the tail of a chunk that has no newline yet, cutting off full pieces beyond the bound. */
@@ -89,11 +102,7 @@ export class LineSplitter {
     if (this.pendingBytes === this.maxLineBytes + 1 && chunk[chunk.length - 1] === CR) return
     let held = Buffer.concat(this.pending, this.pendingBytes)
     let from = 0
-    while (held.length - from > this.maxLineBytes) {
-      const cut = characterBoundary(held, from, from + this.maxLineBytes)
-      this.emit(held, from, cut)
-      from = cut
-    }
+    while (held.length - from > this.maxLineBytes) from = this.emitPiece(held, from)
     held = held.subarray(from)
     // Copy the remainder so the big concatenated buffer can be collected (and the emitted ranges stay intact).
     this.pending = [Buffer.from(held)]
@@ -101,6 +110,6 @@ export class LineSplitter {
   }
 }
 
-/** A splitter that hands out decoded strings, for callers off the hot path. */
+/** A splitter that hands out decoded strings (pieces of over-long lines as lines), for callers off the hot path. */
 export const stringLineSplitter = (emit: (line: string) => void, maxLineBytes?: number): LineSplitter =>
   new LineSplitter((buffer, start, end) => emit(buffer.toString("utf8", start, end)), maxLineBytes)

@@ -15,6 +15,11 @@ export const LogEntry = Schema.Struct({
   instance: Schema.NullOr(Schema.Int),
   stream: LogStream,
   level: LogLevel,
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * Present (and true) on a later piece of a line longer than the app's `max_line_length`: the
+   * message continues the previous entry's. The pieces share the first one's timestamp.
+   */
+  continued: Schema.optional(Schema.Literal(true))
 })
 export type LogEntry = typeof LogEntry.Type

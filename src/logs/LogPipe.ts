@@ -5,6 +5,9 @@
  * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines
  * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them).
  *
+ * A line over `maxLineBytes` reaches the files as pieces (see `LineSplitter`); each later piece is
+ * stored as a continuation record stamped with the first piece's time (see `formatLine`).
+ *
  * Backpressure: when a target is over its high-water mark the child's stream is paused until every
  * such target drains; the child then blocks on its full pipe. Nothing is dropped.
  */
@@ -15,8 +18,8 @@ import type { RotatingFile } from "./RotatingFile"
 
 /** How lines are stored: text lines as `prefix + bytes + "\n"`, JSON lines through `line`. */
 export interface PipeFormat {
-  /** The bytes before each text line; null for JSON logs. */
-  readonly prefix: ((ms: number) => Buffer) | null
+  /** The bytes before each text line (a continuation record's with `continued`); null for JSON logs. */
+  readonly prefix: ((ms: number, continued?: boolean) => Buffer) | null
   readonly line: LineFormatter
 }
 
@@ -38,8 +41,13 @@ export class LogPipe {
   private rangeEnds: Array<number> = []
   private rangeBytes = 0
   private formatted: Array<string> = []
+  /** Indexes (in the batch) of the text lines that are continuation records, with their prefixes. */
+  private continuedAt: Array<number> = []
+  private continuedPrefixes: Array<Buffer> = []
   /** Arrival time of the chunk being split. */
   private now = 0
+  /** Arrival time of the current line's first piece: the time of all its pieces. */
+  private lineMs = 0
   private paused = false
   private finished = false
   private endWaiters: Array<() => void> = []
@@ -51,11 +59,13 @@ export class LogPipe {
     private readonly stream: LogStream,
     private readonly instance: number,
     /** Sees every line after it is handed to the files; its failures never reach the byte path. */
-    private readonly onLine: ((message: string, ms: number) => void) | undefined,
+    private readonly onLine: ((message: string, ms: number, continued: boolean) => void) | undefined,
     /** Asked once per chunk: whether `onLine` wants lines now (lines are not decoded otherwise). */
-    private readonly wantsLines: () => boolean = () => true
+    private readonly wantsLines: () => boolean = () => true,
+    /** The app's `max_line_length`: longer lines are stored as several records. */
+    maxLineBytes?: number
   ) {
-    this.splitter = new LineSplitter(this.onSplitLine)
+    this.splitter = new LineSplitter(this.onSplitLine, maxLineBytes)
     readable.on("data", this.onData)
     readable.on("end", this.finish)
     readable.on("error", this.finish)
@@ -93,20 +103,25 @@ export class LogPipe {
     this.writeBatch()
   }
 
-  private readonly onSplitLine = (buffer: Buffer, start: number, end: number): void => {
+  private readonly onSplitLine = (buffer: Buffer, start: number, end: number, continued: boolean): void => {
+    if (!continued) this.lineMs = this.now
     let message: string | undefined
     if (this.format.prefix !== null) {
+      if (continued) {
+        this.continuedAt.push(this.rangeBuffers.length)
+        this.continuedPrefixes.push(this.format.prefix(this.lineMs, true))
+      }
       this.rangeBuffers.push(buffer)
       this.rangeStarts.push(start)
       this.rangeEnds.push(end)
       this.rangeBytes += end - start
     } else {
       message = buffer.toString("utf8", start, end)
-      this.formatted.push(this.format.line(message, this.now, this.stream, this.instance))
+      this.formatted.push(this.format.line(message, this.lineMs, this.stream, this.instance, continued))
     }
     if (this.listening && this.onLine !== undefined) {
       try {
-        this.onLine(message ?? buffer.toString("utf8", start, end), this.now)
+        this.onLine(message ?? buffer.toString("utf8", start, end), this.lineMs, continued)
       } catch {
         // A listener's bug must not stop the logs.
       }
@@ -124,13 +139,25 @@ export class LogPipe {
     const count = this.rangeBuffers.length
     if (count === 0) return null
     const prefix = this.format.prefix(this.now)
-    const out = Buffer.allocUnsafe(this.rangeBytes + count * (prefix.length + 1))
+    let prefixBytes = count * prefix.length
+    for (let c = 0; c < this.continuedPrefixes.length; c++) prefixBytes += this.continuedPrefixes[c]!.length - prefix.length
+    const out = Buffer.allocUnsafe(this.rangeBytes + prefixBytes + count)
     let at = 0
+    let c = 0
+    let nextContinued = this.continuedAt.length > 0 ? this.continuedAt[0]! : -1
     for (let i = 0; i < count; i++) {
-      at = copyBytes(prefix, 0, prefix.length, out, at)
+      if (i === nextContinued) {
+        const own = this.continuedPrefixes[c++]!
+        at = copyBytes(own, 0, own.length, out, at)
+        nextContinued = c < this.continuedAt.length ? this.continuedAt[c]! : -1
+      } else {
+        at = copyBytes(prefix, 0, prefix.length, out, at)
+      }
       at = copyBytes(this.rangeBuffers[i]!, this.rangeStarts[i]!, this.rangeEnds[i]!, out, at)
       out[at++] = LF
     }
+    this.continuedAt.length = 0
+    this.continuedPrefixes.length = 0
     this.rangeBuffers.length = 0
     this.rangeStarts.length = 0
     this.rangeEnds.length = 0

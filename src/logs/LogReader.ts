@@ -23,8 +23,12 @@ import { compileLogQuery, type LogFilter, type LogQuery } from "./LogQuery"
 import { type LineSource, type StoredLine, storedLineParser } from "./parseStoredLine"
 import { listRotatedFiles } from "./rotatedFiles"
 
-/** Bounds memory on a damaged or foreign archive; our own lines are at most 64 KiB plus their prefix. */
-const GZ_MAX_LINE_BYTES = 1024 * 1024
+/**
+ * The longest stored line of `app` read whole: its `max_line_length`, grown for a JSON record
+ * (escaping takes up to 6 bytes a byte) and its fields. Longer "lines" (a damaged or foreign file)
+ * come out in pieces, which bounds memory.
+ */
+const storedLineLimit = (app: AppDefinition): number => app.max_line_length * 6 + 64 * 1024
 
 /** One matching entry with the time it sorts by. */
 interface Match {
@@ -82,15 +86,14 @@ const judge = (app: AppDefinition, filter: LogFilter, line: StoredLine): Verdict
   if (filter.grep !== null && !filter.grep.test(line.message)) return "skip"
   const level = detectLevel(line.message, line.stream)
   if (filter.level !== null && !atLeast(level, filter.level)) return "skip"
-  return {
-    ms: line.ms,
-    entry: { timestamp: line.timestamp, app: app.name, instance: line.instance, stream: line.stream, level, message: line.message }
-  }
+  const entry: LogEntry = { timestamp: line.timestamp, app: app.name, instance: line.instance, stream: line.stream, level, message: line.message }
+  return { ms: line.ms, entry: line.continued === true ? { ...entry, continued: true } : entry }
 }
 
 /** Matches of one plain file, newest first; false in `older` when the file reached lines before `since`. */
 async function* plainFile(
   file: string,
+  maxLineBytes: number,
   seen: Set<string>,
   judgeLine: (line: string) => Verdict,
   state: { older: boolean }
@@ -108,7 +111,7 @@ async function* plainFile(
     const identity = `${stat.dev}:${stat.ino}`
     if (seen.has(identity)) return
     seen.add(identity)
-    const lines = new BackwardLines(handle, stat.size)
+    const lines = new BackwardLines(handle, stat.size, maxLineBytes)
     for (;;) {
       const batch = await lines.previous()
       if (batch.length === 0) return
@@ -132,6 +135,7 @@ async function* plainFile(
 /** Matches of one gzipped file, newest first: only its last `keep` matches are held. */
 async function* gzippedFile(
   file: string,
+  maxLineBytes: number,
   keep: number,
   judgeLine: (line: string) => Verdict,
   state: { older: boolean }
@@ -144,7 +148,7 @@ async function* gzippedFile(
       last.push(verdict)
       if (last.length > keep * 2) last.splice(0, last.length - keep)
     }
-  }, GZ_MAX_LINE_BYTES)
+  }, maxLineBytes)
   let handle: fs.promises.FileHandle
   try {
     handle = await fs.promises.open(file, "r")
@@ -174,11 +178,12 @@ async function* fileSet(app: AppDefinition, filter: LogFilter, file: string, sou
   const judgeLine = (line: string): Verdict => judge(app, filter, parse(line))
   const state = { older: false }
   const seen = new Set<string>()
-  yield* plainFile(file, seen, judgeLine, state)
+  const limit = storedLineLimit(app)
+  yield* plainFile(file, limit, seen, judgeLine, state)
   if (state.older) return
   for (const rotated of await listRotatedFiles(file)) {
-    if (rotated.compressed) yield* gzippedFile(rotated.path, filter.lines, judgeLine, state)
-    else yield* plainFile(rotated.path, seen, judgeLine, state)
+    if (rotated.compressed) yield* gzippedFile(rotated.path, limit, filter.lines, judgeLine, state)
+    else yield* plainFile(rotated.path, limit, seen, judgeLine, state)
     if (state.older) return
   }
 }

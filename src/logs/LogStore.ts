@@ -146,9 +146,11 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
           const lineListener =
             onLine === undefined
               ? undefined
-              : (message: string, ms: number) =>
-                  onLine({ timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message })
-          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines)
+              : (message: string, ms: number, continued: boolean) => {
+                  const entry: LogEntry = { timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message }
+                  onLine(continued ? { ...entry, continued: true } : entry)
+                }
+          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length)
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
         }

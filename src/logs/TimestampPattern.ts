@@ -115,9 +115,11 @@ export interface ParsedTextLine {
   /** Epoch milliseconds of `timestamp`; NaN when it is null. */
   readonly ms: number
   readonly message: string
+  /** Set when the line is a continuation record (`<timestamp>+ piece`, see `formatLine`). */
+  readonly continued?: true
 }
 
-const ISO_PREFIX = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z) /
+const ISO_PREFIX = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)(\+?) /
 
 const unstamped = (line: string): ParsedTextLine => ({ timestamp: null, ms: Number.NaN, message: line })
 
@@ -133,18 +135,21 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
       const match = ISO_PREFIX.exec(line)
       if (match === null) return unstamped(line)
       const ms = Date.parse(match[1]!)
-      return Number.isNaN(ms) ? unstamped(line) : { timestamp: match[1]!, ms, message: line.slice(match[0].length) }
+      if (Number.isNaN(ms)) return unstamped(line)
+      const message = line.slice(match[0].length)
+      return match[2] === "" ? { timestamp: match[1]!, ms, message } : { timestamp: match[1]!, ms, message, continued: true }
     }
   }
   const parts = tokenize(pattern)
   const tokens = parts.flatMap((p) => ("token" in p ? [p.token] : []))
-  const regex = new RegExp(`^${parts.map((p) => ("token" in p ? TOKEN_REGEX[p.token] : escapeRegex(p.literal))).join("")} `)
+  const regex = new RegExp(`^${parts.map((p) => ("token" in p ? TOKEN_REGEX[p.token] : escapeRegex(p.literal))).join("")}(\\+?) `)
   const complete = tokens.includes("YYYY") && tokens.includes("MM") && tokens.includes("DD")
   return (line) => {
     const match = regex.exec(line)
     if (match === null) return unstamped(line)
     const message = line.slice(match[0].length)
-    if (!complete) return { timestamp: null, ms: Number.NaN, message }
+    const mark = match[tokens.length + 1] === "" ? {} : ({ continued: true } as const)
+    if (!complete) return { timestamp: null, ms: Number.NaN, message, ...mark }
     const field = (token: Token): string | undefined => {
       const index = tokens.indexOf(token)
       return index === -1 ? undefined : match[index + 1]
@@ -160,6 +165,6 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
       const digits = zone === "Z" ? "0000" : zone.slice(1).replace(":", "")
       ms = utc - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
     }
-    return Number.isNaN(ms) ? { timestamp: null, ms: Number.NaN, message } : { timestamp: new Date(ms).toISOString(), ms, message }
+    return Number.isNaN(ms) ? { timestamp: null, ms: Number.NaN, message, ...mark } : { timestamp: new Date(ms).toISOString(), ms, message, ...mark }
   }
 }

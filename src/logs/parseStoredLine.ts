@@ -16,6 +16,8 @@ export interface StoredLine {
   readonly instance: number | null
   readonly stream: LogStream
   readonly message: string
+  /** Set on a continuation record: a later piece of a line over `max_line_length`. */
+  readonly continued?: true
 }
 
 /** Where a file's lines come from, for lines that do not say it themselves. */
@@ -34,7 +36,7 @@ const fromJson = (line: string): StoredLine | null => {
     return null
   }
   if (typeof value !== "object" || value === null) return null
-  const { timestamp, instance, stream, message } = value as Record<string, unknown>
+  const { timestamp, instance, stream, message, continued } = value as Record<string, unknown>
   if (typeof timestamp !== "string" || typeof message !== "string" || (stream !== "out" && stream !== "err")) return null
   const ms = Date.parse(timestamp)
   return {
@@ -42,7 +44,8 @@ const fromJson = (line: string): StoredLine | null => {
     ms,
     instance: typeof instance === "number" && Number.isInteger(instance) ? instance : null,
     stream,
-    message
+    message,
+    ...(continued === true ? { continued } : {})
   }
 }
 

@@ -145,6 +145,31 @@ describe("GET /api/processes/{id}/logs", () => {
     expect((await logs("?grep=beta")).entries.map((e) => e.message).sort()).toEqual(["i0 plain beta", "i0 stderr beta"])
   })
 
+  it("gives a line over max_line_length as entries marked continued, sharing the first one's timestamp", async () => {
+    const long = "x".repeat(2500)
+    const created = await daemon.request("POST", "/api/processes", {
+      name: "longline",
+      script: process.execPath,
+      args: ["-e", `console.log(${JSON.stringify(long)}); console.log("short"); setInterval(() => {}, 1000)`],
+      max_line_length: "1K"
+    })
+    expect(created.status, JSON.stringify(created.body)).toBe(201)
+    const entries = await eventually(async () => {
+      const reply = await daemon.request("GET", "/api/processes/longline/logs")
+      return reply.body.entries.length >= 4 ? (reply.body.entries as Array<Entry & { continued?: true }>) : undefined
+    }, "the long line's pieces")
+    expect(entries.map((e) => [e.message.length, e.continued])).toEqual([[1024, undefined], [1024, true], [452, true], [5, undefined]])
+    expect(entries.slice(0, 3).map((e) => e.message).join("")).toBe(long)
+    expect(new Set(entries.slice(0, 3).map((e) => e.timestamp)).size).toBe(1)
+    const refused = await daemon.request("POST", "/api/processes", { name: "tiny", script: "x.js", max_line_length: 10 })
+    expect(refused.status).toBe(422)
+    expect(refused.body.error.code).toBe("INVALID_CONFIG")
+    expect(refused.body.error.details.problems).toEqual([
+      { field: "apps[0].max_line_length", value: 10, message: "10 is below the minimum 1K", suggestion: "write a size from 1K to 16M, like 1M or 4M" }
+    ])
+    expect((await daemon.request("DELETE", "/api/processes/longline")).status).toBe(204)
+  })
+
   it("streams new lines as Server-Sent Events with follow=true", async () => {
     const marker = `follow-marker-${Date.now()}`
     const asked = Date.now()

@@ -106,6 +106,25 @@ describe("one setting", () => {
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
+  it.effect("max_line_length outside 1K to 16M, or not a size, names the range", () => {
+    const suggestion = "write a size from 1K to 16M, like 1M or 4M"
+    return expectInvalid({ apps: [api({ max_line_length: "512" }), api({ name: "b", log: { max_line_length: "1G" } }), api({ name: "c", max_line_length: "lots" })] }, [
+      { field: "apps[0].max_line_length", value: "512", message: "512 is below the minimum 1K", suggestion },
+      { field: "apps[1].log.max_line_length", value: "1G", message: "1G is above the maximum 16M", suggestion },
+      { field: "apps[2].max_line_length", value: "lots", message: `"lots" is not ${sizeHint}`, suggestion }
+    ]).pipe(Effect.provide(ConfigLoader.Default))
+  })
+
+  it.effect("max_line_length defaults to 1M and is read on the app or in log", () =>
+    Effect.gen(function* () {
+      const loaded = yield* loadFiles(
+        { "pmfx.json": { apps: [api(), api({ name: "b", max_line_length: "4M" }), api({ name: "c", log: { max_line_length: 2048 } })] } },
+        "pmfx.json"
+      )
+      expect(loaded.apps.map((app) => app.max_line_length)).toEqual([1024 * 1024, 4 * 1024 * 1024, 2048])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
   it.effect('min_uptime "ten seconds"', () =>
     expectInvalid({ apps: [api({ min_uptime: "ten seconds" })] }, [
       { field: "apps[0].min_uptime", value: "ten seconds", message: `"ten seconds" is not ${durationHint}`, suggestion: `write ${durationHint}` }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { MAX_LINE_BYTES, stringLineSplitter } from "../../src/logs/LineSplitter"
+import { LineSplitter, MAX_LINE_BYTES, stringLineSplitter } from "../../src/logs/LineSplitter"
 
 const split = (chunks: ReadonlyArray<Buffer | string>, max?: number): Array<string> => {
   const lines: Array<string> = []
@@ -73,5 +73,22 @@ describe("LineSplitter", () => {
     expect(pieces).toEqual(["€€€", "€€€", "€"])
     const unterminated = split(["€€", "€€", "€€", "€"], 10)
     expect(unterminated).toEqual(["€€€", "€€€", "€"])
+  })
+
+  it("flags every piece after the first of a long line as continued, whatever the chunking", () => {
+    const pieces = (chunks: ReadonlyArray<string>) => {
+      const out: Array<string> = []
+      const splitter = new LineSplitter((buffer, start, end, continued) => out.push(`${continued ? "+" : ""}${buffer.toString("utf8", start, end)}`), 4)
+      for (const chunk of chunks) splitter.push(Buffer.from(chunk))
+      splitter.flush()
+      return out
+    }
+    const expected = ["abcd", "+efgh", "+ij", "xy", "abcd", "+e"]
+    expect(pieces(["abcdefghij\nxy\nabcde"])).toEqual(expected)
+    expect(pieces(["abc", "defg", "hij\nx", "y\na", "bcde"])).toEqual(expected)
+    expect(pieces("abcdefghij\nxy\nabcde".split(""))).toEqual(expected)
+    // A line of exactly the limit, or one whose last piece is only its \r, is one record.
+    expect(pieces(["abcd\r\n", "abcd\r", "\n", "z\n"])).toEqual(["abcd", "abcd", "z"])
+    expect(pieces(["abcdefgh\r\n", "z\n"])).toEqual(["abcd", "+efgh", "z"])
   })
 })

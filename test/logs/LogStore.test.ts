@@ -124,9 +124,9 @@ describe("LogStore writing", () => {
     }).pipe(Effect.provide(storeLayer(home)))
   })
 
-  it.live("cuts a 200 KiB line into 64 KiB pieces and leaves shorter lines whole", () => {
+  it.live("cuts a 200 KiB line into 64 KiB pieces with max_line_length 64K and leaves shorter lines whole", () => {
     const home = freshHome()
-    const app = testApp({ log_date_format: "none" })
+    const app = testApp({ log_date_format: "none", max_line_length: 64 * 1024 })
     return Effect.gen(function* () {
       const files = yield* runChild(
         app,
@@ -141,9 +141,60 @@ describe("LogStore writing", () => {
     }).pipe(Effect.provide(storeLayer(home)))
   })
 
+  it.live("keeps a 1,000,000-byte line whole by default (max_line_length 1M)", () => {
+    const home = freshHome()
+    const app = testApp()
+    return Effect.gen(function* () {
+      const files = yield* runChild(app, 0, `process.stdout.write("L".repeat(1000000) + "\\nafter\\n")`)
+      const lines = fileLines(files.out_file)
+      expect(lines.map(isoMessage)).toEqual(["L".repeat(1_000_000), "after"])
+    }).pipe(Effect.provide(storeLayer(home)))
+  })
+
+  it.live("stores a line over max_line_length as records marked as continuing, all with the first piece's time", () => {
+    const home = freshHome()
+    const app = testApp({ name: "long", max_line_length: 1024 })
+    const long = "0123456789".repeat(250)
+    // The line arrives in two writes 300 ms apart, so its pieces are cut from different chunks.
+    const script = `const line = ${JSON.stringify(long)}; process.stdout.write("before\\n" + line.slice(0, 1500)); setTimeout(() => process.stdout.write(line.slice(1500) + "\\nafter\\n"), 300)`
+    const live: Array<LogEntry> = []
+    return Effect.gen(function* () {
+      const files = yield* runChild(app, 0, script, [], (entry) => live.push(entry))
+      const lines = fileLines(files.out_file)
+      const stored = /^(\S+?)(\+?) (.*)$/
+      const parsed = lines.map((line) => stored.exec(line)!)
+      expect(parsed.map((m) => [m[2], m[3]!.length])).toEqual([["", 6], ["", 1024], ["+", 1024], ["+", 452], ["", 5]])
+      expect(parsed.slice(1, 4).map((m) => m[3]).join("")).toBe(long)
+      // One timestamp for the three pieces, although the last came 300 ms after the first.
+      expect(new Set(parsed.slice(1, 4).map((m) => m[1])).size).toBe(1)
+      expect(Date.parse(parsed[4]![1]!) - Date.parse(parsed[1]![1]!)).toBeGreaterThanOrEqual(250)
+
+      const entries = yield* Effect.flatMap(LogStore, (store) => store.read(app, {}))
+      expect(entries.map((e) => [e.message.length, e.continued])).toEqual([[6, undefined], [1024, undefined], [1024, true], [452, true], [5, undefined]])
+      expect(entries[2]!.timestamp).toBe(entries[1]!.timestamp)
+      expect(live.map((e) => [e.message.length, e.continued, e.timestamp])).toEqual(entries.map((e) => [e.message.length, e.continued, e.timestamp]))
+    }).pipe(Effect.provide(storeLayer(home)))
+  })
+
+  it.live("marks continuation records in JSON logs with a last key continued: true", () => {
+    const home = freshHome()
+    const app = testApp({ name: "longjson", log_type: "json", max_line_length: 1024 })
+    return Effect.gen(function* () {
+      const files = yield* runChild(app, 0, `console.error("é".repeat(1500))`)
+      const records = fileLines(files.error_file).map((line) => JSON.parse(line))
+      // Two-byte characters: 512 a piece (1024 bytes), 476 left.
+      expect(records.map((r) => [r.message.length, r.continued])).toEqual([[512, undefined], [512, true], [476, true]])
+      expect(Object.keys(records[1])).toEqual(["timestamp", "app", "instance", "stream", "message", "continued"])
+      expect(new Set(records.map((r) => r.timestamp)).size).toBe(1)
+      const entries = yield* Effect.flatMap(LogStore, (store) => store.read(app, {}))
+      expect(entries.map((e) => e.continued)).toEqual([undefined, true, true])
+      expect(entries.map((e) => e.message).join("")).toBe("é".repeat(1500))
+    }).pipe(Effect.provide(storeLayer(home)))
+  })
+
   it.live("keeps multi-byte UTF-8 characters whole across chunk boundaries", () => {
     const home = freshHome()
-    const app = testApp({ log_date_format: "none" })
+    const app = testApp({ log_date_format: "none", max_line_length: 64 * 1024 })
     // Seven-byte writes, one per event-loop turn, cut most characters across chunks.
     const text = "héllo wörld € 😀 日本語テキスト ✓\n".repeat(50) + "∑".repeat(30000) + "\n"
     const script = `

@@ -51,6 +51,24 @@ describe("textLineParser", () => {
     }
   })
 
+  it("reads the + of a continuation record after the timestamp, ISO or custom", () => {
+    expect(textLineParser(ISO_DATE_FORMAT)("2026-11-21T13:57:01.123Z+ rest of it")).toEqual({
+      timestamp: "2026-11-21T13:57:01.123Z",
+      ms: instant,
+      message: "rest of it",
+      continued: true
+    })
+    const pattern = "YYYY-MM-DD HH:mm:ss.SSS Z"
+    expect(textLineParser(pattern)(`${timestampFormatter(pattern)!(instant)}+ piece`)).toEqual({
+      timestamp: "2026-11-21T13:57:01.123Z",
+      ms: instant,
+      message: "piece",
+      continued: true
+    })
+    // A + inside the message of a whole line is just text.
+    expect(textLineParser(ISO_DATE_FORMAT)("2026-11-21T13:57:01.123Z + x").continued).toBeUndefined()
+  })
+
   it("gives no timestamp for a pattern without a date", () => {
     const line = `${timestampFormatter("HH:mm:ss")!(instant)} m`
     expect(textLineParser("HH:mm:ss")(line)).toEqual({ timestamp: null, ms: Number.NaN, message: "m" })

@@ -67,6 +67,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   max_log_size: null,
   max_log_files: appDefaults.max_log_files,
   compress_logs: false,
+  max_line_length: appDefaults.max_line_length,
   rotation_schedule: null,
   health_check: null,
   alerts: null,

@@ -55,6 +55,7 @@ export const logMessage = (event: Event<"LogLine">): string => {
     timestamp: entry.timestamp,
     stream: entry.stream,
     level: entry.level,
-    message: entry.message
+    message: entry.message,
+    ...(entry.continued === true ? { continued: true } : {})
   })
 }

@@ -22,13 +22,16 @@ import { jsonOption } from "./configOptions"
 
 const DEFAULT_LINES = 100
 
-/** `app[instance] message`, after the timestamp with `--timestamps`; stderr lines in red on a color terminal. */
+/**
+ * `app[instance] message`, after the timestamp with `--timestamps`; stderr lines in red on a color
+ * terminal. A piece that continues the previous line (over `max_line_length`) says so: `app[instance]+`.
+ */
 export const formatLogLine = (
   entry: LogEntry,
   options: { readonly timestamps: boolean; readonly stream?: NodeJS.WriteStream }
 ): string => {
   const out = options.stream ?? process.stdout
-  const source = entry.instance === null ? entry.app : `${entry.app}[${entry.instance}]`
+  const source = `${entry.instance === null ? entry.app : `${entry.app}[${entry.instance}]`}${entry.continued === true ? "+" : ""}`
   const time = options.timestamps ? `${style.dim(out)(entry.timestamp ?? "-")} ` : ""
   return entry.stream === "err"
     ? `${time}${style.red(out)(`${source} ${entry.message}`)}`
