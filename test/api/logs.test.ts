@@ -115,7 +115,9 @@ describe("GET /api/processes/{id}/logs", () => {
 
   it("answers catastrophic greps at once, and other requests meanwhile (RE2 matching, issue 11)", async () => {
     // The issue's lines: `^(a|a)*$` on 32 characters and `^(a|a?)+$` on 27 took 13 s each with RegExp.
-    fs.writeFileSync(sayFile, `${"a".repeat(32)}\n${"a".repeat(27)}!`)
+    // Renamed into place, so the app never reads the file half-written.
+    fs.writeFileSync(`${sayFile}.tmp`, `${"a".repeat(32)}\n${"a".repeat(27)}!`)
+    fs.renameSync(`${sayFile}.tmp`, sayFile)
     const sayLogs = (grep: string) => daemon.request("GET", `/api/processes/say/logs?grep=${encodeURIComponent(grep)}`, undefined, {}, { timeoutMs: 20_000 })
     await eventually(async () => ((await sayLogs("^a{27}!$")).body.entries.length === 1 ? true : undefined), "the say app's lines")
     const hostile = ["^(a|a)*$", "^(a|a?)+$", "^(a+)+$", "(a|aa)+$", "^(([a-z])+.)+[A-Z]([a-z])+$"]
