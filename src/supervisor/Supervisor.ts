@@ -3,7 +3,7 @@
  * restart policy, and settle as `stopped` or `errored`. It runs as one fiber per running row;
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
-import { Clock, Deferred, Duration, Effect, Option, Queue, Scope, Stream, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { FileError, InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -83,6 +83,8 @@ type RunOutcome =
   | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean }
 
 const QUICK_PROBE_MS = 500
+/** How often a pid file that could not be written is tried again. */
+const PID_FILE_RETRY = Duration.seconds(2)
 
 /** How long after a crash its escaped descendants are swept (ProcessFamily). */
 const CRASH_SWEEP_DELAY = Duration.seconds(1)
@@ -220,7 +222,9 @@ const runOnce = (
           yield* Deferred.fail(firstSpawn, error)
           return { _tag: "StartFailed", error } as const
         }
-        yield* Effect.logWarning(`${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code})`)
+        yield* Effect.logWarning(`${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code}); trying again`)
+        // Written once there is room (a full disk), for as long as this process runs.
+        yield* Effect.forkScoped(writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore))
       }
       const startedAt = yield* Clock.currentTimeMillis
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, lastError: null }))

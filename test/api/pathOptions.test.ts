@@ -3,7 +3,9 @@
  * `log_file` and `cwd` each fail that one start with FILE_ERROR naming the setting and the path —
  * a path under /proc (where Node's recursive mkdir spins forever) included — while the daemon keeps
  * answering and the other app keeps running. A log file that cannot be written (/dev/full: every
- * write is ENOSPC) drops and counts lines instead of blocking the app, and /health says so.
+ * write is ENOSPC) drops and counts lines instead of blocking the app, and /health says so. A
+ * state.json that cannot be replaced fails each change with FILE_ERROR instead of a false success
+ * (defect 4; the full-disk form is in test/faults/fullDisk.test.ts), and saving resumes by itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
@@ -143,5 +145,38 @@ describe("pmfx start --pid-file under /proc", () => {
     } finally {
       sandbox.cleanup()
     }
+  })
+})
+
+describe("a state.json that cannot be replaced", () => {
+  it("fails each change with FILE_ERROR (not a false success), /health says why, and saving resumes by itself", async () => {
+    const stateFile = path.join(daemon.home, "state.json")
+    fs.rmSync(stateFile, { force: true })
+    // A folder where the file goes: every rename over it fails (EISDIR), as root too.
+    fs.mkdirSync(path.join(stateFile, "blocker"), { recursive: true })
+    try {
+      const stopped = await daemon.request("POST", "/api/processes/keep/stop", undefined, {}, { timeoutMs: 10_000 })
+      expect(stopped.status).toBe(422)
+      expect(stopped.body).toEqual(structured("FILE_ERROR", { path: stateFile, reason: "EISDIR", suggestion: expect.stringContaining("saves it again by itself") }))
+      expect(stopped.body.error.message).toContain("state.json could not be saved")
+      expect(stopped.body.error.message).toContain("the change took effect")
+      const health = (await daemon.request("GET", "/health")).body
+      expect(health).toMatchObject({ status: "degraded", state: { saved: false, error: { code: "EISDIR", message: stopped.body.error.message } } })
+      // The change did happen; a request that fails on its own keeps its own error.
+      expect((await daemon.request("GET", "/api/processes/keep")).body).toMatchObject({ status: "stopped" })
+      expect((await daemon.request("POST", "/api/processes/nope/stop")).status).toBe(404)
+      expect(fs.readdirSync(daemon.home).filter((name) => name.endsWith(".tmp"))).toEqual([])
+    } finally {
+      fs.rmSync(stateFile, { recursive: true, force: true })
+    }
+    await eventually(async () => (await daemon.request("GET", "/health")).body.state.saved === true, "state.json to be saved again")
+    const saved = JSON.parse(fs.readFileSync(stateFile, "utf8"))
+    expect(saved.engine.apps.find((app: { definition: { name: string } }) => app.definition.name === "keep").rows[0].desired).toBe("stopped")
+    const started = await daemon.request("POST", "/api/processes/keep/start")
+    expect(started.status).toBe(200)
+    const ready = await daemon.request("GET", "/api/processes/keep/ready?timeout=30s")
+    expect(ready.status).toBe(200)
+    keepPid = ready.body[0].pid
+    expect((await daemon.request("GET", "/health")).body).toMatchObject({ state: { saved: true, error: null } })
   })
 })

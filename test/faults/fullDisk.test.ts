@@ -103,6 +103,11 @@ describe("a full disk under PMFX_HOME", () => {
     expect(recovered).toMatchObject({ status: "healthy", state: { saved: true, error: null }, logs: { failing: [] } })
     expect(recovered.logs.dropped_lines).toBeGreaterThan(0)
     expect(fs.readdirSync(home).filter((name) => name.endsWith(".tmp"))).toEqual([])
+    // The pid files that found no room are written now too.
+    const pids = Object.fromEntries(JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; pid: number | null }) => [row.name, row.pid]))
+    for (const name of ["t2", "t3"]) {
+      await waitFor(() => fs.readFileSync(path.join(home, "pids", `${name}-0.pid`), "utf8") === `${pids[name]}\n`, `${name}'s pid file`, 30_000)
+    }
 
     // A new daemon restores exactly what was asked for, including the changes made on the full disk.
     expect(pmfx("kill").code).toBe(0)
