@@ -49,7 +49,7 @@ const loadBundle = (name: string): unknown => {
 
 const args = process.argv.slice(2)
 
-if (args[0] === "daemon" && !args.includes("--help") && !args.includes("-h")) {
+if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") && !args.includes("-h")) {
   // The daemon (foreground, or started in the background by the CLI) without the CLI bundle:
   // loading both would cost the long-running process the memory of code it never runs.
   const daemon = loadBundle("daemon.cjs") as { readonly main: (args: ReadonlyArray<string>) => void }

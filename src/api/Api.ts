@@ -20,6 +20,7 @@ import {
   DeleteResult,
   HealthQuery,
   HealthReport,
+  HandOverResult,
   KillResult,
   LogsQuery,
   LogsResponse,
@@ -140,6 +141,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
 /** Daemon control: served on the unix socket only, never over TCP (DESIGN §7). */
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
+  .add(HttpApiEndpoint.post("handOver", "/daemon/restart").addSuccess(HandOverResult))
   .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
   .add(
     HttpApiEndpoint.put("web", "/daemon/web")

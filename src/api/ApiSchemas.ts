@@ -146,6 +146,14 @@ export const KillResult = Schema.Struct({
   stopped: Schema.Array(Schema.Int)
 })
 
+/** `POST /daemon/restart` (socket only): the daemon ends, leaving these rows' processes running for the next daemon. */
+export const HandOverResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  /** Ids of the rows whose processes keep running, to be adopted. */
+  running: Schema.Array(Schema.Int)
+})
+
 /** `PUT /daemon/web` (socket only): open, re-open or (`stop`) close the TCP listener. */
 export const WebRequest = Schema.Struct({
   host: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { default: () => "localhost" }),

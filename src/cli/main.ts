@@ -9,6 +9,7 @@ import { DaemonClient } from "./DaemonClient"
 import { DaemonTarget, resolveTarget } from "./DaemonTarget"
 import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
+import { daemonRestartCommand, updateCommand } from "./commands/daemonRestart"
 import { killCommand } from "./commands/kill"
 import { listCommand } from "./commands/list"
 import { logsCommand } from "./commands/logs"
@@ -57,7 +58,8 @@ export const pmfx = Command.make("pmfx", globalOptions).pipe(
     showCommand,
     startupCommand,
     webCommand,
-    daemonCommand
+    daemonCommand.pipe(Command.withSubcommands([daemonRestartCommand])),
+    updateCommand
   ]),
   Command.provide((options) =>
     DaemonClient.Default.pipe(Layer.provideMerge(Layer.effect(DaemonTarget, resolveTarget({ url: options.url, apiKey: options.apiKey }))))

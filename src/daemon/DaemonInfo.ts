@@ -22,6 +22,8 @@ export interface DaemonInfoShape {
   readonly shutdown: Deferred.Deferred<void>
   /** Set once shutdown has begun: new requests get SERVICE_UNAVAILABLE. */
   readonly stopping: Ref.Ref<boolean>
+  /** Set by `pmfx daemon restart`: the daemon ends leaving its apps running for the next one to adopt. */
+  readonly handOver: Ref.Ref<boolean>
   /** Set by `pmfx kill`, cleared by `resurrect`: apps stay stopped across daemon starts. */
   readonly killed: Ref.Ref<boolean>
   readonly web: Ref.Ref<WebListenerInfo | null>
@@ -48,6 +50,7 @@ export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, Daemo
           socket: options.socket,
           shutdown: yield* Deferred.make<void>(),
           stopping: yield* Ref.make(false),
+          handOver: yield* Ref.make(false),
           killed: yield* Ref.make(options.killed),
           web: yield* Ref.make<WebListenerInfo | null>(null),
           webSettings: yield* Ref.make<WebSettings | null>(null),

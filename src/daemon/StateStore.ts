@@ -132,6 +132,25 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     /** A save whose failure is already recorded (and logged) by `save`. */
     const saveQuietly = Effect.ignore(save)
 
+    // After each spawn, saved before the spawn is reported (docs/decisions.md, "Apps outlive the
+    // daemon"): a daemon killed from then on leaves the new pid for the next one. Spawns close
+    // together share one save: a save that began after a spawn's request covers it.
+    const spawnLock = yield* Effect.makeSemaphore(1)
+    let requested = 0
+    let covered = 0
+    const saveAfterSpawn = Effect.suspend(() => {
+      const mine = ++requested
+      return spawnLock.withPermits(1)(
+        Effect.suspend(() => {
+          if (covered >= mine) return Effect.void
+          const upTo = requested
+          return save.pipe(Effect.ignore, Effect.tap(() => Effect.sync(() => void (covered = upTo))))
+        })
+      )
+    })
+    yield* manager.onSpawned(saveAfterSpawn)
+    yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))
+
     const settingsChanged = Stream.merge(
       Option.match(alerts, { onNone: () => Stream.empty, onSome: (service) => service.changes }),
       Option.match(webhooks, { onNone: () => Stream.empty, onSome: (service) => service.changes })

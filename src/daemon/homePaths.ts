@@ -37,6 +37,8 @@ export const pathsUnder = (home: string) =>
     home,
     logs: path.join(home, "logs"),
     pids: path.join(home, "pids"),
+    /** The apps' stdout/stderr FIFOs (docs/decisions.md, "Apps outlive the daemon"). */
+    pipes: path.join(home, "pipes"),
     socket: socketPathFor(home),
     state: path.join(home, "state.json"),
     daemonLog: path.join(home, "daemon.log"),

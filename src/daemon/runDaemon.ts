@@ -1,9 +1,11 @@
 /**
  * The daemon (DESIGN §3): one per PMFX_HOME. It loads state.json (moving a corrupt one aside),
- * stops orphans a killed predecessor left, restores the webhooks and alert thresholds, then the
+ * adopts the apps a predecessor left running (or stops those that should not run, see
+ * reclaimProcesses), restores the webhooks and alert thresholds, then the
  * apps (starting those that should run, unless `pmfx kill` stopped them), then serves the API on
  * its socket until SIGTERM/SIGINT or `pmfx kill`. Stopping keeps every app's desired state, so
- * the next daemon brings back exactly what was running. `pmfx daemon --web` and `--config`
+ * the next daemon brings back exactly what was running; `pmfx daemon restart` ends it without
+ * stopping the apps, for the next daemon to adopt. `pmfx daemon --web` and `--config`
  * (`DaemonStartOptions`) open a listener that wins over the saved one, and add an ecosystem
  * file's apps once the saved ones are back.
  */
@@ -21,7 +23,7 @@ import { acquireDaemonLock } from "./DaemonLock"
 import { DaemonInfo } from "./DaemonInfo"
 import { narrowPath, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../logs/privateFiles"
 import { homeModeWarning } from "./homePaths"
-import { killOrphans } from "./killOrphans"
+import { reclaimProcesses } from "./reclaimProcesses"
 import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "./Paths"
 import { emptyState, readStateFile } from "./StateFile"
@@ -60,8 +62,11 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     yield* Effect.logError(`state.json ${loaded.reason}; moved it to ${loaded.movedTo} and starting with no apps`)
   }
   const state = loaded._tag === "Loaded" ? loaded.state : emptyState
-  const orphans = yield* killOrphans(state.engine)
-  if (orphans.length > 0) yield* Effect.logInfo(`stopped ${orphans.length} orphaned process group(s): ${orphans.join(", ")}`)
+  const reclaimed = yield* reclaimProcesses(state.engine, { killed: state.killed, pipesDir: paths.pipes })
+  if (reclaimed.stopped.length > 0) yield* Effect.logInfo(`stopped ${reclaimed.stopped.length} process group(s) an earlier daemon left: ${reclaimed.stopped.join(", ")}`)
+  if (reclaimed.adopt.size > 0) {
+    yield* Effect.logInfo(`adopting ${reclaimed.adopt.size} running process(es): ${[...reclaimed.adopt.values()].map((a) => a.pid).join(", ")}`)
+  }
 
   const base = Layer.mergeAll(
     Engine.at(paths.home),
@@ -78,7 +83,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
     yield* Context.get(notifications, Webhooks).setWebhooks(state.webhooks ?? [])
     yield* Context.get(notifications, Alerts).setGlobalRules(state.alerts ?? null)
-    const restored = yield* manager.restore(state.engine, { start: !state.killed })
+    const restored = yield* manager.restore(state.engine, { start: !state.killed, adopt: reclaimed.adopt })
     const store = yield* Layer.build(StateStore.Default).pipe(Effect.provide(notifications))
     const web = yield* Layer.build(WebListenerLive).pipe(Effect.provide(Context.merge(store, notifications)))
     yield* Layer.build(serveOnSocket(paths.socket, daemon.listenerLimits)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
@@ -116,8 +121,12 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
         })
     )
     const stopApps = Ref.set(daemon.stopping, true).pipe(
-      Effect.zipRight(Effect.logInfo("stopping every app")),
-      Effect.zipRight(manager.shutdown())
+      Effect.zipRight(Ref.get(daemon.handOver)),
+      Effect.flatMap((handOver) =>
+        handOver
+          ? Effect.logInfo("handing every app over to the next daemon (they keep running)").pipe(Effect.zipRight(manager.handOver()))
+          : Effect.logInfo("stopping every app").pipe(Effect.zipRight(manager.shutdown()))
+      )
     )
     yield* Effect.logInfo(
       `pmfx daemon ${process.pid} ready on ${paths.socket}: ${restored.length} process(es) restored${state.killed ? " (kept stopped after pmfx kill)" : ""}`

@@ -72,6 +72,14 @@ export class LineSplitter {
     this.emitTerminated(line, 0, line.length)
   }
 
+  /** Hands out the bytes of the unterminated line (for the next daemon to continue), emptying it. */
+  takePending(): Buffer {
+    const held = Buffer.concat(this.pending, this.pendingBytes)
+    this.pending = []
+    this.pendingBytes = 0
+    return held
+  }
+
   /** Bytes currently held for an unterminated line. */
   get buffered(): number {
     return this.pendingBytes

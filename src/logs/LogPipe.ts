@@ -11,6 +11,7 @@
  * Backpressure: when a target is over its high-water mark the child's stream is paused until every
  * such target drains; the child then blocks on its full pipe. Nothing is dropped.
  */
+import * as fs from "node:fs"
 import type { LogStream } from "./LogEntry"
 import type { LineFormatter } from "./formatLine"
 import { LineSplitter } from "./LineSplitter"
@@ -63,9 +64,24 @@ export class LogPipe {
     /** Asked once per chunk: whether `onLine` wants lines now (lines are not decoded otherwise). */
     private readonly wantsLines: () => boolean = () => true,
     /** The app's `max_line_length`: longer lines are stored as several records. */
-    maxLineBytes?: number
+    maxLineBytes?: number,
+    /**
+     * Where a handed-off stream leaves its unterminated last line for the next daemon, which
+     * continues the line from there (see `handOff`); a file found here is taken at once.
+     */
+    private readonly carryFile: string | null = null
   ) {
     this.splitter = new LineSplitter(this.onSplitLine, maxLineBytes)
+    if (carryFile !== null) {
+      let carried: Buffer | null = null
+      try {
+        carried = fs.readFileSync(carryFile)
+        fs.rmSync(carryFile, { force: true })
+      } catch {
+        // Nothing was carried over.
+      }
+      if (carried !== null && carried.length > 0) this.splitter.push(carried)
+    }
     readable.on("data", this.onData)
     readable.on("end", this.finish)
     readable.on("error", this.finish)
@@ -92,6 +108,34 @@ export class LogPipe {
   detach(): void {
     this.finish()
     this.readable.resume()
+  }
+
+  /**
+   * Stops reading for a successor daemon (`pmfx daemon restart`): what the stream has already read
+   * is written, the unterminated last line goes to `carryFile`, and the stream is destroyed
+   * without reading further — the rest stays in the pipe for the next reader. Nothing is lost and
+   * no line is cut.
+   */
+  handOff(): void {
+    if (this.finished) return
+    const readable = this.readable as NodeJS.ReadableStream & { read(): unknown; destroy?: () => void }
+    readable.pause()
+    // On a paused stream, each read() hands a buffered chunk to the 'data' listener.
+    while (readable.read() !== null) {
+      // Each chunk went through onData.
+    }
+    if (this.carryFile !== null) {
+      const held = this.splitter.takePending()
+      if (held.length > 0) {
+        try {
+          fs.writeFileSync(this.carryFile, held, { mode: 0o600 })
+        } catch {
+          this.splitter.push(held) // Not carried: written by finish() as a line of its own.
+        }
+      }
+    }
+    this.finish()
+    readable.destroy?.()
   }
 
   private listening = false

@@ -33,7 +33,12 @@ export interface InstanceLogs {
    * stream ends. Call it again for each new child of the instance (after a restart). After the
    * scope has closed, the stream is drained and dropped.
    */
-  readonly attach: (stream: NodeJS.ReadableStream, which: LogStream) => void
+  readonly attach: (stream: NodeJS.ReadableStream, which: LogStream, carryFile?: string) => AttachedStream
+}
+
+export interface AttachedStream {
+  /** Calls `listener` once the stream has ended (at once if it has). */
+  readonly whenEnded: (listener: () => void) => void
 }
 
 export interface FailingLogFile {
@@ -112,7 +117,9 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
       instance: number,
       onLine?: (entry: LogEntry) => void,
       /** Whether `onLine` wants lines right now; lines are only decoded for it when it does. */
-      wantsLines?: () => boolean
+      wantsLines?: () => boolean,
+      /** True when the daemon hands its apps over to a successor: streams are handed off, not drained. */
+      handingOff: () => boolean = () => false
     ): Effect.Effect<InstanceLogs, never, Scope.Scope> =>
       Effect.gen(function* () {
         const files = instanceFiles(app, instance, home)
@@ -131,6 +138,10 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
         yield* Effect.addFinalizer(() =>
           Effect.suspend(() => {
             closed = true
+            if (handingOff()) {
+              for (const pipe of [...pipes]) pipe.handOff()
+              return Effect.void
+            }
             return Effect.forEach([...pipes], (pipe) => Effect.andThen(endedOrGrace(pipe), () => pipe.detach()), {
               concurrency: "unbounded",
               discard: true
@@ -138,10 +149,10 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
           })
         )
 
-        const attach = (stream: NodeJS.ReadableStream, which: LogStream): void => {
+        const attach = (stream: NodeJS.ReadableStream, which: LogStream, carryFile?: string): AttachedStream => {
           if (closed) {
             stream.resume()
-            return
+            return { whenEnded: (listener) => listener() }
           }
           const lineListener =
             onLine === undefined
@@ -150,9 +161,10 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
                   const entry: LogEntry = { timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message }
                   onLine(continued ? { ...entry, continued: true } : entry)
                 }
-          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length)
+          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null)
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
+          return { whenEnded: (listener) => pipe.whenEnded(listener) }
         }
 
         return { files, attach }

@@ -1,7 +1,8 @@
 /**
  * What the engine must remember to come back after a restart of its host (DESIGN §3): every app's
  * definition and starting environment, every row's id, port and restart count, the state the user
- * last asked for (`desired`), and the pid last seen (to find orphans). The daemon stores it in
+ * last asked for (`desired`), and the process last seen (its pid, start time and FIFOs: the next
+ * daemon adopts it, docs/decisions.md "Apps outlive the daemon"). The daemon stores it in
  * state.json.
  */
 import { Schema } from "effect"
@@ -18,7 +19,11 @@ export const RowSnapshot = Schema.Struct({
   desired: Desired,
   /** The process last seen for the row, with its start time (/proc/<pid>/stat field 22). */
   pid: Schema.NullOr(Schema.Int),
-  pid_start_time: Schema.NullOr(Schema.Number)
+  pid_start_time: Schema.NullOr(Schema.Number),
+  /** When that process started (epoch ms), so an adopting daemon keeps its uptime. */
+  started_at: Schema.optional(Schema.NullOr(Schema.Number)),
+  /** Its stdout/stderr FIFO pair in PMFX_HOME/pipes (absent in files of older versions). */
+  pipes: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type RowSnapshot = typeof RowSnapshot.Type
 

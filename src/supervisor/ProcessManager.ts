@@ -39,7 +39,8 @@ import type { AppRecord, RestartReason, Row, RowState } from "./Row"
 import { refreshFromSample } from "./ProcessFamily"
 import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
 import { checkAppPaths, checkInstancePaths } from "./checkAppPaths"
-import { awaitRow, type StartError, superviseRow, updateRow } from "./Supervisor"
+import { StdioPipes } from "./StdioPipes"
+import { type Adoption, awaitRow, type StartError, superviseRow, type SupervisorContext, updateRow } from "./Supervisor"
 
 const HISTORY_LENGTH = 60
 
@@ -66,8 +67,13 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const bus = yield* EventBus
     const sampler = yield* MetricsSampler
     const settings = yield* EngineOptions
+    const pipes = yield* StdioPipes
     const scope = yield* Effect.scope
-    const context = { bus, logs, home: paths.home }
+    /** Set by `handOver`: rows closing from then on leave their processes running. */
+    let handingOff = false
+    /** What runs after each spawn (the daemon saves state.json: a pid is never unrecorded for long). */
+    let onSpawned: Effect.Effect<void> = Effect.void
+    const context: SupervisorContext = { bus, logs, home: paths.home, pipes, handingOff: () => handingOff, spawned: () => onSpawned }
 
     const rows = new Map<number, Row>()
     let nextId = settings.firstId
@@ -195,7 +201,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       })
 
     /** Starts a row's supervisor and waits for its first spawn. */
-    const launch = (row: Row, change: (state: RowState) => Partial<RowState> = () => ({})): Effect.Effect<void, StartError> =>
+    const launch = (row: Row, change: (state: RowState) => Partial<RowState> = () => ({}), adoption?: Adoption): Effect.Effect<void, StartError> =>
       Effect.gen(function* () {
         // Safety net: a deleted row never gets a process (callers hold the app lock and filter too).
         if (row.removed === true) return
@@ -208,7 +214,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }
         yield* Queue.takeAll(row.requests)
         const firstSpawn = yield* Deferred.make<void, StartError>()
-        row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn), scope)
+        row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn, adoption), scope)
         yield* Deferred.await(firstSpawn)
       })
 
@@ -818,7 +824,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               restarts: state.restarts,
               desired: state.desired,
               pid: state.pid,
-              pid_start_time: state.pid === null ? null : Option.getOrNull(yield* readStartTime(state.pid))
+              pid_start_time: state.pid === null ? null : Option.getOrNull(yield* readStartTime(state.pid)),
+              started_at: state.pid === null ? null : state.startedAt,
+              pipes: state.pid === null ? null : state.pipes
             })
           }
           return { next_id: nextId, apps: [...apps.values()] }
@@ -829,7 +837,14 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
        * wanted running. Apps whose name is already in the table are skipped. A row that cannot
        * start ends `errored`; the restore itself does not fail.
        */
-      restore: (snapshot: EngineSnapshot, options: { readonly start?: boolean } = {}) =>
+      restore: (
+        snapshot: EngineSnapshot,
+        options: {
+          readonly start?: boolean
+          /** Live processes of an earlier daemon to take over, by row id (they are not started again). */
+          readonly adopt?: ReadonlyMap<number, Adoption>
+        } = {}
+      ) =>
         Effect.gen(function* () {
           const restored = yield* tableLock.withPermits(1)(
             Effect.gen(function* () {
@@ -860,11 +875,41 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
             })
           )
           yield* bus.publish({ _tag: "TableChanged" })
+          const adopt = options.adopt ?? new Map<number, Adoption>()
+          // Adopted first: their processes run already, and apps that depend on them may wait for them.
+          yield* Effect.forEach(
+            restored.filter((row) => adopt.has(row.id)),
+            (row) => withAppLock(row.app.definition.name, Effect.ignore(launch(row, () => ({}), adopt.get(row.id)))),
+            { concurrency: "unbounded", discard: true }
+          )
           const wanted: Array<Row> = []
-          for (const row of restored) if ((yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
+          for (const row of restored) if (!adopt.has(row.id) && (yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
           if (options.start !== false) yield* Effect.ignore(startRows(wanted, { pick: (_row, state) => state.desired === "running" }))
           return yield* summaries(restored)
         }),
+
+      /**
+       * Lets go of every row while its process keeps running, for a successor host that adopts
+       * them (`pmfx daemon restart`): the supervisors end, the log streams hand off (nothing read
+       * is lost), and each row keeps its pid and FIFOs for the last snapshot.
+       */
+      handOver: () =>
+        Effect.suspend(() => {
+          handingOff = true
+          return Effect.forEach(
+            allRows(),
+            (row) =>
+              Effect.suspend(() => {
+                const fiber = row.fiber
+                row.fiber = null
+                return fiber === null ? Effect.void : Fiber.interrupt(fiber)
+              }),
+            { concurrency: "unbounded", discard: true }
+          )
+        }),
+
+      /** Runs `effect` after each spawn, before the spawn is reported (the daemon saves its state). */
+      onSpawned: (effect: Effect.Effect<void>) => Effect.sync(() => void (onSpawned = effect)),
 
       /** Stops every row without changing what the user wants (the host is shutting down). */
       shutdown: () => Effect.suspend(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true })),

@@ -40,6 +40,8 @@ export interface RowState {
   readonly unstableRestarts: number
   /** Epoch ms when the current process started. */
   readonly startedAt: number | null
+  /** The FIFO pair (StdioPipes) the current process writes its stdout and stderr to. */
+  readonly pipes: string | null
   /** Abnormal exits (non-zero code or a signal nobody asked for). */
   readonly errors: number
   readonly lastExit: { readonly code: number | null; readonly signal: string | null } | null
@@ -101,6 +103,7 @@ export const initialRowState = (port: number | null, hasCheck: boolean): RowStat
   restarts: 0,
   unstableRestarts: 0,
   startedAt: null,
+  pipes: null,
   errors: 0,
   lastExit: null,
   lastError: null,

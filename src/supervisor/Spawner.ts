@@ -3,26 +3,31 @@
  * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
  * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
  */
-import { Clock, Deferred, Duration, Effect, Either, Option } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option, Queue, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
-import { liveGroupMembers, readStartTime, readUptimeTicks } from "../monitor/procfs"
+import { liveGroupMembers, readProcStat, readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { parseEnvFile } from "../config/parseEnvFile"
 import { commandLineFor } from "./commandLine"
 import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE } from "./ProcessFamily"
+import { openWriters, type PipePair } from "./StdioPipes"
 import { resolveIdentity } from "./userIdentity"
 
 export interface ChildExit {
   readonly code: number | null
   readonly signal: string | null
+  /**
+   * Set when the process was adopted from an earlier daemon: only a parent learns an exit code,
+   * so its exit is seen (by polling) but not why it ended — it counts as abnormal.
+   */
+  readonly unknown?: true
 }
 
 export interface SpawnedChild {
   readonly pid: number
-  readonly process: ChildProcess
   /** Completes when the process has exited (its pipes may still be draining). */
   readonly exit: Deferred.Deferred<ChildExit>
   /** Everything this run starts, also what leaves the process group (stopped with it). */
@@ -69,7 +74,7 @@ const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<stri
     }
   })
 
-export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
+export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
   Effect.gen(function* () {
     const { app, instance } = request
     const identity = resolveIdentity(app.user, app.group)
@@ -91,6 +96,13 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
     const bornAfter = yield* readUptimeTicks()
 
     const child = yield* Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
+      let writers: { readonly out: number; readonly err: number }
+      try {
+        writers = openWriters(pipes)
+      } catch (error) {
+        resume(Effect.fail(startFailed(app, instance, `cannot open its stdout/stderr pipes: ${String(error)}`, "check that PMFX_HOME is writable and not full")))
+        return
+      }
       const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
       let child: ChildProcess
       try {
@@ -99,7 +111,8 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
           cwd: app.cwd,
           env,
           detached: true,
-          stdio: ["ignore", "pipe", "pipe"],
+          // The FIFOs read-write (StdioPipes): the app never sees its reader vanish with the daemon.
+          stdio: ["ignore", writers.out, writers.err],
           uid: identity.identity.uid,
           gid: identity.identity.gid
         })
@@ -108,6 +121,8 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
         return
       } finally {
         if (previousUmask !== undefined) process.umask(previousUmask)
+        fs.closeSync(writers.out)
+        fs.closeSync(writers.err)
       }
       child.once("exit", (code, signal) => Deferred.unsafeDone(exit, Effect.succeed({ code, signal })))
       child.once("error", (error: NodeJS.ErrnoException) => {
@@ -118,7 +133,7 @@ export const spawnInstance = (request: SpawnRequest): Effect.Effect<SpawnedChild
       child.once("spawn", () => resume(Effect.succeed(child)))
     })
     const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
-    return { pid: child.pid!, process: child, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart) }
+    return { pid: child.pid!, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart) }
   })
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
@@ -163,3 +178,40 @@ export const killLeftovers = (pgid: number): Effect.Effect<void> =>
     signalGroup(pgid, "SIGKILL")
     yield* awaitGroupGone(pgid, 5_000)
   }).pipe(Effect.uninterruptible)
+
+/** The `PMFX_RUN_ID` a process was started with (its initial environment), if it has one. */
+const runIdOf = (pid: number): string | undefined => {
+  try {
+    const prefix = `${RUN_ID_VARIABLE}=`
+    const entry = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").find((e) => e.startsWith(prefix))
+    const value = entry?.slice(prefix.length)
+    return value !== undefined && /^[0-9a-f]{24}$/.test(value) ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** How often an adopted process is checked for its exit (no parent, so no exit event). */
+const ADOPTED_POLL_MS = 100
+
+/**
+ * A process started by an earlier daemon, watched without being its parent: it has exited when
+ * its pid is gone, a zombie, or taken by a process with another start time. Its exit status is
+ * not ours to read (`unknown`). `poke` asks for a check now (its pipes ended, say).
+ */
+export const watchAdopted = (pid: number, startTime: number): Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const exit = yield* Deferred.make<ChildExit>()
+    const gone = Effect.map(readProcStat(pid), (stat) => Option.isNone(stat) || stat.value.state === "Z" || stat.value.startTime !== startTime)
+    const wake = yield* Queue.sliding<void>(1)
+    yield* Effect.gen(function* () {
+      while (!(yield* gone)) yield* Effect.race(Effect.sleep(Duration.millis(ADOPTED_POLL_MS)), Queue.take(wake))
+      yield* Deferred.succeed(exit, { code: null, signal: null, unknown: true })
+      // Interruptible: it is forked while a resource is acquired, which is not.
+    }).pipe(Effect.interruptible, Effect.forkScoped)
+    // Its family as the spawning daemon knew it: the run marker it was started with (a process of an
+    // older pmfx has none: a fresh marker matches nothing), born no earlier than the leader.
+    const runId = runIdOf(pid) ?? randomBytes(12).toString("hex")
+    const family = makeFamily(pid, runId, startTime, startTime)
+    return { child: { pid, exit, family }, poke: () => void Queue.unsafeOffer(wake, undefined) }
+  })

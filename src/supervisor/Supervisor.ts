@@ -6,12 +6,12 @@
 import { Clock, Deferred, Duration, Effect, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
-import type { FileError, InvalidConfig, ProcessStartFailed } from "../domain/errors"
+import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { instanceFiles } from "../domain/logPaths"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
-import type { LogStore } from "../logs/LogStore"
+import type { AttachedStream, LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
 import { PORT_TOKEN } from "../config/validateEcosystem"
 import { pathError } from "./checkAppPaths"
@@ -19,7 +19,8 @@ import { decideAfterExit } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
 import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
-import { type ChildExit, killLeftovers, spawnInstance } from "./Spawner"
+import { type ChildExit, killLeftovers, type SpawnedChild, spawnInstance, watchAdopted } from "./Spawner"
+import { openReaders, type PipePair, removePair, type StdioPipes } from "./StdioPipes"
 import { watchForChanges } from "./watchForChanges"
 import { writePidFile } from "./writePidFile"
 
@@ -27,6 +28,21 @@ export interface SupervisorContext {
   readonly bus: EventBus
   readonly logs: LogStore
   readonly home: string
+  readonly pipes: StdioPipes
+  /** True once the host hands its apps over to a successor: closing a row leaves its process running. */
+  readonly handingOff: () => boolean
+  /** Runs right after each spawn, before anything waits on the process (the daemon saves its pid). */
+  readonly spawned: () => Effect.Effect<void>
+}
+
+/** A live process of an earlier daemon that this row takes over (docs/decisions.md, "Apps outlive the daemon"). */
+export interface Adoption {
+  readonly pid: number
+  /** Its /proc start time: checked by the caller, watched for a reused pid. */
+  readonly startTime: number
+  /** Epoch ms it started (its uptime continues). */
+  readonly startedAt: number
+  readonly pipes: PipePair
 }
 
 export type StartError = ProcessStartFailed | InvalidConfig | FileError
@@ -158,19 +174,50 @@ const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, s
   })
 
 /** starting → online once alive for `min_uptime` and, with a check, healthy (DESIGN §4). */
-const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus) =>
+const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, upAlreadyMs: number) =>
   Effect.gen(function* () {
-    yield* Effect.sleep(Duration.millis(app.min_uptime))
+    yield* Effect.sleep(Duration.millis(Math.max(0, app.min_uptime - upAlreadyMs)))
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online", unstableRestarts: 0 } : {}))
   })
 
-/** Runs one process of the row until it exits or a restart is asked for; closing the scope stops it. */
+interface RunningProcess {
+  readonly child: SpawnedChild
+  readonly pipes: PipePair
+  readonly startedAt: number
+  /** Asks an adopted process's watcher to look now. */
+  readonly poke: () => void
+}
+
+/** A new process for the row: a FIFO pair, its readers, then the spawn. */
+const spawnProcess = (row: Row, context: SupervisorContext, port: number | null) =>
+  Effect.gen(function* () {
+    const app = row.app.definition
+    const pipes = yield* context.pipes.take.pipe(
+      Effect.mapError(
+        (error) =>
+          new ProcessStartFailed({
+            message: `${app.name} could not start: cannot create its stdout/stderr pipes (${error.message})`,
+            details: { process_id: app.name, reason: `cannot create its stdout/stderr pipes: ${error.message}`, suggestion: "check that PMFX_HOME is writable and not full" }
+          })
+      )
+    )
+    const child = yield* spawnInstance({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }, pipes).pipe(
+      Effect.tapError(() => Effect.sync(() => removePair(pipes)))
+    )
+    return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
+  })
+
+/**
+ * Runs one process of the row until it exits or a restart is asked for; closing the scope stops
+ * it — unless the host is handing its apps over, when the process and its FIFOs are left running.
+ */
 const runOnce = (
   row: Row,
   context: SupervisorContext,
-  attach: (child: import("node:child_process").ChildProcess) => void,
-  firstSpawn: Deferred.Deferred<void, StartError> | undefined
+  attach: (pipes: PipePair) => Effect.Effect<ReadonlyArray<AttachedStream>>,
+  firstSpawn: Deferred.Deferred<void, StartError> | undefined,
+  adoption: Adoption | undefined
 ): Effect.Effect<RunOutcome> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -181,37 +228,44 @@ const runOnce = (
       const pidFile = instanceFiles(app, row.instance, home).pid_file
       yield* updateRow(row, bus, () => ({ status: "starting", pid: null, health: initialHealth(hasHealthCheck(app)) }))
 
-      const spawned = yield* Effect.acquireRelease(
-        spawnInstance({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }),
-        (child) =>
-          Effect.gen(function* () {
-            if (row.family === child.family) row.family = undefined
-            if (!(yield* Deferred.isDone(child.exit))) {
-              yield* setStatus(row, bus, "stopping")
-              // The group, and what left it (setsid, detached children: ProcessFamily).
-              yield* stopFamily(child.family, app.kill_timeout)
-              // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
-              yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
-            } else {
-              yield* killLeftovers(child.pid)
-              // Escapees of a crashed run are swept a moment later, off the restart's path: the
-              // sweep reads all of /proc (synchronously), and a crash's replacement should not
-              // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
-              yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
-            }
-            // A reload's replacement may already have written its own pid here.
-            yield* Effect.sync(() => {
-              if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
-            })
+      const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
+        adoption === undefined
+          ? spawnProcess(row, context, port)
+          : Effect.map(watchAdopted(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
+      const spawned = yield* Effect.acquireRelease(acquire, ({ child, pipes }) =>
+        Effect.gen(function* () {
+          if (row.family === child.family) row.family = undefined
+          // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
+          if (context.handingOff()) return
+          if (!(yield* Deferred.isDone(child.exit))) {
+            yield* setStatus(row, bus, "stopping")
+            // The group, and what left it (setsid, detached children: ProcessFamily).
+            yield* stopFamily(child.family, app.kill_timeout)
+            // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
+            yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
+          } else {
+            yield* killLeftovers(child.pid)
+            // Escapees of a crashed run are swept a moment later, off the restart's path: the
+            // sweep reads all of /proc (synchronously), and a crash's replacement should not
+            // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
+            yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
+          }
+          // A reload's replacement may already have written its own pid here.
+          yield* Effect.sync(() => {
+            removePair(pipes)
+            if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
           })
+        })
       ).pipe(Effect.either)
       if (spawned._tag === "Left") {
         if (firstSpawn !== undefined) yield* Deferred.fail(firstSpawn, spawned.left)
         return { _tag: "StartFailed", error: spawned.left } as const
       }
-      const child = spawned.right
+      const { child, pipes, startedAt, poke } = spawned.right
       row.family = child.family
-      attach(child.process)
+      const streams = yield* attach(pipes)
+      // An adopted process has no exit event: its pipes ending is the first sign.
+      for (const stream of streams) stream.whenEnded(poke)
       const pidWritten = yield* Effect.either(writePidFile(pidFile, child.pid))
       if (pidWritten._tag === "Left") {
         const { code } = pidWritten.left
@@ -226,11 +280,12 @@ const runOnce = (
         // Written once there is room (a full disk), for as long as this process runs.
         yield* Effect.forkScoped(writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore))
       }
-      const startedAt = yield* Clock.currentTimeMillis
-      yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, lastError: null }))
+      yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, pipes: pipes.name, lastError: null }))
+      // Saved before anyone learns of the process: a host killed from here on leaves its pid behind.
+      yield* context.spawned()
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
-      yield* Effect.forkScoped(becomeOnline(row, app, bus))
+      yield* Effect.forkScoped(becomeOnline(row, app, bus, (yield* Clock.currentTimeMillis) - startedAt))
       if (hasHealthCheck(app)) {
         // A check script learns which instance it checks, like the app itself does.
         const env = {
@@ -262,7 +317,8 @@ const runOnce = (
 export const superviseRow = (
   row: Row,
   context: SupervisorContext,
-  firstSpawn?: Deferred.Deferred<void, StartError>
+  firstSpawn?: Deferred.Deferred<void, StartError>,
+  adoption?: Adoption
 ): Effect.Effect<void> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -274,20 +330,24 @@ export const superviseRow = (
         app,
         row.instance,
         (entry) => bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry }),
-        bus.wantsLogLines
+        bus.wantsLogLines,
+        context.handingOff
       )
-      const attach = (child: import("node:child_process").ChildProcess) => {
-        if (child.stdout !== null) instanceLogs.attach(child.stdout, "out")
-        if (child.stderr !== null) instanceLogs.attach(child.stderr, "err")
-      }
+      const attach = (pipes: PipePair) =>
+        Effect.sync(() => openReaders(pipes)).pipe(
+          Effect.map((readers) => [instanceLogs.attach(readers.out, "out", `${pipes.out}.partial`), instanceLogs.attach(readers.err, "err", `${pipes.err}.partial`)]),
+          Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning(`cannot read the output of ${name}: its lines are not logged`, defect), []))
+        )
       if (app.watch) yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(Scope.extend(scope))
 
       let pendingFirst = firstSpawn
+      let pendingAdoption = adoption
       for (;;) {
         // A row that left the table is never spawned for again (its fiber is being interrupted).
         if (row.removed === true) return
-        const outcome = yield* runOnce(row, context, attach, pendingFirst)
+        const outcome = yield* runOnce(row, context, attach, pendingFirst, pendingAdoption)
         pendingFirst = undefined
+        pendingAdoption = undefined
         if (outcome._tag === "StartFailed") {
           const reason = outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
           yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, lastError: reason })
@@ -307,7 +367,7 @@ export const superviseRow = (
           continue
         }
         const { exit, wasOnline, uptimeMs, pid } = outcome
-        const abnormal = exit.code !== 0 || exit.signal !== null
+        const abnormal = exit.code !== 0 || exit.signal !== null || exit.unknown === true
         yield* bus.publish({ _tag: "ProcessExit", id: row.id, name, instance: row.instance, pid, exit_code: exit.code, signal: exit.signal, abnormal, uptime_ms: uptimeMs })
         const state = yield* SubscriptionRef.get(row.state)
         const decision = decideAfterExit(app, { ...exit, wasOnline }, state.unstableRestarts)
@@ -350,5 +410,9 @@ export const superviseRow = (
   )
 
 export const describeExit = (exit: ChildExit): string =>
-  exit.signal !== null ? `killed by ${exit.signal}` : `exited with code ${exit.code}`
+  exit.unknown === true
+    ? "exited (its exit status is unknown: it was adopted from an earlier daemon)"
+    : exit.signal !== null
+      ? `killed by ${exit.signal}`
+      : `exited with code ${exit.code}`
 

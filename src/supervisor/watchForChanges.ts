@@ -27,7 +27,7 @@ export const watchForChanges = (
       const files = instanceFiles(app, instance, home)
       for (const file of [files.out_file, files.error_file, files.log_file, files.pid_file]) if (file !== null) ownFiles.add(file)
     }
-    const homeEntries = ["logs", "pids", "state.json", ".state.json", "daemon.log", "daemon.pid", "daemon.owner", "pmfx.sock"].map((entry) => path.join(home, entry))
+    const homeEntries = ["logs", "pids", "pipes", "state.json", ".state.json", "daemon.log", "daemon.pid", "daemon.owner", "pmfx.sock"].map((entry) => path.join(home, entry))
     const isOwn = (file: string) =>
       homeEntries.some((entry) => file === entry || file.startsWith(entry + path.sep) || file.startsWith(`${entry}.`)) ||
       [...ownFiles].some((own) => file === own || file.startsWith(`${own}.`))

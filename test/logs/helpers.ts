@@ -84,6 +84,7 @@ export const storeLayer = (home: string): Layer.Layer<LogStore> =>
           home,
           logs: path.join(home, "logs"),
           pids: path.join(home, "pids"),
+          pipes: path.join(home, "pipes"),
           socket: path.join(home, "pmfx.sock"),
           state: path.join(home, "state.json"),
           daemonLog: path.join(home, "daemon.log"),

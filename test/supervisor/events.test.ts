@@ -92,6 +92,7 @@ describe("events", () => {
         const rows = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const busy = rows.find((r) => r.name === "busy")!
         yield* pm.stop("idle")
+        const stoppedAt = Date.now()
         // Two samples of the same process are needed for a CPU rate.
         yield* eventually(Effect.map(pm.get("busy"), (d) => d.memory_usage > 20 * 1024 * 1024 && d.cpu_usage > 0), "metrics of busy")
         const shown = yield* pm.get("busy")
@@ -104,7 +105,8 @@ describe("events", () => {
         expect(Number.isNaN(Date.parse(sample.timestamp))).toBe(false)
         expect(sample.processes.find((p) => p.id === busy.id)).toMatchObject({ name: "busy", instance: 0, pid: busy.pid })
         // A stopped row has no process to measure.
-        const latest = eventsOf(events, "MetricsSample").at(-1)!
+        // (A sample taken after the stop: one may have been taken between the create and the stop.)
+        const latest = yield* awaitEvent(events, "MetricsSample", (e) => Date.parse(e.timestamp) > stoppedAt, "a sample after the stop")
         expect(latest.processes.map((p) => p.name)).toEqual(["busy"])
       })
     )

@@ -141,6 +141,20 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           }
         })
       )
+      .handle("handOver", () =>
+        Effect.gen(function* () {
+          const rows = yield* manager.list()
+          yield* Ref.set(daemon.handOver, true)
+          // The daemon lets go of its apps and exits once this response is on its way.
+          yield* Effect.forkDaemon(Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined))))
+          const running = rows.filter((row) => row.pid !== null).map((row) => row.id)
+          return {
+            success: true as const,
+            message: `the daemon exits; ${running.length} process${running.length === 1 ? "" : "es"} keep running for the next daemon to adopt`,
+            running
+          }
+        })
+      )
       .handle("resurrect", () =>
         Effect.gen(function* () {
           yield* Ref.set(daemon.killed, false)
