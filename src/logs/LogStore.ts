@@ -39,6 +39,8 @@ export interface InstanceLogs {
 export interface AttachedStream {
   /** Calls `listener` once the stream has ended (at once if it has). */
   readonly whenEnded: (listener: () => void) => void
+  /** Whether it has ended (its last line written). */
+  readonly ended: () => boolean
 }
 
 export interface FailingLogFile {
@@ -152,7 +154,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
         const attach = (stream: NodeJS.ReadableStream, which: LogStream, carryFile?: string): AttachedStream => {
           if (closed) {
             stream.resume()
-            return { whenEnded: (listener) => listener() }
+            return { whenEnded: (listener) => listener(), ended: () => true }
           }
           const lineListener =
             onLine === undefined
@@ -164,7 +166,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
           const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null)
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
-          return { whenEnded: (listener) => pipe.whenEnded(listener) }
+          return { whenEnded: (listener) => pipe.whenEnded(listener), ended: () => pipe.ended }
         }
 
         return { files, attach }

@@ -107,18 +107,26 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
       return makeFifos([pair.out, pair.err]).then(() => pair)
     }
 
+    /** Tops the spares up, all missing pairs made by one mkfifo. */
     const refill = (): void => {
       if (refilling || spares.length >= SPARES) return
       refilling = true
-      create(`${SPARE_PREFIX}${freshName()}`).then(
-        (pair) => {
+      const pairs = Array.from({ length: SPARES - spares.length }, () => pairAt(dir, `${SPARE_PREFIX}${freshName()}`))
+      try {
+        ensureDir()
+      } catch {
+        refilling = false
+        return
+      }
+      makeFifos(pairs.flatMap((pair) => [pair.out, pair.err])).then(
+        () => {
           refilling = false
-          spares.push(pair)
-          refill()
+          spares.push(...pairs)
         },
         () => {
           // mkfifo failed (disk full, say): spawns create their own pair and report the error.
           refilling = false
+          for (const pair of pairs) removePair(pair)
         }
       )
     }

@@ -189,11 +189,25 @@ interface RunningProcess {
   readonly poke: () => void
 }
 
-/** A new process for the row: a FIFO pair, its readers, then the spawn. */
-const spawnProcess = (row: Row, context: SupervisorContext, port: number | null) =>
+/**
+ * The FIFO pair of the row's last process. The next spawn reuses it when both its streams have
+ * ended — nothing holds a writer any more, so no one else can write into the new process's log —
+ * which keeps `mkfifo` off the crash → restart path; otherwise it is removed (its readers finish on
+ * their own) and a fresh pair is taken.
+ */
+interface PipeSlot {
+  current: { readonly pipes: PipePair; readonly streams: ReadonlyArray<AttachedStream> } | undefined
+}
+
+/** A new process for the row: a FIFO pair, then the spawn. */
+const spawnProcess = (row: Row, context: SupervisorContext, port: number | null, slot: PipeSlot) =>
   Effect.gen(function* () {
     const app = row.app.definition
-    const pipes = yield* context.pipes.take.pipe(
+    const last = slot.current
+    slot.current = undefined
+    const reusable = last !== undefined && last.streams.length > 0 && last.streams.every((stream) => stream.ended())
+    if (last !== undefined && !reusable) removePair(last.pipes)
+    const pipes = reusable ? last.pipes : yield* context.pipes.take.pipe(
       Effect.mapError(
         (error) =>
           new ProcessStartFailed({
@@ -215,6 +229,7 @@ const spawnProcess = (row: Row, context: SupervisorContext, port: number | null)
 const runOnce = (
   row: Row,
   context: SupervisorContext,
+  slot: PipeSlot,
   attach: (pipes: PipePair) => Effect.Effect<ReadonlyArray<AttachedStream>>,
   firstSpawn: Deferred.Deferred<void, StartError> | undefined,
   adoption: Adoption | undefined
@@ -230,9 +245,9 @@ const runOnce = (
 
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
-          ? spawnProcess(row, context, port)
+          ? spawnProcess(row, context, port, slot)
           : Effect.map(watchAdopted(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
-      const spawned = yield* Effect.acquireRelease(acquire, ({ child, pipes }) =>
+      const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
           // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
@@ -252,7 +267,6 @@ const runOnce = (
           }
           // A reload's replacement may already have written its own pid here.
           yield* Effect.sync(() => {
-            removePair(pipes)
             if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
           })
         })
@@ -264,6 +278,7 @@ const runOnce = (
       const { child, pipes, startedAt, poke } = spawned.right
       row.family = child.family
       const streams = yield* attach(pipes)
+      slot.current = { pipes, streams }
       // An adopted process has no exit event: its pipes ending is the first sign.
       for (const stream of streams) stream.whenEnded(poke)
       const pidWritten = yield* Effect.either(writePidFile(pidFile, child.pid))
@@ -338,6 +353,13 @@ export const superviseRow = (
           Effect.map((readers) => [instanceLogs.attach(readers.out, "out", `${pipes.out}.partial`), instanceLogs.attach(readers.err, "err", `${pipes.err}.partial`)]),
           Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning(`cannot read the output of ${name}: its lines are not logged`, defect), []))
         )
+      const slot: PipeSlot = { current: undefined }
+      // The last pair goes with the row's run — unless a successor adopts its process.
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          if (slot.current !== undefined && !context.handingOff()) removePair(slot.current.pipes)
+        })
+      )
       if (app.watch) yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(Scope.extend(scope))
 
       let pendingFirst = firstSpawn
@@ -345,7 +367,7 @@ export const superviseRow = (
       for (;;) {
         // A row that left the table is never spawned for again (its fiber is being interrupted).
         if (row.removed === true) return
-        const outcome = yield* runOnce(row, context, attach, pendingFirst, pendingAdoption)
+        const outcome = yield* runOnce(row, context, slot, attach, pendingFirst, pendingAdoption)
         pendingFirst = undefined
         pendingAdoption = undefined
         if (outcome._tag === "StartFailed") {

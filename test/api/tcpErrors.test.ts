@@ -293,6 +293,7 @@ describe("structured errors over TCP, with the key", () => {
       ["POST", "/daemon/kill"],
       ["GET", "/daemon/kill"],
       ["POST", "/daemon/resurrect"],
+      ["POST", "/daemon/restart"],
       ["PUT", "/daemon/web"],
       ["POST", "//daemon/kill"],
       ["POST", "/%64aemon/kill"],

@@ -72,6 +72,7 @@ describe("TCP listener without a key", () => {
     for (const [method, route] of [
       ["POST", "/daemon/kill"],
       ["POST", "/daemon/resurrect"],
+      ["POST", "/daemon/restart"],
       ["PUT", "/daemon/web"],
       ["POST", "/%64aemon/kill"]
     ] as const) {
