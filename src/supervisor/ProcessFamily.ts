@@ -29,16 +29,19 @@ export interface ProcessFamily {
   readonly bornAfter: number
   /** The leader's start time, to tell its group from a later group that reused the id. */
   readonly leaderStart: number | undefined
+  /** When the leader was spawned (ms): a shared table read before it cannot show the run. */
+  readonly spawnedAt: number
   /** pid → start time of every process seen in the run's tree. */
   readonly seen: Map<number, number>
 }
 
-export const makeFamily = (leader: number, runId: string, bornAfter: number, leaderStart: number | undefined): ProcessFamily => ({
+export const makeFamily = (leader: number, runId: string, bornAfter: number, leaderStart: number | undefined, spawnedAt: number): ProcessFamily => ({
   leader,
   runId,
   bornAfter,
   leaderStart,
-  seen: new Map()
+  spawnedAt,
+  seen: new Map(leaderStart === undefined ? [] : [[leader, leaderStart]])
 })
 
 /**
@@ -183,9 +186,10 @@ const awaitGone = (family: ProcessFamily, timeoutMs: number): Effect.Effect<bool
  */
 export const stopFamily = (family: ProcessFamily, killTimeoutMs: number): Effect.Effect<void> =>
   Effect.gen(function* () {
-    let table = yield* tableSince((yield* Clock.currentTimeMillis) - FIRST_SWEEP_MAX_AGE_MS)
+    const now = yield* Clock.currentTimeMillis
+    let table = yield* tableSince(Math.max(now - FIRST_SWEEP_MAX_AGE_MS, family.spawnedAt))
     let members = liveMembers(family, table, true)
-    if (members.length === 0) return
+    if (members.length === 0 && !(yield* anyKnownAlive(family))) return
     const signalledAt = yield* Clock.currentTimeMillis
     yield* signalAll(family, members, table, "SIGTERM")
     if (!(yield* awaitGone(family, killTimeoutMs))) {

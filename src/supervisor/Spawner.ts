@@ -132,8 +132,10 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       })
       child.once("spawn", () => resume(Effect.succeed(child)))
     })
+    // Taken once the child exists: a process table read after this moment shows it.
+    const spawnedAt = yield* Clock.currentTimeMillis
     const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
-    return { pid: child.pid!, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart) }
+    return { pid: child.pid!, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart, spawnedAt) }
   })
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
@@ -212,6 +214,7 @@ export const watchAdopted = (pid: number, startTime: number): Effect.Effect<{ re
     // Its family as the spawning daemon knew it: the run marker it was started with (a process of an
     // older pmfx has none: a fresh marker matches nothing), born no earlier than the leader.
     const runId = runIdOf(pid) ?? randomBytes(12).toString("hex")
-    const family = makeFamily(pid, runId, startTime, startTime)
+    // It exists now: any process table read from here on shows it.
+    const family = makeFamily(pid, runId, startTime, startTime, yield* Clock.currentTimeMillis)
     return { child: { pid, exit, family }, poke: () => void Queue.unsafeOffer(wake, undefined) }
   })
