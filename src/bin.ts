@@ -1,11 +1,11 @@
 /**
  * The `pmfx` executable: parses the command line, runs the command, and turns its outcome into
- * the exit codes of DESIGN §9. The only place the CLI runs an Effect.
+ * the exit codes of the README's "Exit codes" table. The only place the CLI runs an Effect.
  */
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Console, Effect, Exit, Layer } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
@@ -20,6 +20,36 @@ import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
 
 const run = Command.run(pmfx, { name: "pmfx", version: packageJson.version })
 
+/**
+ * `PMFX_DEBUG=1` shows what the CLI logs at debug level — the full cause of an internal error, an
+ * answer from the daemon it could not read — on stderr, where it cannot mix with `--json` output.
+ */
+const debug = process.env.PMFX_DEBUG !== undefined && process.env.PMFX_DEBUG !== "" && process.env.PMFX_DEBUG !== "0"
+const logging = Layer.merge(
+  Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })),
+  Logger.minimumLogLevel(debug ? LogLevel.Debug : LogLevel.Info)
+)
+
+/** The first line of what went wrong, for the one line a user sees. */
+const summary = (cause: Cause.Cause<unknown>): string => {
+  const defect = Cause.squash(cause)
+  const text = defect instanceof Error ? `${defect.name}: ${defect.message}` : String(defect)
+  return text.split("\n")[0]!.slice(0, 300)
+}
+
+/**
+ * The safety net: a failure or defect no command turned into a structured error (a bug, or a
+ * library throwing where nobody expected it) is one line and exit 1 — never a stack trace or a
+ * schema dump, which stay behind PMFX_DEBUG=1.
+ */
+const internalError = (cause: Cause.Cause<unknown>) =>
+  Effect.logDebug("internal error", cause).pipe(
+    Effect.zipRight(
+      Console.error(`pmfx: internal error: ${summary(cause)}${debug ? "" : "; run with PMFX_DEBUG=1 for details"}`)
+    ),
+    Effect.as(ExitCode.unexpected as number)
+  )
+
 const program = run(hoistGlobalOptions(process.argv)).pipe(
   withPlainConsole,
   Effect.as(ExitCode.ok as number),
@@ -28,10 +58,13 @@ const program = run(hoistGlobalOptions(process.argv)).pipe(
     if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.usage as number)
     if (error instanceof CliExit) return Effect.succeed(error.code)
     if (isPmfxError(error)) return Console.error(renderError(error)).pipe(Effect.as(errorMeta[error._tag].exitCode))
-    return Console.error(`pmfx: unexpected error: ${String(error)}`).pipe(Effect.as(ExitCode.unexpected as number))
+    return internalError(Cause.fail(error))
   }),
+  // Ctrl-C and SIGTERM stay interruptions (their exit code is set below); anything else is a defect.
+  Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : internalError(cause))),
   // (The daemon client is provided by the command tree, which knows from --url which daemon it is.)
-  Effect.provide(Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default)))
+  Effect.provide(Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default))),
+  Effect.provide(logging)
 )
 
 const args = process.argv.slice(2)
@@ -44,6 +77,8 @@ if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") &&
 } else {
   NodeRuntime.runMain(program, {
     disableErrorReporting: false,
+    // (The program's own logger writes to stderr; see `logging`.)
+    disablePrettyLogger: true,
     teardown: (exit, onExit) =>
       onExit(
         Exit.isSuccess(exit) && typeof exit.value === "number"

@@ -90,6 +90,13 @@ export const main = (args: ReadonlyArray<string>): void => {
         return 1
       })
     ),
+    // PMFX_HOME unusable (read-only, a file, under /proc): one line, exit 3 as in the CLI.
+    Effect.catchTag("FILE_ERROR", (error) =>
+      Effect.sync(() => {
+        process.stderr.write(`pmfx daemon: ${renderError(error)}\n`)
+        return errorMeta.FILE_ERROR.exitCode
+      })
+    ),
     Effect.provide(Layer.mergeAll(Paths.Default, ConfigLoader.Default, NodeContext.layer))
   )
   // Not NodeRuntime.runMain: its SIGTERM handler interrupts the program, which would close the

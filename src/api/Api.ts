@@ -34,7 +34,19 @@ import {
   WebRequest
 } from "./ApiSchemas"
 
-const IdPath = Schema.Struct({ id: Schema.String })
+/**
+ * The `{id}` segment. Its encoded side is the segment as it goes on the wire: the client
+ * percent-encodes the id (`/`, `%`, `?`, `#` or a space in a selector would otherwise change the
+ * path, and `pmfx restart ./eco.json` would ask for a route that does not exist); on the server the
+ * router has already decoded the segment, so decoding leaves it as it is.
+ */
+const PathSegment = Schema.transform(Schema.String, Schema.String, {
+  strict: true,
+  decode: (segment) => segment,
+  encode: (id) => encodeURIComponent(id)
+})
+
+const IdPath = Schema.Struct({ id: PathSegment })
 
 export class ServiceGroup extends HttpApiGroup.make("service").add(
   HttpApiEndpoint.get("info", "/").addSuccess(ServiceInfo)

@@ -67,6 +67,9 @@ export const ProcessListQuery = Schema.Struct({
 /** `DELETE /api/processes`: by state (`status`), or one target (`id`) with the ids it removed in the answer. */
 export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String), id: Schema.optional(Schema.String) })
 
+/** The largest request body the daemon reads (413 above it); the CLI sends big files in parts under it. */
+export const MAX_BODY_BYTES = 1024 * 1024
+
 /** `GET …/ready`: how long it waits when no `timeout` is given, and the longest `timeout` it takes. */
 export const DEFAULT_READY_TIMEOUT_MS = 60_000
 export const MAX_READY_TIMEOUT_MS = 10 * 60_000

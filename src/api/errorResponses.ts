@@ -17,9 +17,10 @@ import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
 import { PmfxApi } from "./Api"
+import { MAX_BODY_BYTES } from "./ApiSchemas"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
-export const MAX_BODY_BYTES = 1024 * 1024
+export { MAX_BODY_BYTES }
 
 /**
  * How much of a body sent without `content-length` (chunked) is read to find out whether it is
@@ -30,6 +31,12 @@ export const MAX_BODY_BYTES = 1024 * 1024
 const CHUNKED_READ_LIMIT = 16 * MAX_BODY_BYTES
 
 const OPENAPI_PATH = "/api/openapi.json"
+
+/**
+ * The router's longest path parameter (find-my-way's `maxParamLength`, 100 by default) — the same
+ * as the longest app name (`NAME_PATTERN`), so no id that could name something is cut off by it.
+ */
+const MAX_ID_LENGTH = 100
 
 /** A path pattern of the API (`/api/processes/:id/logs`) as a regular expression for one segment per parameter. */
 const patternOf = (path: string): RegExp =>
@@ -137,7 +144,12 @@ const routeNotFound = (method: string, path: string) => {
     return bad(400, "path", `${JSON.stringify(path)} has a malformed %-escape`, "percent-encode ids and names, like encodeURIComponent does")
   }
   const allowed = [...new Set(ROUTES.filter(([, pattern]) => pattern.test(path)).map(([m]) => m))]
-  return allowed.length > 0 && !allowed.includes(method)
+  if (allowed.includes(method)) {
+    // The path has the shape of a route with this method, yet the router took none: its `{id}`
+    // is longer than the router's limit for a parameter, which no name reaches.
+    return bad(400, "id", `the {id} segment is longer than ${MAX_ID_LENGTH} characters`, `give a process id, an app name (at most ${MAX_ID_LENGTH} characters), a namespace or all`)
+  }
+  return allowed.length > 0
     ? // HTTP requires a 405 to list the methods that would work (RFC 9110 §15.5.6).
       simple(405, `Method ${method} is not allowed on ${path}; use ${allowed.join(" or ")}`, { allow: allowed.join(", ") })
     : simple(404, `Not found: ${method} ${path}`)

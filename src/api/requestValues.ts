@@ -2,6 +2,7 @@
 import { Effect, Either } from "effect"
 import { formatDuration, parseDuration } from "../domain/Duration"
 import { BadRequest } from "../domain/errors"
+import { MAX_NESTING, nestingDepth } from "../domain/nestingDepth"
 import { type ProcessStatus, processStatuses } from "../domain/ProcessStatus"
 
 export const badRequest = (field: string, reason: string, suggestion: string) =>
@@ -80,26 +81,8 @@ export const nameMatcher = (pattern: string): ((name: string) => boolean) => {
   }
 }
 
-/**
- * How deeply a request body may nest. An app definition needs about six levels; the limit keeps
- * a hostile body (a megabyte of `[[[[…`) away from the recursive code that validates settings and
- * writes errors, where it would overflow the stack.
- */
-export const MAX_BODY_DEPTH = 32
-
-/** The nesting depth of a parsed JSON value, counted without recursion (so it cannot overflow itself). */
-export const nestingDepth = (value: unknown): number => {
-  let deepest = 0
-  const pending: Array<readonly [unknown, number]> = [[value, 0]]
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    const [current, depth] = next
-    if (typeof current !== "object" || current === null) continue
-    deepest = Math.max(deepest, depth + 1)
-    if (deepest > MAX_BODY_DEPTH) return deepest
-    for (const child of Object.values(current)) pending.push([child, depth + 1])
-  }
-  return deepest
-}
+/** How deeply a request body may nest: as deeply as an ecosystem file (domain/nestingDepth.ts). */
+export const MAX_BODY_DEPTH = MAX_NESTING
 
 /** A JSON body nested at most `MAX_BODY_DEPTH` levels deep, else BAD_REQUEST. */
 export const checkDepth = (body: unknown): Effect.Effect<void, BadRequest> =>

@@ -15,6 +15,7 @@ import { PmfxApi } from "../api/Api"
 import { lockHolder } from "../daemon/DaemonLock"
 import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
 import { Paths } from "../daemon/Paths"
+import { fromSystemError, HOME_ROLE, prepareDirectory } from "../daemon/prepareDirectory"
 import { socketHttpClient } from "../daemon/socketHttpClient"
 import { DaemonTarget } from "./DaemonTarget"
 import { tcpHttpClient } from "./tcpHttpClient"
@@ -57,27 +58,38 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       Effect.catchAll(() => Effect.succeed(false))
     )
 
-    /** Starts a daemon in the background; `exited` turns true when that process ends. */
-    const startInBackground = Effect.sync(() => {
-      fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
-      const log = fs.openSync(paths.daemonLog, "a", 0o600)
-      const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, launcherScript(), "daemon"], {
-        detached: true,
-        stdio: ["ignore", log, log],
-        env: { PMFX_HOME: paths.home },
-        cwd: paths.home
-      })
-      const started = { exited: false }
-      child.on("exit", () => {
-        started.exited = true
-      })
-      child.on("error", () => {
-        started.exited = true
-      })
-      child.unref()
-      fs.closeSync(log)
-      return started
-    })
+    /**
+     * Starts a daemon in the background; `exited` turns true when that process ends. A home that
+     * cannot be used is a FILE_ERROR here, before anything runs.
+     */
+    const startInBackground = prepareDirectory(paths.home, HOME_ROLE).pipe(
+      Effect.zipRight(
+        Effect.try({
+          try: () => fs.openSync(paths.daemonLog, "a", 0o600),
+          catch: (error) => fromSystemError(paths.home, HOME_ROLE, error, paths.daemonLog)
+        })
+      ),
+      Effect.flatMap((log) =>
+        Effect.sync(() => {
+          const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, launcherScript(), "daemon"], {
+            detached: true,
+            stdio: ["ignore", log, log],
+            env: { PMFX_HOME: paths.home },
+            cwd: paths.home
+          })
+          const started = { exited: false }
+          child.on("exit", () => {
+            started.exited = true
+          })
+          child.on("error", () => {
+            started.exited = true
+          })
+          child.unref()
+          fs.closeSync(log)
+          return started
+        })
+      )
+    )
 
     /**
      * The client, after making sure a daemon answers (starting a local one if needed). A daemon

@@ -4,24 +4,83 @@
  * daemon as 7, a remote listener's 401/403 as 8.
  */
 import { Console, Effect, Option } from "effect"
-import { ExitCode, isPmfxError } from "../domain/errors"
+import packageJson from "../../package.json"
+import { looksLikeEcosystemFile } from "../config/ConfigFormat"
+import { ExitCode, isPmfxError, ProcessNotFound } from "../domain/errors"
 import { DaemonClient } from "./DaemonClient"
+import { answerOf, type DaemonAnswer } from "./daemonAnswer"
 import { CliExit, failWith } from "./output"
 import { refusalOf, reportRefusal } from "./remoteRefusal"
 
 type Api = Effect.Effect.Success<DaemonClient["ensureDaemon"]>
 
+/** One line for an answer that is no structured error (an unknown route, an unreadable body). */
+const unexpectedAnswer = (address: string, answer: Option.Option<DaemonAnswer>): string => {
+  const said = Option.match(answer, {
+    onNone: () => "failed in a way this pmfx does not know",
+    onSome: (a) =>
+      a._tag === "Simple"
+        ? `answered ${a.status === undefined ? "" : `${a.status} `}${JSON.stringify(a.message)}`
+        : a._tag === "Unreadable"
+          ? `gave an answer this pmfx cannot read${a.status === undefined ? "" : ` (HTTP ${a.status})`}`
+          : `answered ${a.error._tag}`
+  })
+  return [
+    `pmfx: the daemon at ${address} ${said}`,
+    `  suggestion: check that the daemon runs this version of pmfx (${packageJson.version}; \`pmfx ping\` shows the daemon's), and run with PMFX_DEBUG=1 for the details`
+  ].join("\n")
+}
+
 const unreachable = (message: string) =>
   Console.error(`DAEMON_UNREACHABLE ${message}`).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.daemonUnreachable }))))
 
-export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>): Effect.Effect<A, CliExit, DaemonClient> =>
+/**
+ * `.` and `..` cannot go in a URL path (every URL parser folds them away, so `pmfx stop ..` would
+ * reach another route), and they can name nothing: ids are numbers, names and namespaces never
+ * start with a dot. They are answered here, as the daemon would answer any unknown selector.
+ */
+const isDotSegment = (selector: string) => selector === "." || selector === ".."
+
+/** A selector that looks like a file path (`./eco.json`, `/srv/app`), which no app can be named. */
+const looksLikePath = (selector: string) => selector.includes("/") || looksLikeEcosystemFile(selector)
+
+/**
+ * PROCESS_NOT_FOUND for a selector, with a suggestion that fits a path: these commands act on
+ * processes the daemon holds; a file's apps are named one by one (there is no file form yet).
+ */
+const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound => {
+  if (!looksLikePath(selector)) {
+    return error ?? new ProcessNotFound({ message: `no process with id or name ${JSON.stringify(selector)}`, details: { process_id: selector, suggestion: "list the processes with `pmfx list` to see their ids and names" } })
+  }
+  return new ProcessNotFound({
+    message: `no process with id or name ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
+    details: {
+      process_id: selector,
+      suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start ${selector}\` starts the apps of a file that are not running`
+    }
+  })
+}
+
+export interface DaemonCallOptions {
+  /** The `{id}` the command was given, for answers about it (see `notFound`). */
+  readonly selector?: string | undefined
+}
+
+export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>, options: DaemonCallOptions = {}): Effect.Effect<A, CliExit, DaemonClient> =>
   Effect.gen(function* () {
+    const { selector } = options
+    if (selector !== undefined && isDotSegment(selector)) return yield* failWith(notFound(selector), json)
     const client = yield* DaemonClient
-    const api = yield* client.ensureDaemon.pipe(Effect.catchTag("DaemonUnreachable", (error) => unreachable(error.message)))
+    const api = yield* client.ensureDaemon.pipe(
+      Effect.catchTags({ DaemonUnreachable: (error) => unreachable(error.message), FILE_ERROR: (error) => failWith(error, json) })
+    )
     return yield* request(api).pipe(
       Effect.catchAll((error: unknown) =>
         Effect.gen(function* () {
-          if (isPmfxError(error)) return yield* failWith(error, json)
+          if (isPmfxError(error)) {
+            const explained = selector !== undefined && error._tag === "PROCESS_NOT_FOUND" && error.details.process_id === selector ? notFound(selector, error) : error
+            return yield* failWith(explained, json)
+          }
           const refusal = yield* refusalOf(error)
           if (Option.isSome(refusal)) return yield* reportRefusal(refusal.value, client.target, json)
           const tagged = error as { readonly _tag?: string; readonly message?: string }
@@ -31,9 +90,11 @@ export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Ef
               ? unreachable(`cannot reach the daemon at ${client.target.url}: ${reason}\n  suggestion: check the address, and that the daemon there listens (\`pmfx web\` on its machine)`)
               : unreachable(`lost the connection to the daemon: ${tagged.message ?? ""}`)
           }
-          return yield* Console.error(`pmfx: unexpected answer from the daemon at ${client.address}: ${tagged.message ?? String(error)}`).pipe(
-            Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.unexpected })))
-          )
+          // The internals (a schema's complaint, the raw body) are for PMFX_DEBUG=1, never the user.
+          const answer = yield* answerOf(error)
+          yield* Effect.logDebug(`answer from the daemon at ${client.address} that the client could not read`, error, Option.getOrNull(answer))
+          if (Option.isSome(answer) && answer.value._tag === "Structured") return yield* failWith(answer.value.error, json)
+          return yield* Console.error(unexpectedAnswer(client.address, answer)).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.unexpected }))))
         })
       )
     )

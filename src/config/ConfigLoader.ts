@@ -93,14 +93,15 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
                 Effect.flatMap((text) => Effect.promise(() => parseConfigText(text, format)))
               )
         if (Either.isLeft(parsed)) {
-          const { message, line, column } = parsed.left
+          const { message, line, column, suggestion } = parsed.left
           return yield* new ConfigParseError({
             message: `${file}:${line}${column === undefined ? "" : `:${column}`}: ${message}`,
             details: {
               file,
               line,
               ...(column === undefined ? {} : { column }),
-              suggestion: format === "module" ? "fix the error the file throws, then validate again" : `fix the ${format.toUpperCase()} syntax at line ${line}`
+              suggestion:
+                suggestion ?? (format === "module" ? "fix the error the file throws, then validate again" : `fix the ${format.toUpperCase()} syntax at line ${line}`)
             }
           })
         }

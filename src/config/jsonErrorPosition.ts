@@ -89,7 +89,9 @@ export const jsonErrorOffset = (text: string): number => {
     ws()
     return i < text.length ? i : -1
   } catch (offset) {
-    return offset as number
+    // Only the scanner's own throws are offsets (a stack overflow on deep nesting is not).
+    if (typeof offset !== "number") throw offset
+    return offset
   }
 }
 

@@ -7,7 +7,7 @@ import { createRequire } from "node:module"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import type { SyntaxProblem } from "./parseConfigText"
-import { toPlainData } from "./parseConfigText"
+import { checkNesting, toPlainData } from "./parseConfigText"
 
 // Hidden from the bundler, which would otherwise turn `import()` into `require()` in the CJS bundle
 // and so lose the ability to load ES modules.
@@ -68,7 +68,8 @@ export const loadModuleConfig = async (file: string): Promise<Either.Either<unkn
     const loaded = (await loadFresh(file)) as { default?: unknown; __esModule?: unknown } | null
     const value =
       loaded !== null && typeof loaded === "object" && "default" in loaded && !("apps" in loaded) ? loaded.default : loaded
-    return Either.right(toPlainData(value))
+    // Checked before copying: the copy recurses, and a module's value may nest without end (refer to itself).
+    return Either.map(checkNesting(value, "the exported value"), toPlainData)
   } catch (error) {
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error)
     return Either.left({ message: `the file threw while loading: ${reason.split("\n")[0]}`, ...lineOf(error, file) })

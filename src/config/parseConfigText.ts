@@ -3,6 +3,8 @@
  * (1-based line and, where the parser knows it, column).
  */
 import { Either } from "effect"
+import type { LineCounter as YamlLineCounter } from "yaml"
+import { MAX_NESTING, nestingDepth } from "../domain/nestingDepth"
 import type { ConfigFormat } from "./ConfigFormat"
 import { jsonErrorOffset, lineAndColumn } from "./jsonErrorPosition"
 
@@ -10,7 +12,32 @@ export interface SyntaxProblem {
   readonly message: string
   readonly line: number
   readonly column?: number
+  /** What to do, when it is not "fix the syntax at line N". */
+  readonly suggestion?: string
 }
+
+/**
+ * How many times a YAML file may expand an alias (`*name`) in all. A "billion laughs" file nests
+ * aliases of aliases so that a few lines expand to gigabytes; real ecosystem files reuse a block a
+ * few times per app. (The `yaml` package's own default is 100, which a file with many apps
+ * sharing an anchor could reach.)
+ */
+export const MAX_YAML_ALIASES = 1000
+
+const DEPTH_SUGGESTION = `an ecosystem file needs about six levels ({apps: [{env: {…}}]}); remove the deeper nesting (and, in a JavaScript file, any value that refers to itself)`
+
+/** The problem of data nested too deeply, at the start of the file (parsers do not say where). */
+export const tooDeep = (what: string): SyntaxProblem => ({
+  message: `${what} nests more than ${MAX_NESTING} levels deep (the limit for ecosystem files)`,
+  line: 1,
+  suggestion: DEPTH_SUGGESTION
+})
+
+/** Data nested within `MAX_NESTING`, or the problem saying it is not. */
+export const checkNesting = (value: unknown, what: string): Either.Either<unknown, SyntaxProblem> =>
+  nestingDepth(value) > MAX_NESTING ? Either.left(tooDeep(what)) : Either.right(value)
+
+const isStackOverflow = (error: unknown): boolean => error instanceof RangeError && /call stack/i.test(error.message)
 
 /**
  * Copies parsed data into plain objects (TOML's have no prototype; YAML may share nodes). A key
@@ -32,43 +59,90 @@ const plain = (value: unknown): unknown => {
 const parseJson = (withBom: string): Either.Either<unknown, SyntaxProblem> => {
   // Editors on Windows may save a byte-order mark, which YAML and TOML skip but JSON.parse refuses.
   const text = withBom.replace(/^\uFEFF/, "")
+  let parsed: unknown
   try {
-    return Either.right(JSON.parse(text))
+    parsed = JSON.parse(text)
   } catch (error) {
-    const offset = jsonErrorOffset(text)
+    let offset: number
+    try {
+      offset = jsonErrorOffset(text)
+    } catch (scan) {
+      // The scanner recurses per bracket: a broken file nested very deeply has no position.
+      if (!isStackOverflow(scan)) throw scan
+      offset = -1
+    }
     const where = lineAndColumn(text, offset < 0 ? text.length : offset)
     const reason = error instanceof Error ? error.message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "") : String(error)
     return Either.left({ message: `invalid JSON: ${reason}`, ...where })
   }
+  return checkNesting(parsed, "the JSON")
+}
+
+/** The line of the first alias (`*name`) in a YAML document, where a too-long expansion starts. */
+const firstAliasLine = (YAML: typeof import("yaml"), doc: import("yaml").Document, lines: YamlLineCounter): { line: number; column?: number } => {
+  let offset: number | undefined
+  YAML.visit(doc, {
+    Alias: (_key, node) => {
+      offset = node.range?.[0]
+      return YAML.visit.BREAK
+    }
+  })
+  if (offset === undefined) return { line: 1 }
+  const pos = lines.linePos(offset)
+  return { line: pos.line, column: pos.col }
 }
 
 const parseYaml = async (text: string): Promise<Either.Either<unknown, SyntaxProblem>> => {
   const YAML = await import("yaml")
-  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true })
+  const lines = new YAML.LineCounter()
+  const doc = YAML.parseDocument(text, { prettyErrors: true, uniqueKeys: true, lineCounter: lines })
   const first = doc.errors[0]
   if (first !== undefined) {
     const pos = first.linePos?.[0]
+    const deep = /call stack/i.test(first.message)
+    const reason = deep
+      ? `nests more than the parser can follow (the limit for ecosystem files is ${MAX_NESTING} levels)`
+      : first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")
     return Either.left({
-      message: `invalid YAML: ${first.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "")}`,
+      message: `invalid YAML: ${reason}`,
       line: pos?.line ?? 1,
-      ...(pos === undefined ? {} : { column: pos.col })
+      ...(pos === undefined ? {} : { column: pos.col }),
+      ...(deep ? { suggestion: DEPTH_SUGGESTION } : {})
     })
   }
-  return Either.right(plain(doc.toJS()))
+  let value: unknown
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_YAML_ALIASES })
+  } catch (error) {
+    if (error instanceof ReferenceError && /alias/i.test(error.message)) {
+      return Either.left({
+        message: `invalid YAML: its aliases (*name) expand to more than ${MAX_YAML_ALIASES} copies; aliases are limited so that a small file cannot expand to gigabytes`,
+        ...firstAliasLine(YAML, doc, lines),
+        suggestion: "use fewer aliases, and no alias of a block that holds aliases itself; write repeated settings out, or share them with `extends`"
+      })
+    }
+    if (isStackOverflow(error)) return Either.left(tooDeep("the YAML"))
+    throw error
+  }
+  return Either.map(checkNesting(value, "the YAML"), plain)
 }
 
 const parseToml = async (text: string): Promise<Either.Either<unknown, SyntaxProblem>> => {
   const TOML = await import("smol-toml")
   try {
-    return Either.right(plain(TOML.parse(text)))
+    return Either.map(checkNesting(TOML.parse(text, { maxDepth: MAX_NESTING }), "the TOML"), plain)
   } catch (error) {
     if (error instanceof TOML.TomlError) {
+      const deep = /excessively nested/i.test(error.message)
+      const reason = deep ? `nests more than ${MAX_NESTING} levels deep (the limit for ecosystem files)` : error.message.split("\n")[0]
       return Either.left({
-        message: `invalid TOML: ${error.message.split("\n")[0]}`,
+        message: `invalid TOML: ${reason}`,
         line: error.line,
-        column: error.column
+        column: error.column,
+        ...(deep ? { suggestion: DEPTH_SUGGESTION } : {})
       })
     }
+    if (isStackOverflow(error)) return Either.left(tooDeep("the TOML"))
     throw error
   }
 }

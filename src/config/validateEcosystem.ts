@@ -4,7 +4,7 @@
  * suggestion. Pure: reading files is the loader's job.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { MAX_INSTANCES, MAX_LINE_LENGTH_RANGE, NAME_PATTERN } from "../domain/AppDefinition"
+import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE, NAME_PATTERN } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
@@ -156,6 +156,17 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
     problems.push({ field: "apps", value: [], message: "has no app", suggestion: "define at least one app with a script" })
   }
 
+  if (rawApps.length > MAX_APPS) {
+    // Refused before each app is checked: thousands of apps would give thousands of problems.
+    problems.push({
+      field: "apps",
+      value: rawApps.length,
+      message: `defines ${rawApps.length} apps, more than ${MAX_APPS} (the most one file may define)`,
+      suggestion: `split the apps into files of at most ${MAX_APPS} apps and start each file (pmfx start part-1.json, then pmfx start part-2.json)`
+    })
+    return { apps: [], top, problems, warnings }
+  }
+
   const apps: Array<ValidatedApp> = []
   const identities: Array<Identity> = []
   rawApps.forEach((rawApp, index) => {
@@ -169,6 +180,16 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
   })
 
   problems.push(...checkNames(identities), ...checkDependencies(identities))
+  const processes = apps.reduce((sum, app) => sum + resolveInstances(app.settings.instances ?? 1, options.cpus), 0)
+  // (One app over the limit is already reported at its own `instances`.)
+  if (processes > MAX_INSTANCES && apps.every((app) => resolveInstances(app.settings.instances ?? 1, options.cpus) <= MAX_INSTANCES)) {
+    problems.push({
+      field: "apps",
+      value: processes,
+      message: `asks for ${processes} processes in all (instances summed over its apps), more than ${MAX_INSTANCES}`,
+      suggestion: `use fewer instances, or split the apps into several files of at most ${MAX_INSTANCES} processes each`
+    })
+  }
   return { apps, top, problems, warnings }
 }
 

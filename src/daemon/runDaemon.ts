@@ -26,6 +26,7 @@ import { homeModeWarning } from "./homePaths"
 import { reclaimProcesses } from "./reclaimProcesses"
 import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "./Paths"
+import { HOME_ROLE, prepareDirectory } from "./prepareDirectory"
 import { emptyState, readStateFile } from "./StateFile"
 import { StateStore } from "./StateStore"
 import { WebListener } from "./WebListener"
@@ -44,7 +45,7 @@ export interface DaemonStartOptions {
 
 export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(function* () {
   const paths = yield* Paths
-  fs.mkdirSync(paths.home, { recursive: true, mode: 0o700 })
+  yield* prepareDirectory(paths.home, HOME_ROLE)
   yield* acquireDaemonLock(paths.daemonPid)
   // Logs may hold secrets: the daemon's own folders and files are its user's alone, also when an
   // older pmfx created them wider; a wide home is the user's choice, and only warned about.

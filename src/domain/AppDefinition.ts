@@ -136,3 +136,11 @@ export const NAME_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9_.@:+-]{0,99}$/
  * the daemon. Far above any machine's `max`.
  */
 export const MAX_INSTANCES = 1024
+
+/**
+ * The most apps one ecosystem file (or one create request) may define — and, with their instances
+ * summed, the most processes: the same figure as `MAX_INSTANCES`, since every app is at least one
+ * process. Starting is roughly 40 ms per app on a 2-core machine, so a file at the limit takes
+ * about 40 s; a bigger fleet belongs in several files.
+ */
+export const MAX_APPS = MAX_INSTANCES

@@ -207,6 +207,42 @@ describe("several hundred malformed requests", () => {
   })
 })
 
+describe("ids no app can have", () => {
+  it("an encoded `/`, `..`, a NUL or a path answers a structured 404 on every route, an over-long id a 400, and the app runs on", async () => {
+    const ids = ["a%2Fb", "%2E%2E", "..", "a%00b", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "a".repeat(100)]
+    const routes: ReadonlyArray<readonly [string, string]> = [
+      ["GET", ""],
+      ["DELETE", ""],
+      ["POST", "/start"],
+      ["POST", "/stop"],
+      ["POST", "/restart"],
+      ["POST", "/reload"],
+      ["GET", "/logs"],
+      ["GET", "/metrics"]
+    ]
+    for (const id of ids) {
+      for (const [method, suffix] of routes) {
+        const reply = await daemon.request(method, `/api/processes/${id}${suffix}`)
+        expect(reply.status, `${method} ${id.slice(0, 40)}${suffix}`).toBe(404)
+        expect(reply.body, `${method} ${id.slice(0, 40)}${suffix}`).toEqual(structured("PROCESS_NOT_FOUND", { process_id: decodeURIComponent(id), suggestion: expect.any(String) }))
+      }
+    }
+    // Longer than any name can be (100 characters): BAD_REQUEST naming the limit, on every route.
+    for (const [method, suffix] of routes) {
+      const reply = await daemon.request(method, `/api/processes/${"a".repeat(10_000)}${suffix}`)
+      expect(reply.status, `${method} …${suffix}`).toBe(400)
+      expect(reply.body).toEqual(badRequest("id"))
+      expect(reply.body.error.message).toContain("longer than 100 characters")
+    }
+    // An unencoded `/` is another path: the simple 404 of an unknown route.
+    const slash = await daemon.request("POST", "/api/processes/a/b/restart")
+    expect(slash.status).toBe(404)
+    expect(slash.body).toEqual(simpleError)
+    expect((await daemon.request("GET", "/api/processes/keep")).body).toMatchObject({ status: "online", pid: keep.pid })
+    expect(isAlive(keep.pid)).toBe(true)
+  })
+})
+
 describe("structured errors of the process routes", () => {
   it("use the structured shape for a PROCESS_NOT_FOUND on every route", async () => {
     const reply = await daemon.request("DELETE", "/api/processes/ghost")

@@ -75,7 +75,7 @@ export const deleteCommand = Command.make(
       }
       // The daemon answers with the ids this request removed: a concurrent delete of the same
       // rows is not reported twice (a before/after diff of `list` would be).
-      const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }))
+      const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }), { selector: target })
       yield* report(result.deleted)
     })
 ).pipe(Command.withDescription("Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"))

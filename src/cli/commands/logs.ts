@@ -142,7 +142,7 @@ export const logsCommand = Command.make(
       })
 
       if (!follow) {
-        const { entries } = yield* withDaemon(json, lastLines)
+        const { entries } = yield* withDaemon(json, lastLines, { selector: target })
         return yield* json ? printJson(entries) : Effect.forEach(entries, print, { discard: true })
       }
 
@@ -186,7 +186,8 @@ export const logsCommand = Command.make(
             // Until Ctrl-C, a refused stream, or the daemon ending it.
             yield* Effect.raceFirst(printLive, Effect.zipRight(Fiber.join(following), Effect.never))
           })
-        )
+        ),
+        { selector: target }
       )
       yield* Console.error("DAEMON_UNREACHABLE the daemon closed the log stream (it stopped or was killed)")
       return yield* Effect.fail(new CliExit({ code: ExitCode.daemonUnreachable }))

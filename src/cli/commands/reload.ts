@@ -16,7 +16,7 @@ import { jsonOption } from "./configOptions"
 export const reloadCommand = Command.make("reload", { target: targetArg, port: portOverrideOption, json: jsonOption }, ({ target, port, json }) =>
   Effect.gen(function* () {
     const payload = Option.match(port, { onNone: () => ({}), onSome: (p) => ({ port: p }) })
-    const result = yield* withDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }))
+    const result = yield* withDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target })
     if (json) return yield* printJson({ processes: result.processes, restarted_instead: result.restarted_instead })
     const out = process.stdout
     const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })

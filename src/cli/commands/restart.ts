@@ -11,7 +11,7 @@ import { jsonOption } from "./configOptions"
 export const restartCommand = Command.make("restart", { target: targetArg, port: portOverrideOption, json: jsonOption }, ({ target, port, json }) =>
   Effect.gen(function* () {
     const payload = Option.match(port, { onNone: () => ({}), onSome: (p) => ({ port: p }) })
-    const result = yield* withDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }))
+    const result = yield* withDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
     if (json) return yield* printJson(result.processes)
     const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
     yield* Console.log(`${style.green(process.stdout)("restarted")} ${plural(result.processes.length, "process", "processes")}${on}\n${renderProcessTable(result.processes)}`)

@@ -40,7 +40,7 @@ const showFile = (file: string, env: Option.Option<string>, json: boolean) =>
 
 const showProcess = (id: string, json: boolean) =>
   Effect.gen(function* () {
-    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }))
+    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }), { selector: id })
     yield* json ? printJson(detail) : Console.log(renderProcessDetail(detail, Date.now()))
   })
 

@@ -19,7 +19,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
+import { MAX_BODY_BYTES, MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
@@ -304,6 +304,68 @@ const fromCommand = (command: string, o: StartOptions, variables: Record<string,
   })
 
 // ---------------------------------------------------------------------------------------------
+// Sending the new apps
+
+type Api = Parameters<Parameters<typeof withDaemon>[1]>[0]
+
+/** Room left in a body for the JSON around the definitions (keys, brackets, commas). */
+const ENVELOPE_BYTES = 4 * 1024
+
+/**
+ * The definitions in consecutive parts whose request bodies stay under the daemon's limit
+ * (`MAX_BODY_BYTES`): a file of many apps, or apps with big environments, is more than one body.
+ * A single definition over the limit is a part of its own (the daemon's 413 then names it).
+ */
+export const partsUnder = <A>(items: ReadonlyArray<A>, budget: number, sizeOf: (item: A) => number): Array<Array<A>> => {
+  const parts: Array<Array<A>> = []
+  let current: Array<A> = []
+  let used = 0
+  for (const item of items) {
+    const size = sizeOf(item) + 1
+    if (current.length > 0 && used + size > budget) {
+      parts.push(current)
+      current = []
+      used = 0
+    }
+    current.push(item)
+    used += size
+  }
+  if (current.length > 0) parts.push(current)
+  return parts
+}
+
+/**
+ * Creates the apps, in as many requests as the body limit needs. The file's webhooks and alerts go
+ * with the last part, so they apply only once every app exists; when a part is refused, the apps
+ * of the parts before it are deleted again, so a file is created whole or not at all, as it is in
+ * one request.
+ */
+const createInParts = (
+  api: Api,
+  definitions: ReadonlyArray<AppDefinition>,
+  env: Readonly<Record<string, string>>,
+  notifications: Plan["notifications"]
+) =>
+  Effect.gen(function* () {
+    const encoder = new TextEncoder()
+    const fixed = encoder.encode(JSON.stringify({ env, ...notifications })).length + ENVELOPE_BYTES
+    const parts = partsUnder(definitions, MAX_BODY_BYTES - fixed, (definition) => encoder.encode(JSON.stringify(definition)).length)
+    const rows: Array<ProcessSummary> = []
+    const created: Array<string> = []
+    for (const [index, part] of parts.entries()) {
+      const last = index === parts.length - 1
+      const result = yield* api.processes.create({ payload: { definitions: part, env, ...(last ? notifications : {}) } }).pipe(
+        Effect.tapError(() =>
+          Effect.forEach(created, (name) => api.processes.delete({ path: { id: name } }).pipe(Effect.ignore), { concurrency: 4, discard: true })
+        )
+      )
+      rows.push(...result.processes)
+      created.push(...part.map((definition) => definition.name))
+    }
+    return rows
+  })
+
+// ---------------------------------------------------------------------------------------------
 // The command
 
 const byId = (rows: ReadonlyArray<ProcessSummary>) => [...rows].sort((a, b) => a.id - b.id)
@@ -362,7 +424,7 @@ export const startCommand = Command.make(
           }
           // Already running answers PROCESS_ALREADY_RUNNING (exit 5), as for a file's only app.
           if (plan.existing !== undefined) rows.push(...(yield* api.processes.start({ path: { id: plan.existing } })).processes)
-          if (fresh.length > 0) rows.push(...(yield* api.processes.create({ payload: { definitions: fresh, env, ...plan.notifications } })).processes)
+          if (fresh.length > 0) rows.push(...(yield* createInParts(api, fresh, env, plan.notifications)))
           if (fresh.length === 0 && alreadyRunning.length === names.length) {
             const first = alreadyRunning[0]!
             return yield* new ProcessAlreadyRunning({

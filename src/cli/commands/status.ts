@@ -68,7 +68,8 @@ const processStatus = (target: string, json: boolean) =>
         // Nothing matched here: the daemon's own answer says why (and suggests a close name).
         if (selected.length === 0) return [yield* api.processes.get({ path: { id: target } })]
         return yield* Effect.forEach(selected, (row) => api.processes.get({ path: { id: String(row.id) } }), { concurrency: 4 })
-      })
+      }),
+      { selector: target }
     )
     if (json) {
       return yield* printJson(

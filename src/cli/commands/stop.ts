@@ -10,7 +10,7 @@ import { jsonOption } from "./configOptions"
 
 export const stopCommand = Command.make("stop", { target: targetArg, json: jsonOption }, ({ target, json }) =>
   Effect.gen(function* () {
-    const result = yield* withDaemon(json, (api) => api.processes.stop({ path: { id: target } }))
+    const result = yield* withDaemon(json, (api) => api.processes.stop({ path: { id: target } }), { selector: target })
     if (json) return yield* printJson(result.processes)
     yield* Console.log(`${style.green(process.stdout)("stopped")} ${plural(result.processes.length, "process", "processes")}\n${renderProcessTable(result.processes)}`)
   })

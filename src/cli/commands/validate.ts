@@ -46,7 +46,7 @@ const validateFile = (file: string, env: Option.Option<string>, json: boolean) =
 /** The daemon validated the definition when it was created: what is left to check is that it is there. */
 const validateProcess = (id: string, json: boolean) =>
   Effect.gen(function* () {
-    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }))
+    const detail = yield* withDaemon(json, (api) => api.processes.get({ path: { id } }), { selector: id })
     const { config } = detail
     if (json) {
       return yield* printJson({
