@@ -127,12 +127,17 @@ describe("bodies", () => {
   })
 
   it("keeps an INVALID_CONFIG answer small for a body full of problems", async () => {
-    const reply = await daemon.request("POST", "/api/processes", { apps: new Array(200_000).fill(0) })
+    const reply = await daemon.request("POST", "/api/processes", { apps: new Array(1000).fill(0) })
     expect(reply.status).toBe(422)
     expect(reply.body.error.code).toBe("INVALID_CONFIG")
-    expect(reply.body.error.message).toContain("200000 problems")
+    expect(reply.body.error.message).toContain("1000 problems")
     expect(reply.body.error.details.problems).toHaveLength(100)
     expect(reply.raw.length).toBeLessThan(64 * 1024)
+    // More apps than one request may define is one problem, found before each app is checked.
+    const many = await daemon.request("POST", "/api/processes", { apps: new Array(200_000).fill(0) })
+    expect(many.status).toBe(422)
+    expect(many.body.error.message).toBe("apps: defines 200000 apps, more than 1024 (the most one file may define)")
+    expect(many.body.error.details.problems).toHaveLength(1)
   })
 })
 

@@ -38,7 +38,9 @@ const failsWith = (args: ReadonlyArray<string>, code: string, exit: number, env?
   if (human) {
     const text = sandbox.pmfx(args, env)
     expect(text.code, `pmfx ${args.join(" ")}: ${text.stderr}`).toBe(exit)
-    expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(  at [^\n]+\n)?  suggestion: [^\n]+\n$`))
+    // One line, then where (a file's line) and the suggestion; INVALID_CONFIG lists each problem below.
+    if (code === "INVALID_CONFIG") expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(.*\n)*    suggestion: [^\n]+\n$`))
+    else expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(  at [^\n]+\n)?  suggestion: [^\n]+\n$`))
     expectNoInternals(text)
   }
   const machine = sandbox.pmfx([...args, "--json"], env)
