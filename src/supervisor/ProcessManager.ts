@@ -537,6 +537,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
                 history: [...state.history, { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage }].slice(-HISTORY_LENGTH)
               }
         )
+        // The row stopped or moved on to another process while /proc was read: this sample is stale.
+        if (next.pid !== pid) continue
         reported.push({ id: row.id, name: row.app.definition.name, instance: row.instance, pid, cpu_usage: sample.cpu_usage, memory_usage: sample.memory_usage })
         const limit = row.app.definition.max_memory_restart
         if (limit !== null && next.pid === pid && sample.memory_usage > limit && (next.status === "online" || next.status === "starting")) {
