@@ -910,7 +910,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           )
         }),
 
-      /** Runs `effect` after each spawn, before the spawn is reported (the daemon saves its state). */
+      /** Starts `effect` right after each spawn (the daemon saves its state: the new pid is recorded at once). */
       onSpawned: (effect: Effect.Effect<void>) => Effect.sync(() => void (onSpawned = effect)),
 
       /** Stops every row without changing what the user wants (the host is shutting down). */

@@ -27,7 +27,7 @@ export interface PipePair {
 
 const SPARE_PREFIX = "spare-"
 /** Spare pairs kept ready: enough for a few apps crashing at once without a mkfifo on their path. */
-const SPARES = 4
+const SPARES = 8
 
 /** A name that state.json may hold for a pair: checked before any path is built from it. */
 export const isPipeName = (name: string): boolean => /^[a-z0-9-]{1,64}$/.test(name)

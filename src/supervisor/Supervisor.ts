@@ -31,7 +31,7 @@ export interface SupervisorContext {
   readonly pipes: StdioPipes
   /** True once the host hands its apps over to a successor: closing a row leaves its process running. */
   readonly handingOff: () => boolean
-  /** Runs right after each spawn, before anything waits on the process (the daemon saves its pid). */
+  /** Started right after each spawn (the daemon saves its pid). */
   readonly spawned: () => Effect.Effect<void>
 }
 
@@ -199,12 +199,33 @@ interface PipeSlot {
   current: { readonly pipes: PipePair; readonly streams: ReadonlyArray<AttachedStream> } | undefined
 }
 
+/** How long a respawn waits for the last process's pipes to end, to reuse them (else: a new pair). */
+const PIPE_END_WAIT_MS = 25
+
+/** Completes when every stream has ended, or after `timeoutMs` (a plain timer: see LogStore's grace). */
+const awaitEnded = (streams: ReadonlyArray<AttachedStream>, timeoutMs: number): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    let waiting = streams.length
+    const timer = setTimeout(() => resume(Effect.void), timeoutMs)
+    for (const stream of streams) {
+      stream.whenEnded(() => {
+        if (--waiting === 0) {
+          clearTimeout(timer)
+          resume(Effect.void)
+        }
+      })
+    }
+    return Effect.sync(() => clearTimeout(timer))
+  })
+
 /** A new process for the row: a FIFO pair, then the spawn. */
 const spawnProcess = (row: Row, context: SupervisorContext, port: number | null, slot: PipeSlot) =>
   Effect.gen(function* () {
     const app = row.app.definition
     const last = slot.current
     slot.current = undefined
+    // The last process has exited: its pipes' end usually follows within a moment.
+    if (last !== undefined && !last.streams.every((stream) => stream.ended())) yield* awaitEnded(last.streams, PIPE_END_WAIT_MS)
     const reusable = last !== undefined && last.streams.length > 0 && last.streams.every((stream) => stream.ended())
     if (last !== undefined && !reusable) removePair(last.pipes)
     const pipes = reusable ? last.pipes : yield* context.pipes.take.pipe(
@@ -296,8 +317,9 @@ const runOnce = (
         yield* Effect.forkScoped(writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore))
       }
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, pipes: pipes.name, lastError: null }))
-      // Saved before anyone learns of the process: a host killed from here on leaves its pid behind.
-      yield* context.spawned()
+      // Saved at once (not when online): a host killed from then on leaves its pid behind. Not
+      // awaited: a process that exits at once is restarted without waiting for the disk.
+      yield* Effect.forkDaemon(context.spawned())
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
       yield* Effect.forkScoped(becomeOnline(row, app, bus, (yield* Clock.currentTimeMillis) - startedAt))
