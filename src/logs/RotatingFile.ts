@@ -69,6 +69,8 @@ const gzip = async (file: string): Promise<void> => {
   }
 }
 
+const NEWLINE = 0x0a
+
 export class RotatingFile {
   private stream: fs.WriteStream | null = null
   private bytes = 0
@@ -138,7 +140,32 @@ export class RotatingFile {
       return
     }
     const limit = this.policy.maxSize
-    if (limit !== null && this.bytes > 0 && this.bytes + data.length > limit) this.rotate()
+    let rest = data
+    // A batch bigger than the room left is cut at line ends, rotating in between, so a burst read in
+    // one chunk still leaves files near `max_log_size` (and a file too big never waits for the next write).
+    while (limit !== null && rest.length > 0 && this.bytes + rest.length > limit) {
+      if (this.bytes === 0) {
+        // An empty file takes the lines that fit, or at least one line however long.
+        let cut = rest.lastIndexOf(NEWLINE, limit - 1)
+        if (cut < 0) cut = rest.indexOf(NEWLINE)
+        if (cut < 0 || cut === rest.length - 1) break
+        this.append(rest.subarray(0, cut + 1))
+        rest = rest.subarray(cut + 1)
+      }
+      const room = limit - this.bytes
+      const cut = room > 0 ? rest.lastIndexOf(NEWLINE, room - 1) : -1
+      if (cut >= 0) {
+        this.append(rest.subarray(0, cut + 1))
+        rest = rest.subarray(cut + 1)
+      }
+      const filled = this.bytes
+      this.rotate()
+      if (this.bytes >= filled) break // the rotation was put off (the file cannot be reopened yet)
+    }
+    if (rest.length > 0) this.append(rest)
+  }
+
+  private append(data: Buffer): void {
     this.bytes += data.length
     // A failed write (ENOSPC) fails every write still buffered: each one counts its own lines.
     this.stream!.write(data, this.onWritten(data))

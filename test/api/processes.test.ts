@@ -277,13 +277,16 @@ describe("GET /api/processes/{id}", () => {
     expect(numeric.body.error.details.process_id).toBe("987654")
   })
 
-  it("answers 404, never 500, for odd ids", async () => {
-    const odd = ["..%2f..%2fetc", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "a%00b", "%20", "x".repeat(3000), "%F0%9F%92%A5", "a%2Fb%2Fc", "%3Cscript%3E", "-1", "1e3", "0x10"]
+  it("answers 404, never 500, for odd ids; 400 naming id for one too long to be a name", async () => {
+    const odd = ["..%2f..%2fetc", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "a%00b", "%20", "%F0%9F%92%A5", "a%2Fb%2Fc", "%3Cscript%3E", "-1", "1e3", "0x10"]
     for (const id of odd) {
       const reply = await daemon.request("GET", `/api/processes/${id}`)
       expect(reply.status, id).toBe(404)
       expect(reply.body.success, id).toBe(false)
     }
+    const long = await daemon.request("GET", `/api/processes/${"x".repeat(3000)}`)
+    expect(long.status).toBe(400)
+    expect(long.body.error).toMatchObject({ code: "BAD_REQUEST", details: { field: "id" } })
   })
 })
 

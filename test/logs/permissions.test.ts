@@ -40,8 +40,11 @@ describe("log file permissions", () => {
     ok(sandbox, ["start", file])
     const logs = path.join(sandbox.home, "logs")
     const gzipped = await eventually(() => {
-      const found = fs.readdirSync(logs).filter((name) => name.startsWith("rotating-0-out") && name.endsWith(".gz"))
+      const rotated = fs.readdirSync(logs).filter((name) => name.startsWith("rotating-0-out.log."))
+      const found = rotated.filter((name) => name.endsWith(".gz"))
       expect(found.length).toBeGreaterThan(0)
+      // Compression settled: no rotated file is still being gzipped (it would vanish under stat).
+      expect(rotated).toEqual(found)
       return found
     })
     await eventually(() => expect(fs.readFileSync(path.join(elsewhere, "outside.out.log"), "utf8")).toContain("line 2"))
