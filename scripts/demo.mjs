@@ -15,7 +15,7 @@ const env = { ...process.env, PMFX_HOME: home }
 // A fresh demo each time: stop a daemon a previous demo may have left, and forget its apps.
 spawnSync(process.execPath, [pmfx, "kill"], { stdio: "ignore", cwd: root, env })
 fs.rmSync(home, { recursive: true, force: true })
-fs.mkdirSync(home, { recursive: true })
+fs.mkdirSync(home, { recursive: true, mode: 0o700 })
 
 const show = (args) => console.log(`\n$ PMFX_HOME=.tmp/demo pmfx ${args.join(" ")}`)
 const run = (args, { quiet = false } = {}) => {
