@@ -64,10 +64,16 @@ const isDiskFull = (error: unknown): boolean => {
   return code === "ENOSPC" || code === "EDQUOT"
 }
 
-/** Opens `file` for appending (creating it private, as the log writer does) and closes it. */
+/**
+ * Opens `file` for appending (creating it private, as the log writer does) and closes it. A file
+ * the check created is removed again, so a refused start leaves no empty log behind (the log
+ * writer creates it on a real start; both run synchronously on the daemon's one thread).
+ */
 const probeAppend = (file: string): void => {
   makeDirectory(path.dirname(file), PRIVATE_DIR_MODE)
+  const existed = fs.existsSync(file)
   fs.closeSync(fs.openSync(file, "a", PRIVATE_FILE_MODE))
+  if (!existed) fs.rmSync(file, { force: true })
 }
 
 /** Creates and removes the temporary file a pid file is written through (so the file itself is untouched). */
