@@ -4,30 +4,13 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { allOnline, eventually, fixtures, isAlive, json, list, ok } from "./helpers"
+import { expectContiguous, tickNumbers } from "../support/tickLog"
 
 let sandbox: Sandbox
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(() => sandbox.cleanup())
-
-/** The numbers of the stored `<timestamp> <n> tick` lines of one instance's out log. */
-const numbers = (file: string): Array<number> =>
-  fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => {
-      const match = /^\S+ (\d+) tick$/.exec(line)
-      if (match === null) throw new Error(`a cut or foreign line: ${JSON.stringify(line)}`)
-      return Number(match[1])
-    })
-
-/** Every number from 0 once, in order: no line lost, repeated or cut. */
-const expectContiguous = (values: ReadonlyArray<number>) => {
-  const wrong = values.flatMap((value, i) => (value === i ? [] : [{ at: i, value }]))
-  expect(wrong.slice(0, 3)).toEqual([])
-}
 
 describe("pmfx daemon restart", () => {
   it("replaces the daemon while the apps keep running: same pids, no log line lost, restart and kill work after", async () => {
@@ -36,7 +19,7 @@ describe("pmfx daemon restart", () => {
     ok(sandbox, ["start", counter, "--name", "counter", "-i", "2"], { SPLIT: "1" })
     const before = await allOnline(sandbox, 2)
     const logs = [0, 1].map((i) => path.join(sandbox.home, "logs", `counter-${i}-out.log`))
-    await eventually(() => expect(numbers(logs[0]!).length).toBeGreaterThan(20))
+    await eventually(() => expect(tickNumbers(logs[0]!).length).toBeGreaterThan(20))
     const oldDaemon = Number(fs.readFileSync(path.join(sandbox.home, "daemon.pid"), "utf8"))
 
     const restarted = ok(sandbox, ["daemon", "restart"])
@@ -50,9 +33,9 @@ describe("pmfx daemon restart", () => {
     const updated = json<{ running: Array<{ pid: number }> }>(ok(sandbox, ["update", "--json"]))
     expect(updated.running.map((row) => row.pid)).toEqual(before.map((row) => row.pid))
 
-    const counts = logs.map((file) => numbers(file).length)
-    await eventually(() => logs.forEach((file, i) => expect(numbers(file).length).toBeGreaterThan(counts[i]! + 20)))
-    for (const file of logs) expectContiguous(numbers(file))
+    const counts = logs.map((file) => tickNumbers(file).length)
+    await eventually(() => logs.forEach((file, i) => expect(tickNumbers(file).length).toBeGreaterThan(counts[i]! + 20)))
+    for (const file of logs) expectContiguous(tickNumbers(file))
 
     // The adopted processes are the daemon's like any other.
     ok(sandbox, ["restart", "counter"])

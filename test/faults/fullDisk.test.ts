@@ -99,6 +99,8 @@ describe("a full disk under PMFX_HOME", () => {
     fs.rmSync(path.join(home, "logs", "flood-0-out.log"))
     await waitFor(async () => (await health()).state.saved === true, "state.json to be saved again", 30_000)
     const recoveredMs = Date.now() - freedAt
+    // Healthy once t2 and t3 (restarted and started on the full disk) are online too.
+    await waitFor(async () => (await health()).status === "healthy", "/health to be healthy again", 30_000)
     const recovered = await health()
     expect(recovered).toMatchObject({ status: "healthy", state: { saved: true, error: null }, logs: { failing: [] } })
     expect(recovered.logs.dropped_lines).toBeGreaterThan(0)

@@ -9,27 +9,10 @@ import type { EngineSnapshot } from "../../src/supervisor/EngineSnapshot"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { processesWith } from "../support/daemon"
 import { definitions, eventually, fixture, isAlive, PATH_ENV, withTempDir } from "../support/engine"
+import { expectContiguous, tickNumbers } from "../support/tickLog"
 
 const inEngine = <A, E>(home: string, body: Effect.Effect<A, E, ProcessManager | ConfigLoader>) =>
   body.pipe(Effect.provide(Layer.merge(Engine.at(home, { metricsIntervalMs: 250 }), ConfigLoader.Default)))
-
-/** The numbers of the stored `<timestamp> <n> tick` lines, in file order. */
-const numbers = (file: string): Array<number> =>
-  fs
-    .readFileSync(file, "utf8")
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => {
-      const match = /^\S+ (\d+) tick$/.exec(line)
-      if (match === null) throw new Error(`a cut or foreign line: ${JSON.stringify(line)}`)
-      return Number(match[1])
-    })
-
-/** 0, 1, 2 … with nothing missing or repeated. */
-const expectContiguous = (values: ReadonlyArray<number>) => {
-  const gaps = values.flatMap((value, i) => (value === i ? [] : [{ at: i, value }]))
-  expect(gaps.slice(0, 3)).toEqual([])
-}
 
 /** Engine 1 starts the app and hands it over; each later engine adopts it and may hand it on. */
 const adoptIn = <E>(home: string, snapshot: EngineSnapshot, body: (pm: ProcessManager) => Effect.Effect<EngineSnapshot | null, E>) =>
@@ -53,7 +36,7 @@ describe("handing apps over to a new engine", () => {
     return withTempDir((home) =>
       Effect.gen(function* () {
         const out = path.join(home, "logs", "counter-out.log")
-        const lines = () => numbers(out).length
+        const lines = () => tickNumbers(out).length
         const { snapshot, pid } = yield* inEngine(
           home,
           Effect.gen(function* () {
@@ -76,7 +59,7 @@ describe("handing apps over to a new engine", () => {
             expect(row!.pid).toBe(pid)
             const before = lines()
             yield* eventually(Effect.sync(() => lines() > before + 20), "lines logged by the adopting engine")
-            expectContiguous(numbers(out))
+            expectContiguous(tickNumbers(out))
           })
         const second = yield* adoptIn(home, snapshot, (pm) => Effect.zipRight(whileAdopted(pm), Effect.zipRight(pm.handOver(), pm.snapshot())))
         expect(second.adopted).toEqual([pid])
