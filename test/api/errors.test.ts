@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { type Daemon, idleApp, isAlive, startDaemon } from "./daemon"
 import { makeAttempts, problemWith, rawRequests, STACK_TRACE } from "./malformed"
-import { badRequest, simpleError, structured } from "./shapes"
+import { badRequest, ROUTES_WITH_AN_ID, simpleError, structured } from "./shapes"
 import { rawExchange } from "./tcp"
 
 let daemon: Daemon
@@ -215,16 +215,7 @@ describe("several hundred malformed requests", () => {
 describe("ids no app can have", () => {
   it("an encoded `/`, `..`, a NUL or a path answers a structured 404 on every route, an over-long id a 400, and the app runs on", async () => {
     const ids = ["a%2Fb", "%2E%2E", "..", "a%00b", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "a".repeat(100)]
-    const routes: ReadonlyArray<readonly [string, string]> = [
-      ["GET", ""],
-      ["DELETE", ""],
-      ["POST", "/start"],
-      ["POST", "/stop"],
-      ["POST", "/restart"],
-      ["POST", "/reload"],
-      ["GET", "/logs"],
-      ["GET", "/metrics"]
-    ]
+    const routes = ROUTES_WITH_AN_ID
     for (const id of ids) {
       for (const [method, suffix] of routes) {
         const reply = await daemon.request(method, `/api/processes/${id}${suffix}`)

@@ -2,6 +2,18 @@
 import { expect } from "@effect/vitest"
 import * as net from "node:net"
 
+/** Method and path suffix of each `/api/processes/{id}…` route (after the id). */
+export const ROUTES_WITH_AN_ID: ReadonlyArray<readonly [string, string]> = [
+  ["GET", ""],
+  ["DELETE", ""],
+  ["POST", "/start"],
+  ["POST", "/stop"],
+  ["POST", "/restart"],
+  ["POST", "/reload"],
+  ["GET", "/logs"],
+  ["GET", "/metrics"]
+]
+
 export const UPTIME = /^\d+h \d+m \d+s$/
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 

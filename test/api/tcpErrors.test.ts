@@ -13,7 +13,7 @@ import * as path from "node:path"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { type Daemon, eventually, idleApp, isAlive, type Reply, startDaemon } from "./daemon"
 import { MiB } from "./malformed"
-import { actionResult, badRequest, freePort, holdPort, simpleError, structured, summary } from "./shapes"
+import { actionResult, badRequest, freePort, holdPort, ROUTES_WITH_AN_ID, simpleError, structured, summary } from "./shapes"
 import { freeListenerPort, openWeb, tcpClient } from "./tcp"
 
 const KEY = "k-tcp-errors-0123456789"
@@ -62,17 +62,7 @@ const kept: { app?: Row; pair?: ReadonlyArray<Row> } = {}
 
 describe("structured errors over TCP, with the key", () => {
   it("PROCESS_NOT_FOUND: 404 {process_id, suggestion} on every route that takes an id", async () => {
-    const routes: ReadonlyArray<readonly [string, string]> = [
-      ["GET", ""],
-      ["DELETE", ""],
-      ["POST", "/start"],
-      ["POST", "/stop"],
-      ["POST", "/restart"],
-      ["POST", "/reload"],
-      ["GET", "/logs"],
-      ["GET", "/metrics"],
-      ["GET", "/ready?timeout=1s"]
-    ]
+    const routes = [...ROUTES_WITH_AN_ID, ["GET", "/ready?timeout=1s"] as const]
     for (const [method, suffix] of routes) {
       const reply = await send(method, `/api/processes/ghost${suffix}`)
       expect(reply.status, `${method} ${suffix}`).toBe(404)

@@ -19,6 +19,7 @@ import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { listRotatedFiles } from "../../src/logs/rotatedFiles"
 import { type Daemon, eventually, startDaemon } from "../api/daemon"
+import { FLOOD_SCRIPT } from "../logs/helpers"
 
 const percentile = (values: ReadonlyArray<number>, p: number) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -98,19 +99,6 @@ describe("catastrophic grep patterns under load", () => {
 })
 
 const FLOOD_LINES = 500_000
-/** Writes `line 0` … `line N-1` as fast as the pipe takes them. */
-const FLOOD = `
-const count = Number(process.argv[1]);
-let i = 0;
-const go = () => {
-  while (i < count) {
-    let batch = "";
-    for (let j = 0; j < 1000 && i < count; j++, i++) batch += "line " + i + "\\n";
-    if (!process.stdout.write(batch)) { process.stdout.once("drain", go); return; }
-  }
-};
-go();
-`
 
 /** Every stored line of the app's out log, oldest file first: rotated (gzipped or not), then the current file. */
 const storedLines = async (file: string): Promise<{ readonly lines: Array<string>; readonly files: number; readonly gzipped: number }> => {
@@ -131,7 +119,7 @@ describe("rotation under a flood", () => {
     const created = await daemon.request("POST", "/api/processes", {
       name: "flood",
       script: process.execPath,
-      args: ["-e", FLOOD, String(FLOOD_LINES)],
+      args: ["-e", FLOOD_SCRIPT, String(FLOOD_LINES)],
       autorestart: false,
       max_log_size: "256K",
       max_log_files: 10_000,
