@@ -3,10 +3,11 @@
  * (1-based line and, where the parser knows it, column).
  */
 import { Either } from "effect"
+import JSON5 from "json5"
 import type { LineCounter as YamlLineCounter } from "yaml"
 import { MAX_NESTING, nestingDepth } from "../domain/nestingDepth"
 import type { ConfigFormat } from "./ConfigFormat"
-import { jsonErrorOffset, lineAndColumn } from "./jsonErrorPosition"
+import { lineAndColumn } from "./jsonErrorPosition"
 
 export interface SyntaxProblem {
   readonly message: string
@@ -56,24 +57,35 @@ const plain = (value: unknown): unknown => {
   return value
 }
 
+/** Where JSON5 says a text breaks: its `SyntaxError` carries 1-based `lineNumber` and `columnNumber`. */
+const json5Position = (error: unknown, text: string): { line: number; column: number } => {
+  const { lineNumber, columnNumber } = error as { lineNumber?: unknown; columnNumber?: unknown }
+  if (typeof lineNumber !== "number" || typeof columnNumber !== "number") return lineAndColumn(text, text.length)
+  // A line break inside a string is reported as column 0 of the next line: it is the end of the line before.
+  if (columnNumber === 0 && lineNumber > 1) return { line: lineNumber - 1, column: (text.split("\n")[lineNumber - 2] ?? "").replace(/\r$/, "").length + 1 }
+  return { line: lineNumber, column: Math.max(1, columnNumber) }
+}
+
+/**
+ * JSON ecosystem files are read as JSON5 (docs/decisions.md, "Ecosystem .json files are JSON5"):
+ * PM2 evaluates a `.json` file as JavaScript, so `//` comments, trailing commas, unquoted keys and
+ * single quotes are common in real ones. Strict JSON goes through `JSON.parse` first (faster);
+ * JSON5 parses iteratively, so deep nesting is measured after, not a stack overflow.
+ */
 const parseJson = (withBom: string): Either.Either<unknown, SyntaxProblem> => {
   // Editors on Windows may save a byte-order mark, which YAML and TOML skip but JSON.parse refuses.
   const text = withBom.replace(/^\uFEFF/, "")
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
-  } catch (error) {
-    let offset: number
+  } catch {
     try {
-      offset = jsonErrorOffset(text)
-    } catch (scan) {
-      // The scanner recurses per bracket: a broken file nested very deeply has no position.
-      if (!isStackOverflow(scan)) throw scan
-      offset = -1
+      parsed = JSON5.parse(text)
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error
+      const reason = error.message.replace(/^JSON5: /, "").replace(/ at \d+:\d+$/, "")
+      return Either.left({ message: `invalid JSON: ${reason}`, ...json5Position(error, text) })
     }
-    const where = lineAndColumn(text, offset < 0 ? text.length : offset)
-    const reason = error instanceof Error ? error.message.replace(/, (?:\.\.\.)?".*" is not valid JSON$/s, "") : String(error)
-    return Either.left({ message: `invalid JSON: ${reason}`, ...where })
   }
   return checkNesting(parsed, "the JSON")
 }
