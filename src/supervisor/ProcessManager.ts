@@ -250,14 +250,33 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         yield* bus.publish({ _tag: "TableChanged" })
       })
 
-    /** Waits until every app named in `depends_on` is online; their failure fails this app's start. */
+    /**
+     * Waits until a dependency row is online *and* its process has stayed up for its `min_uptime`
+     * (docs/configuration.md, depends_on) — `online` alone comes at once, even for a process that
+     * exits a moment later — or until it settles `errored`/`stopped`.
+     */
+    const awaitStable = (row: Row): Effect.Effect<RowState> =>
+      Effect.gen(function* () {
+        for (;;) {
+          const state = yield* awaitRow(row, (s) => s.status === "online" || s.status === "errored" || s.status === "stopped")
+          if (state.status !== "online") return state
+          const now = yield* Clock.currentTimeMillis
+          const left = row.app.definition.min_uptime - (now - (state.startedAt ?? now))
+          if (left <= 0) return state
+          // The rest of min_uptime, unless the process exits or is replaced meanwhile (then look again).
+          const changed = yield* awaitRow(row, (s) => s.status !== "online" || s.startedAt !== state.startedAt).pipe(
+            Effect.timeoutOption(Duration.millis(left))
+          )
+          if (Option.isNone(changed)) return state
+        }
+      })
+
+    /** Waits until every app named in `depends_on` is online and stable; their failure fails this app's start. */
     const awaitDependencies = (app: AppDefinition) =>
       Effect.forEach(app.depends_on, (dependency) =>
         Effect.gen(function* () {
           const dependencyRows = rowsOfApp(dependency)
-          const settled = yield* Effect.forEach(dependencyRows, (row) =>
-            awaitRow(row, (state) => state.status === "online" || state.status === "errored" || state.status === "stopped")
-          ).pipe(Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs)))
+          const settled = yield* Effect.forEach(dependencyRows, awaitStable).pipe(Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs)))
           const ok = Option.isSome(settled) && settled.value.every((state) => state.status === "online")
           if (!ok) {
             const reason = Option.isNone(settled)

@@ -36,7 +36,7 @@ export interface RowState {
   /** A `restart`/`reload --port` override for the current run (not saved in the definition). */
   readonly portOverride: number | null
   readonly restarts: number
-  /** Exits before becoming online, in a row (reset once online). */
+  /** Unstable restarts in a row: exits within `min_uptime` of starting (reset by a longer run). */
   readonly unstableRestarts: number
   /** Epoch ms when the current process started. */
   readonly startedAt: number | null

@@ -15,7 +15,7 @@ import type { AttachedStream, LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
 import { PORT_TOKEN } from "../config/validateEcosystem"
 import { pathError } from "./checkAppPaths"
-import { decideAfterExit } from "./restartPolicy"
+import { decideAfterExit, isUnstableRun } from "./restartPolicy"
 import type { HealthState, RestartReason, Row, RowState } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
 import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
@@ -95,8 +95,8 @@ const readPid = (file: string): number | null => {
 
 type RunOutcome =
   | { readonly _tag: "StartFailed"; readonly error: StartError }
-  | { readonly _tag: "Exited"; readonly exit: ChildExit; readonly wasOnline: boolean; readonly uptimeMs: number; readonly pid: number }
-  | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean }
+  | { readonly _tag: "Exited"; readonly exit: ChildExit; readonly uptimeMs: number; readonly pid: number }
+  | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean; readonly uptimeMs: number }
 
 const QUICK_PROBE_MS = 500
 /** How often a pid file that could not be written is tried again. */
@@ -173,12 +173,14 @@ const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, s
     }
   })
 
-/** starting → online once alive for `min_uptime` and, with a check, healthy (DESIGN §4). */
-const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, upAlreadyMs: number) =>
+/**
+ * starting → online (docs/api.md, States): at once when the process is up, or once healthy with a
+ * health check. As in PM2, `min_uptime` plays no part here; the restart policy uses it.
+ */
+const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus) =>
   Effect.gen(function* () {
-    yield* Effect.sleep(Duration.millis(Math.max(0, app.min_uptime - upAlreadyMs)))
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
-    yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online", unstableRestarts: 0 } : {}))
+    yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
   })
 
 interface RunningProcess {
@@ -320,9 +322,11 @@ const runOnce = (
       // Saved at once (not when online): a host killed from then on leaves its pid behind. Not
       // awaited: a process that exits at once is restarted without waiting for the disk.
       yield* Effect.forkDaemon(context.spawned())
+      // Without a health check the process is online as it is up, so whoever started it sees `online`.
+      if (hasHealthCheck(app)) yield* Effect.forkScoped(becomeOnline(row, app, bus))
+      else yield* becomeOnline(row, app, bus)
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
-      yield* Effect.forkScoped(becomeOnline(row, app, bus, (yield* Clock.currentTimeMillis) - startedAt))
       if (hasHealthCheck(app)) {
         // A check script learns which instance it checks, like the app itself does.
         const env = {
@@ -341,9 +345,9 @@ const runOnce = (
       )
       const state = yield* SubscriptionRef.get(row.state)
       const wasOnline = state.status === "online"
-      if (outcome._tag === "request") return { _tag: "RestartRequested", reason: outcome.reason, wasOnline } as const
-      const now = yield* Clock.currentTimeMillis
-      return { _tag: "Exited", exit: outcome.exit, wasOnline, uptimeMs: now - startedAt, pid: child.pid } as const
+      const uptimeMs = (yield* Clock.currentTimeMillis) - startedAt
+      if (outcome._tag === "request") return { _tag: "RestartRequested", reason: outcome.reason, wasOnline, uptimeMs } as const
+      return { _tag: "Exited", exit: outcome.exit, uptimeMs, pid: child.pid } as const
     })
   )
 
@@ -398,10 +402,15 @@ export const superviseRow = (
           return
         }
         if (outcome._tag === "RestartRequested") {
-          // A process that fails its health check before ever being online is unstable (DESIGN §4).
+          // A process that fails its health check before ever being online is unstable; any other
+          // asked-for restart after min_uptime resets the count, like a stable exit.
           const unstable = outcome.reason === "health" && !outcome.wasOnline
           const state = yield* SubscriptionRef.get(row.state)
-          const unstableRestarts = unstable ? state.unstableRestarts + 1 : state.unstableRestarts
+          const unstableRestarts = unstable
+            ? state.unstableRestarts + 1
+            : isUnstableRun(app.min_uptime, outcome.uptimeMs)
+              ? state.unstableRestarts
+              : 0
           if (unstable && unstableRestarts > app.max_restarts) {
             yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, unstableRestarts, lastError: `failed its health check ${unstableRestarts} times before becoming online` })
             return
@@ -410,11 +419,11 @@ export const superviseRow = (
           yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: outcome.reason, restarts: next.restarts })
           continue
         }
-        const { exit, wasOnline, uptimeMs, pid } = outcome
+        const { exit, uptimeMs, pid } = outcome
         const abnormal = exit.code !== 0 || exit.signal !== null || exit.unknown === true
         yield* bus.publish({ _tag: "ProcessExit", id: row.id, name, instance: row.instance, pid, exit_code: exit.code, signal: exit.signal, abnormal, uptime_ms: uptimeMs })
         const state = yield* SubscriptionRef.get(row.state)
-        const decision = decideAfterExit(app, { ...exit, wasOnline }, state.unstableRestarts)
+        const decision = decideAfterExit(app, { ...exit, uptimeMs }, state.unstableRestarts)
         const exitFields = { exit_code: exit.code, signal: exit.signal }
         if (decision._tag === "Settle") {
           yield* updateRow(

@@ -32,8 +32,14 @@ describe("daemon SIGKILL", () => {
   it("a new process's pid is saved before it is online; a daemon killed then leaves it to the next, which adopts it", async () => {
     const first = await daemon.start()
     const marker = `pmfx-spawnsave-${Math.random().toString(36).slice(2)}`
-    // A long min_uptime keeps the row `starting`: the pid must be saved anyway.
-    const reply = await daemon.call("POST", "/api/processes", { name: "slow", script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)", marker], min_uptime: "60s" })
+    // A health check that fails (counted once a minute) keeps the row `starting`: the pid must be saved anyway.
+    const reply = await daemon.call("POST", "/api/processes", {
+      name: "slow",
+      script: process.execPath,
+      args: ["-e", "setInterval(() => {}, 1000)", marker],
+      env: { HEALTH_EXIT_CODE: "1" },
+      health_check: { check_type: "script", script: path.resolve(__dirname, "../fixtures/health-exit.sh"), interval: "60s" }
+    })
     expect(reply.status).toBe(201)
     const [row] = (await daemon.call("GET", "/api/processes")).body as Array<{ pid: number; status: string }>
     expect(row!.status).toBe("starting")

@@ -73,7 +73,7 @@ describe("webhooks", () => {
         const deaf = yield* receiver({ hang: true })
         yield* webhooks.setWebhooks([{ enabled: true, url: deaf.url, events: ["process_crash", "restart_loop"] }])
         const apps = yield* definitions([
-          // Online (min_uptime) before each crash, so no backoff: a steady pace of about one restart per 200 ms.
+          // Each run outlasts its min_uptime (20 ms): stable, so no backoff and a steady pace of about one restart per 200 ms.
           { name: "looper", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "150" }, min_uptime: "20ms", restart_delay: "50ms" }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })

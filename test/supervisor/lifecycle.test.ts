@@ -7,6 +7,7 @@ import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { liveGroupMembers } from "../../src/monitor/procfs"
 import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine, withTempDir } from "../support/engine"
 import { randomPortBase } from "../support/ports"
+import { eventsOf } from "./helpers"
 
 const node = process.execPath
 /** A port range unlikely to be used by anything else on the machine. */
@@ -21,7 +22,8 @@ describe("restarts", () => {
         const pm = yield* ProcessManager
         const apps = yield* definitions([{ name: "crasher", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms" }])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        expect(row!.status).toBe("starting")
+        // Online as soon as it is up (min_uptime only counts unstable restarts).
+        expect(row!.status).toBe("online")
         yield* eventually(Effect.map(pm.get("crasher"), (d) => d.restarts >= 3 && d.pid !== null), "three restarts")
         const detail = yield* pm.get("crasher")
         expect(detail.pid).not.toBe(row!.pid)
@@ -50,6 +52,31 @@ describe("restarts", () => {
         expect(gaps[2]!).toBeGreaterThanOrEqual(400)
         const last = events.filter((e) => e._tag === "ProcessStatus").at(-1)
         expect(last).toMatchObject({ status: "errored", exit_code: 2 })
+      })
+    )
+  )
+
+  it.live("min_uptime: online at once; exits within min_uptime are unstable (errored after max_restarts), later exits are not", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const events = yield* recordEvents()
+        const apps = yield* definitions([
+          // Each run lasts ~300 ms: shorter than its min_uptime (5 s), so every exit is unstable.
+          { name: "short", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "5s", max_restarts: 2 },
+          // The same runs, longer than its min_uptime (100 ms): stable, so max_restarts 0 never ends it.
+          { name: "long", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms", max_restarts: 0 }
+        ])
+        const created = yield* pm.create(apps, { baseEnv: PATH_ENV })
+        expect(created.map((r) => r.status)).toEqual(["online", "online"])
+        yield* eventually(Effect.map(pm.get("short"), (d) => d.status === "errored"), "short errored")
+        const short = yield* pm.get("short")
+        expect(short.restarts).toBe(2)
+        // Every run of `short` was online before it exited (online does not wait for min_uptime).
+        const shortChanges = eventsOf(events, "ProcessStatus", "short").map((e) => e.status)
+        expect(shortChanges.filter((s) => s === "online")).toHaveLength(3)
+        yield* eventually(Effect.map(pm.get("long"), (d) => d.restarts >= 3), "long restarted three times")
+        expect(["online", "restarting", "starting"]).toContain((yield* pm.get("long")).status)
       })
     )
   )
@@ -258,7 +285,7 @@ describe("start failures and addressing", () => {
         const after = yield* pm.start("svc")
         expect(after[0]!.pid).toBe(rows[0]!.pid)
         expect(after[1]!.pid).not.toBe(rows[1]!.pid)
-        expect(after[1]!.status).toBe("starting")
+        expect(after[1]!.status).toBe("online")
       })
     )
   )

@@ -49,7 +49,7 @@ describe("snapshot and restore", () => {
               [2, "idle", null, 0]
             ])
             const list = yield* pm.list()
-            expect(list.map((row) => row.status)).toEqual(["starting", "starting", "stopped"])
+            expect(list.map((row) => row.status)).toEqual(["online", "online", "stopped"])
             // New rows continue the saved counter.
             const more = yield* definitions([{ name: "more", script: "sleep", args: ["300"] }])
             const [added] = yield* pm.create(more, { baseEnv: PATH_ENV })

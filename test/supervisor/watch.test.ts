@@ -63,13 +63,13 @@ describe("watch", () => {
       withEngine(() =>
         Effect.gen(function* () {
           const pm = yield* ProcessManager
-          // min_uptime (1s) is longer than the watch debounce: an app that restarts itself on its own
-          // output never gets online.
+          // It logs a numbered tick every 500 ms, longer than the watch debounce (300 ms): had its
+          // watcher reacted to its own out_file, a restart would fall between two ticks.
           const apps = yield* definitions([
             {
               name: "self-logger",
               script: node,
-              args: ["-e", "console.log('started'); setInterval(() => {}, 1000)"],
+              args: ["-e", "let n = 0; console.log('started'); setInterval(() => console.log('tick ' + ++n), 500)"],
               cwd: dir,
               watch: true,
               out_file: path.join(dir, "out.txt"),
@@ -77,8 +77,10 @@ describe("watch", () => {
             }
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(onlineAfter(pm, "self-logger", 0), "online without a restart", 30_000)
-          expect(fs.readFileSync(path.join(dir, "out.txt"), "utf8")).toContain("started")
+          const out = () => (fs.existsSync(path.join(dir, "out.txt")) ? fs.readFileSync(path.join(dir, "out.txt"), "utf8") : "")
+          yield* eventually(Effect.sync(() => out().includes("tick 4")), "four ticks logged", 30_000)
+          expect(out().match(/started/g)).toHaveLength(1)
+          expect(yield* onlineAfter(pm, "self-logger", 0)).toBe(true)
           fs.writeFileSync(path.join(dir, "index.txt"), "v2")
           yield* eventually(onlineAfter(pm, "self-logger", 1), "online after exactly one restart", 30_000)
         })
