@@ -7,13 +7,14 @@
  * (exit 2), then the listener settings by the rules of `pmfx web` (exit 2), then the ecosystem
  * file (its problems printed, exit 3) — all before the daemon takes its lock or starts anything.
  * The keys may come from PMFX_API_KEY / PMFX_READONLY_API_KEY, which only a foreground daemon can
- * have: the CLI starts the background one with nothing but PMFX_HOME.
+ * have: the CLI starts the background one without them (daemon/daemonEnvironment.ts).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Cause, Console, Effect, Either, Exit, Layer } from "effect"
 import { renderError } from "./cli/output"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
+import { daemonEnvironmentForApps } from "./daemon/daemonEnvironment"
 import { DAEMON_USAGE, daemonHelp, parseDaemonArgs, type DaemonOptions } from "./daemon/DaemonOptions"
 import { checkListener, DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "./daemon/listenerRules"
 import { Paths } from "./daemon/Paths"
@@ -46,12 +47,6 @@ const webSettingsOf = (options: DaemonOptions): Either.Either<WebSettings | unde
   return Either.right(checked.settings)
 }
 
-/** The listener's keys: for the daemon only, never handed to an app (which could leak them). */
-const LISTENER_KEYS = new Set(["PMFX_API_KEY", "PMFX_READONLY_API_KEY"])
-
-/** The environment `--config` apps get under their own (as `pmfx start` gives them the CLI's). */
-const ownEnvironment = (): Record<string, string> =>
-  Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === "string" && !LISTENER_KEYS.has(entry[0])))
 
 /** Loads `--config`; its problems are printed and end the program with their exit code (3). */
 const loadEcosystem = (file: string) =>
@@ -59,7 +54,8 @@ const loadEcosystem = (file: string) =>
     const loader = yield* ConfigLoader
     const loaded = yield* loader.loadFile(file, { environment: process.env })
     for (const warning of loaded.warnings) yield* Console.error(`warning ${warning}`)
-    return Either.right({ loaded, env: ownEnvironment() })
+    // `--config` apps start from the daemon's environment, never with its listener keys.
+    return Either.right({ loaded, env: daemonEnvironmentForApps() })
   }).pipe(
     Effect.catchAll((error) =>
       Console.error(`pmfx daemon: ${file} cannot be started\n${renderError(error)}`).pipe(Effect.as(Either.left(errorMeta[error._tag].exitCode)))

@@ -34,7 +34,7 @@ const OPENAPI_PATH = "/api/openapi.json"
 
 /**
  * The router's longest path parameter (find-my-way's `maxParamLength`, 100 by default) — the same
- * as the longest app name (`NAME_PATTERN`), so no id that could name something is cut off by it.
+ * as the longest app name (`MAX_NAME_LENGTH`, counted the same way once decoded), so no id that could name something is cut off by it.
  */
 const MAX_ID_LENGTH = 100
 

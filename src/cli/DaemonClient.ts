@@ -2,8 +2,9 @@
  * The CLI's way to the daemon: the typed client derived from the API contract, over the unix
  * socket — or, with `--url` / PMFX_URL (`DaemonTarget`), over a remote daemon's TCP listener with
  * the API key as `Authorization: Bearer`. Locally, `ensureDaemon` starts the daemon in the
- * background when none answers (DESIGN §9): it gets none of the CLI's environment but PMFX_HOME,
- * writes daemon.log, and the CLI waits until it answers. A remote daemon is never started: the
+ * background when none answers (DESIGN §9): it inherits the CLI's environment (but the variables
+ * `daemonEnvironment.ts` keeps from it) with PMFX_HOME, writes daemon.log, and the CLI waits until
+ * it answers. A remote daemon is never started: the
  * first request that cannot reach it is the DAEMON_UNREACHABLE.
  */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
@@ -14,9 +15,11 @@ import * as path from "node:path"
 import { PmfxApi } from "../api/Api"
 import { lockHolder } from "../daemon/DaemonLock"
 import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
+import { environmentForDaemon } from "../daemon/daemonEnvironment"
 import { Paths } from "../daemon/Paths"
 import { fromSystemError, HOME_ROLE, prepareDirectory } from "../daemon/prepareDirectory"
 import { socketHttpClient } from "../daemon/socketHttpClient"
+import { CallerEnvironment } from "./CallerEnvironment"
 import { DaemonTarget } from "./DaemonTarget"
 import { tcpHttpClient } from "./tcpHttpClient"
 
@@ -37,6 +40,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
   effect: Effect.gen(function* () {
     const paths = yield* Paths
     const target = yield* DaemonTarget
+    const caller = yield* CallerEnvironment
     /** The HTTP client and base URL every request goes through (the SSE stream of `logs -f` too). */
     const http: HttpClient.HttpClient =
       target._tag === "Local"
@@ -74,7 +78,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
           const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, launcherScript(), "daemon"], {
             detached: true,
             stdio: ["ignore", log, log],
-            env: { PMFX_HOME: paths.home },
+            env: environmentForDaemon(caller.env, paths.home),
             cwd: paths.home
           })
           const started = { exited: false }

@@ -3,8 +3,8 @@
  * after its script the same way).
  */
 import * as path from "node:path"
-import { defaultAppName } from "../config/validateEcosystem"
-import { NAME_PATTERN } from "../domain/AppDefinition"
+import { fileAppName } from "../config/validateEcosystem"
+import { isUsableName } from "../domain/appName"
 
 /** Programs whose script names the app better than they do (`node server.js` → server). */
 const INTERPRETERS = new Set(["node", "nodejs", "python", "python3", "bash", "sh", "zsh", "tsx", "ts-node", "ruby", "perl", "php"])
@@ -19,20 +19,20 @@ const VALUED_OPTIONS = new Set(["-r", "--require", "--import", "--loader", "--ex
  * `node -e "…"` → `node`, `python3 -m http.server` → `http.server`). A candidate that is not a valid name falls back to the program's.
  */
 export const commandAppName = (program: string, args: ReadonlyArray<string>): string => {
-  const fallback = defaultAppName(program)
+  const fallback = fileAppName(program)
   if (!INTERPRETERS.has(path.basename(program))) return fallback
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
     if (INLINE_CODE_OPTIONS.has(arg)) return fallback
     // `python -m http.server`: the module, whole (its dots are not an extension).
-    if (arg === "-m") return args[i + 1] !== undefined && NAME_PATTERN.test(args[i + 1]!) ? args[i + 1]! : fallback
+    if (arg === "-m") return args[i + 1] !== undefined && isUsableName(args[i + 1]!) ? args[i + 1]! : fallback
     if (VALUED_OPTIONS.has(arg)) {
       i++
       continue
     }
     if (arg.startsWith("-")) continue
-    const named = defaultAppName(arg)
-    return NAME_PATTERN.test(named) ? named : fallback
+    const named = fileAppName(arg)
+    return isUsableName(named) ? named : fallback
   }
   return fallback
 }

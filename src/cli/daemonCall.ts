@@ -36,8 +36,8 @@ const unreachable = (message: string) =>
 
 /**
  * `.` and `..` cannot go in a URL path (every URL parser folds them away, so `pmfx stop ..` would
- * reach another route), and they can name nothing: ids are numbers, names and namespaces never
- * start with a dot. They are answered here, as the daemon would answer any unknown selector.
+ * reach another route), and they can name nothing: ids are numbers, and `.` and `..` are refused
+ * as names (domain/appName.ts). They are answered here, as the daemon would answer any unknown selector.
  */
 const isDotSegment = (selector: string) => selector === "." || selector === ".."
 

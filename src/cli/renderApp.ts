@@ -3,6 +3,7 @@ import type { AppDefinition } from "../domain/AppDefinition"
 import { formatDuration } from "../domain/Duration"
 import { instanceFiles } from "../domain/logPaths"
 import { quoteShellWord } from "../domain/shellWords"
+import { commandText } from "./commandText"
 import { formatSize } from "../domain/Size"
 import { columns, style } from "./style"
 
@@ -12,11 +13,15 @@ const none = "-"
 const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === "" ? none : value)
 
 export const renderApp = (app: AppDefinition, home: string): string => {
-  const command = [app.interpreter, app.script, ...app.args].filter((w): w is string => w !== null).map(quoteShellWord).join(" ")
+  const command =
+    app.shell === null
+      ? [app.interpreter, app.script, ...app.args].filter((w): w is string => w !== null).map(quoteShellWord).join(" ")
+      : commandText(`${app.shell} -c`, app.script, app.args)
   const env = Object.entries(app.env).map(([k, v]) => `${k}=${v}`)
   const health = app.health_check
   const rows: Array<[string, string]> = [
     ["command", command],
+    ...(app.shell === null ? [] : [["shell", `${app.shell} -c (script is a command line, not a file)`] satisfies [string, string]]),
     ["cwd", app.cwd],
     ["instances", String(app.instances)],
     ["port", orNone(app.port)],

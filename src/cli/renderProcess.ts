@@ -5,7 +5,7 @@
 import type { ProcessDetail } from "../domain/ProcessDetail"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import { formatSize, humanBytes } from "../domain/Size"
-import { quoteShellWord } from "../domain/shellWords"
+import { commandText } from "./commandText"
 import { columns, style } from "./style"
 
 const out = process.stdout
@@ -49,7 +49,8 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["restarts", String(detail.restarts)],
     ["health", healthLine(detail.health_check, now)],
     ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})`],
-    ["command", [config.script, ...config.args].map(quoteShellWord).join(" ")],
+    ["command", commandText(config.shell, config.script, config.args)],
+    ...(config.shell === null ? [] : [["shell", `${config.shell} (script is a command line, not a file)`] satisfies [string, string]]),
     ["config port", config.port ?? none],
     ["max_memory_restart", config.max_memory_restart === null ? none : formatSize(config.max_memory_restart)],
     ["env", env.length === 0 ? none : env[0]!],

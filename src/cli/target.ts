@@ -1,13 +1,16 @@
 /**
  * `validate`, `show` and `status` take a configuration file or a process name/id (DESIGN §9).
- * The argument is a file when it can only be one: it names a path (has a `/`) or ends with a
- * configuration format's extension — whether or not it exists, so that a mistyped file name is
- * reported as a missing file (exit 3), not as an unknown process. Anything else (`api`, `3`,
- * `all`, a namespace) is a process, even when a file of that name sits in the current folder: a
- * file without a configuration extension could not be loaded anyway (formats go by extension).
+ * The argument is a file when it can only be one: it ends with a configuration format's extension
+ * or starts like a path (`/`, `./`, `../`) — whether or not it exists, so that a mistyped file name
+ * is reported as a missing file (exit 3), not as an unknown process. Any other argument with a `/`
+ * is a file when one exists there, else an app name (names may hold `/`: `web/admin`). Anything
+ * else (`api`, `3`, `all`, a namespace) is a process, even when a file of that name sits in the
+ * current folder: a file without a configuration extension could not be loaded anyway (formats go
+ * by extension).
  */
 import { Args } from "@effect/cli"
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as path from "node:path"
 import { CallerEnvironment } from "./CallerEnvironment"
 
@@ -18,11 +21,15 @@ export type Target =
   | { readonly _tag: "Process"; readonly id: string }
 
 export const classifyTarget = (arg: string, cwd: string): Target => {
-  const looksLikeFile = arg.includes("/") || CONFIG_EXTENSIONS.some((ext) => arg.toLowerCase().endsWith(ext))
-  return looksLikeFile ? { _tag: "File", file: path.resolve(cwd, arg) } : { _tag: "Process", id: arg }
+  const file = path.resolve(cwd, arg)
+  const looksLikeFile =
+    CONFIG_EXTENSIONS.some((ext) => arg.toLowerCase().endsWith(ext)) ||
+    /^\.{0,2}\//.test(arg) ||
+    (arg.includes("/") && fs.existsSync(file))
+  return looksLikeFile ? { _tag: "File", file } : { _tag: "Process", id: arg }
 }
 
-export const targetDescription = "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs or any path with a /), or a process name, id or namespace"
+export const targetDescription = "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs, or a path starting with /, ./ or ../), or a process name, id or namespace"
 
 /** The `<file|name|id>` argument of `validate`, `show` and `status`. */
 export const targetArg = Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription))

@@ -18,6 +18,7 @@ import { loadModuleConfig } from "./loadModuleConfig"
 import { isRecord, mergeEcosystems, mergeSettings } from "./mergeSettings"
 import { parseConfigText } from "./parseConfigText"
 import { parseEnvFile } from "./parseEnvFile"
+import { findInPath } from "../supervisor/commandLine"
 import { resolveAlerts, resolveApp } from "./resolveApp"
 import { substituteEnv } from "./substituteEnv"
 import type { ValidatedEcosystem } from "./validateEcosystem"
@@ -205,12 +206,13 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
         if (problems.length > 0) return yield* InvalidConfig.fromProblems(problems, file ?? undefined)
         const warnings = [...validated.warnings]
         const { envName } = options
+        const hasCommand = (command: string) => findInPath(command, options.environment.PATH) !== undefined
         if (envName !== undefined && !validated.apps.some((app) => envName in app.envBlocks)) {
           warnings.push(`--env ${envName}: no app has an env_${envName} block`)
         }
         return {
           file,
-          apps: validated.apps.map((app) => resolveApp(app, { baseDir, cpus, envName, isFile })),
+          apps: validated.apps.map((app) => resolveApp(app, { baseDir, cpus, envName, isFile, hasCommand })),
           webhooks: (validated.top.webhooks ?? []).map((hook) => ({
             enabled: hook.enabled ?? true,
             url: hook.url,

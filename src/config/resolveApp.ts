@@ -19,7 +19,17 @@ export interface ResolveContext {
   readonly envName?: string | undefined
   /** Whether a path names an existing file (decides if a bare `script` is a file or a command). */
   readonly isFile: (file: string) => boolean
+  /** Whether a command is found in the PATH apps will get (bash, else sh, runs a command line). */
+  readonly hasCommand: (command: string) => boolean
 }
+
+/**
+ * A `script` with a space that is no file is a command line (`npm run start:prod`): PM2 runs it
+ * through `bash -c` (`sh -c` without bash), and so does pmfx — only then, since the user asked
+ * for it by writing one. With an `interpreter`, `script` is always the file it runs.
+ */
+const isCommandLine = (script: string, cwd: string, interpreter: string | null, isFile: (file: string) => boolean): boolean =>
+  interpreter === null && /\s/.test(script.trim()) && !isFile(path.resolve(cwd, script))
 
 /** A script or command: a path when it has a slash or names a file in `dir`, else a command looked up in PATH. */
 const resolveExecutable = (script: string, dir: string, isFile: (file: string) => boolean): string => {
@@ -48,13 +58,15 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
   const interpreter = s.interpreter === undefined || s.interpreter === "none" ? null : s.interpreter
   const watch = s.watch ?? appDefaults.watch
   const health = s.health_check
+  const commandLine = isCommandLine(s.script, cwd, interpreter, context.isFile)
 
   return {
     name: app.name,
     namespace: s.namespace ?? appDefaults.namespace,
-    script: resolveExecutable(s.script, cwd, context.isFile),
+    script: commandLine ? s.script.trim() : resolveExecutable(s.script, cwd, context.isFile),
     args: s.args ?? [],
     interpreter: interpreter === null ? null : resolveExecutable(interpreter, cwd, context.isFile),
+    shell: commandLine ? (context.hasCommand("bash") || !context.hasCommand("sh") ? "bash" : "sh") : null,
     cwd,
     instances: resolveInstances(s.instances ?? appDefaults.instances, context.cpus),
     port: s.port ?? null,

@@ -4,7 +4,8 @@
  * suggestion. Pure: reading files is the loader's job.
  */
 import { Either, ParseResult, Schema } from "effect"
-import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE, NAME_PATTERN } from "../domain/AppDefinition"
+import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE } from "../domain/AppDefinition"
+import { nameProblem } from "../domain/appName"
 import type { ConfigProblem } from "../domain/errors"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
@@ -106,8 +107,15 @@ const suggestionFor = (setting: string, message: string): string => {
   return expected === null ? "fix the value" : expected[1]!.startsWith("must") ? `it ${expected[1]}` : `write ${expected[1]}`
 }
 
-/** Derives an app's name from its script when none is given, as PM2 does: `./api/server.js` → `server`. */
-export const defaultAppName = (script: string): string => path.basename(script).replace(/\.[^.]*$/, "") || script
+/** The name a script file gives an app: its file name without the extension (`./api/server.js` → `server`). */
+export const fileAppName = (script: string): string => path.basename(script).replace(/\.[^.]*$/, "") || script
+
+/**
+ * Derives an app's name from its script when none is given, as PM2 does: a file by its file name
+ * (`fileAppName`); a command line (its last path part has a space: `npm run start:prod`) by the
+ * whole line, trimmed.
+ */
+export const defaultAppName = (script: string): string => (/\s/.test(path.basename(script.trim())) ? script.trim() : fileAppName(script))
 
 export interface ValidateOptions {
   /** CPU count, for `instances: max`. */
@@ -320,21 +328,8 @@ const checkNames = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
   const seen = new Map<string, number>()
   for (const app of apps) {
     const field = `apps[${app.index}].name`
-    if (/^\d+$/.test(app.name) || app.name === "all") {
-      problems.push({
-        field,
-        value: app.name,
-        message: `"${app.name}" cannot be told apart from ${app.name === "all" ? "the keyword all" : "a numeric process id"}`,
-        suggestion: app.name === "all" ? 'use another name, like "all-apps"' : `use a name with a letter in it, like "app-${app.name}"`
-      })
-    } else if (!NAME_PATTERN.test(app.name)) {
-      problems.push({
-        field,
-        value: app.name,
-        message: "may hold only letters, digits and _ . @ : + - (it names log files), up to 100 characters",
-        suggestion: `use a name like "${app.name.replace(/[^A-Za-z0-9_.@:+-]/g, "-").replace(/^[.+:-]+/, "").slice(0, 100) || "app"}"`
-      })
-    }
+    const problem = nameProblem(app.name)
+    if (problem !== undefined) problems.push({ field, value: app.name, ...problem })
     const first = seen.get(app.name)
     if (first !== undefined) {
       problems.push({

@@ -54,6 +54,12 @@ export const AppDefinition = Schema.Struct({
   args: Schema.Array(Schema.String),
   /** Program that runs `script`; null lets the shebang or the file extension decide. */
   interpreter: Schema.NullOr(Schema.String),
+  /**
+   * The shell that runs `script` as a command line (`bash -c '<script>'`), or null for none: set
+   * only for a `script` with a space that is no file (docs/configuration.md, `script`). Optional
+   * when decoding, so a state file saved before the setting existed still loads.
+   */
+  shell: Schema.optionalWith(Schema.NullOr(Schema.Literal("bash", "sh")), { default: () => null }),
   cwd: Schema.String,
   instances: Schema.Int.pipe(Schema.positive()),
   /** `3000`, `3000-3003` or `auto:5000-5100`; null when the app takes no port. */
@@ -126,9 +132,6 @@ export const appDefaults = {
 
 /** The range of `max_line_length`: a piece must be worth a record, and a stream buffers one line. */
 export const MAX_LINE_LENGTH_RANGE = { min: 1024, max: 16 * 1024 * 1024 } as const
-
-/** Names that a process `{id}` could not tell apart from an id or a keyword (DESIGN §4). */
-export const NAME_PATTERN = /^[A-Za-z0-9_@][A-Za-z0-9_.@:+-]{0,99}$/
 
 /**
  * The most instances one app may have, and one create request may ask for over all its apps: the

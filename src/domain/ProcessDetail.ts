@@ -9,6 +9,11 @@ export const ProcessDetail = Schema.Struct({
   config: Schema.Struct({
     script: Schema.String,
     args: Schema.Array(Schema.String),
+    /**
+     * `"bash -c"` (or `"sh -c"`) when `script` is a command line run through that shell, else
+     * null. Optional when decoding, so the CLI still reads a daemon from before the field.
+     */
+    shell: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
     instances: Schema.Int,
     /** Bytes; null when no limit is set. */
     max_memory_restart: Schema.NullOr(Schema.Int),

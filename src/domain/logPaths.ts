@@ -1,11 +1,13 @@
 /**
  * Where an instance's logs and pid file live (SPEC 2.4, DESIGN §3): by default
- * `<home>/logs/<name>-<instance>-out.log`, `-err.log` and `<home>/pids/<name>-<instance>.pid`.
+ * `<home>/logs/<name>-<instance>-out.log`, `-err.log` and `<home>/pids/<name>-<instance>.pid`, where
+ * `<name>` is the name's file form (`appName.ts`: `My API` → `My%20API`; other names unchanged).
  * A path the user gave is shared by all instances only with `merge_logs`; otherwise each instance
  * writes its own file with `-<instance>` before the extension (as PM2 does).
  */
 import * as path from "node:path"
 import type { AppDefinition } from "./AppDefinition"
+import { fileNameOf } from "./appName"
 
 export interface InstanceFiles {
   readonly out_file: string
@@ -27,7 +29,8 @@ export const instanceFiles = (
 ): InstanceFiles => {
   const shared = app.merge_logs || app.instances === 1
   const logs = path.join(home, "logs")
-  const tag = app.merge_logs ? app.name : `${app.name}-${instance}`
+  const base = fileNameOf(app.name)
+  const tag = app.merge_logs ? base : `${base}-${instance}`
   const given = (file: string) => (shared ? file : perInstance(file, instance))
   return {
     out_file: app.out_file === null ? path.join(logs, `${tag}-out.log`) : given(app.out_file),
@@ -35,7 +38,7 @@ export const instanceFiles = (
     log_file: app.log_file === null ? null : given(app.log_file),
     pid_file:
       app.pid_file === null
-        ? path.join(home, "pids", `${app.name}-${instance}.pid`)
+        ? path.join(home, "pids", `${base}-${instance}.pid`)
         : app.instances === 1
           ? app.pid_file
           : perInstance(app.pid_file, instance)

@@ -591,6 +591,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         config: {
           script: app.script,
           args: app.args,
+          shell: app.shell === null ? null : `${app.shell} -c`,
           instances: app.instances,
           max_memory_restart: app.max_memory_restart,
           port: app.port,

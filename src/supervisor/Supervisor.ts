@@ -3,6 +3,7 @@
  * restart policy, and settle as `stopped` or `errored`. It runs as one fiber per running row;
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
+import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
 import { Clock, Deferred, Duration, Effect, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
@@ -330,7 +331,7 @@ const runOnce = (
       if (hasHealthCheck(app)) {
         // A check script learns which instance it checks, like the app itself does.
         const env = {
-          ...process.env,
+          ...daemonEnvironmentForApps(),
           ...row.app.baseEnv,
           ...app.env,
           ...(port === null ? {} : { PORT: String(port) }),

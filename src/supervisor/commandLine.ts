@@ -1,7 +1,9 @@
 /**
- * What to execute for an app (DESIGN §4): never a shell. `interpreter` wins; an executable file
- * runs directly (its shebang decides); otherwise the extension picks the interpreter; a bare word
- * is a command looked up in the child's PATH.
+ * What to execute for an app (DESIGN §4). A shell only when the user wrote a command line as
+ * `script` (`shell` set: a script with a space that is no file, docs/configuration.md): then
+ * `bash -c '<script>'`, the app's args passed as `"$@"`. Otherwise never a shell: `interpreter`
+ * wins; an executable file runs directly (its shebang decides); otherwise the extension picks the
+ * interpreter; a bare word is a command looked up in the child's PATH.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -48,13 +50,25 @@ export const findInPath = (command: string, pathVariable: string | undefined): s
 
 export type CommandProblem = { readonly reason: string; readonly suggestion: string }
 
+/**
+ * The arguments of `<shell> -c` for a command line: with args, `"$@"` is appended to the line and
+ * the args follow `$0`, so each reaches the command as one word whatever it holds (no quoting).
+ */
+export const shellArgs = (shell: string, script: string, args: ReadonlyArray<string>): ReadonlyArray<string> =>
+  args.length === 0 ? ["-c", script] : ["-c", `${script} "$@"`, shell, ...args]
+
 export const commandLineFor = (
-  app: Pick<AppDefinition, "script" | "args" | "interpreter">,
+  app: Pick<AppDefinition, "script" | "args" | "interpreter" | "shell">,
   pathVariable: string | undefined
 ): { readonly _tag: "Ok"; readonly command: CommandLine } | { readonly _tag: "Problem"; readonly problem: CommandProblem } => {
   const ok = (file: string, args: ReadonlyArray<string>) => ({ _tag: "Ok" as const, command: { file, args } })
   const problem = (reason: string, suggestion: string) => ({ _tag: "Problem" as const, problem: { reason, suggestion } })
 
+  if (app.shell !== null) {
+    const shell = findInPath(app.shell, pathVariable)
+    if (shell === undefined) return problem(`${app.shell} not found in PATH to run the command line ${JSON.stringify(app.script)}`, `install ${app.shell}, or give \`script\` as a file with its arguments in \`args\``)
+    return ok(shell, shellArgs(app.shell, app.script, app.args))
+  }
   if (app.interpreter !== null) {
     const interpreter = findInPath(app.interpreter, pathVariable)
     if (interpreter === undefined) return problem(`interpreter ${app.interpreter} not found`, "install it or fix `interpreter` (an absolute path or a command in PATH)")

@@ -14,7 +14,9 @@ describe("commandAppName", () => {
     ["sleep", ["100"], "sleep"],
     ["/opt/bin/worker", ["--queue", "mail"], "worker"],
     ["node", [], "node"],
-    ["node", ["(weird) name.js"], "node"]
+    ["node", ["(weird) name.js"], "(weird) name"],
+    ["node", ["bad\u0007name.js"], "node"],
+    ["node", ["123.js"], "node"]
   ] as const)("%s %j → %s", (program, args, name) => {
     expect(commandAppName(program, args)).toBe(name)
   })

@@ -52,6 +52,7 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
     max_log_files: 10,
     compress_logs: false,
     max_line_length: 1024 * 1024,
+    shell: null,
     rotation_schedule: null,
     health_check: null,
     alerts: null

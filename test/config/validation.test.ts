@@ -244,13 +244,13 @@ describe("names", () => {
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("a name that cannot name a log file", () =>
-    expectInvalid({ apps: [api({ name: "my app/1" })] }, [
+  it.effect("a name with a control character (names with spaces and / are fine)", () =>
+    expectInvalid({ apps: [api({ name: "my\napp" }), api({ name: "my app/1", script: "b.js" })] }, [
       {
         field: "apps[0].name",
-        value: "my app/1",
-        message: "may hold only letters, digits and _ . @ : + - (it names log files), up to 100 characters",
-        suggestion: 'use a name like "my-app-1"'
+        value: "my\napp",
+        message: "must not hold control characters (tabs, newlines, escapes)",
+        suggestion: 'use a name like "my app"'
       }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { fileNameOf } from "../../src/domain/appName"
 import { instanceFiles } from "../../src/domain/logPaths"
 
 const home = "/home/me/.local/share/pmfx"
@@ -122,5 +123,44 @@ describe("instanceFiles", () => {
       log_file: null,
       pid_file: `${home}/pids/api-1.pid`
     })
+  })
+})
+
+describe("file form of a name", () => {
+  it("is the name itself for every name valid before names were opened up", () => {
+    for (const name of ["api", "worker-1", "api.v2", "a@b", "web:1", "c++", "x_y", "_hidden", "@scope", "A".repeat(100)]) expect(fileNameOf(name)).toBe(name)
+  })
+
+  it("percent-encodes the rest, a leading dot or dash too, and decodes back", () => {
+    const cases: ReadonlyArray<readonly [string, string]> = [
+      ["My API", "My%20API"],
+      ["api (v2)", "api%20%28v2%29"],
+      ["web/admin", "web%2Fadmin"],
+      ["café", "caf%C3%A9"],
+      ["100%", "100%25"],
+      [".env", "%2Eenv"],
+      ["-x", "%2Dx"],
+      ["..a", "%2E.a"],
+      ["😀", "%F0%9F%98%80"]
+    ]
+    for (const [name, form] of cases) {
+      expect(fileNameOf(name)).toBe(form)
+      expect(decodeURIComponent(form)).toBe(name)
+      expect(form).toMatch(/^[A-Za-z0-9_.@:+%-]+$/)
+    }
+  })
+
+  it("never gives two names the same form, and stays short for long unicode names", () => {
+    const names = ["a b", "a%20b", "a+b", "a:b", "%", "%25", "a/b", "a_b", "é", "e\u0301", "😀".repeat(50), "😀".repeat(49) + "😃"]
+    const forms = names.map(fileNameOf)
+    expect(new Set(forms).size).toBe(names.length)
+    for (const form of forms) expect(Buffer.byteLength(form)).toBeLessThanOrEqual(150)
+    expect(fileNameOf("😀".repeat(50))).toMatch(/~[0-9a-f]{16}$/)
+  })
+
+  it("names the default log and pid files", () => {
+    const files = instanceFiles(app({ name: "My API" }), 0, home)
+    expect(files.out_file).toBe(`${home}/logs/My%20API-0-out.log`)
+    expect(files.pid_file).toBe(`${home}/pids/My%20API-0.pid`)
   })
 })

@@ -38,6 +38,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   script: "app.js",
   args: [],
   interpreter: null,
+  shell: null,
   cwd: os.tmpdir(),
   instances: 1,
   port: null,

@@ -4,8 +4,10 @@ import { Deferred, Effect, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
+import { daemonEnvironmentForApps } from "../../daemon/daemonEnvironment"
 import { isRecord } from "../../config/mergeSettings"
-import { type AlertRules, type AppDefinition, MAX_INSTANCES, NAME_PATTERN, type Webhook } from "../../domain/AppDefinition"
+import { type AlertRules, type AppDefinition, MAX_INSTANCES, type Webhook } from "../../domain/AppDefinition"
+import { nameProblem } from "../../domain/appName"
 import { type BadRequest, InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import type { LogEntry } from "../../logs/LogEntry"
@@ -37,22 +39,14 @@ const boundProblems = (error: InvalidConfig): InvalidConfig => {
 
 /**
  * Resolved definitions (the CLI's form) skip the loader's validation, so the names are checked
- * here as the loader checks them (DESIGN §4): a numeric name or `all` would make `{id}` ambiguous,
- * and a name is part of its log file names, so `../x` must not pass.
+ * here as the loader checks them (docs/configuration.md, `name`): a numeric name or `all` would
+ * make `{id}` ambiguous, and control characters have no place in a table.
  */
 const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<void, InvalidConfig> => {
-  const problems = definitions.flatMap((definition, i) =>
-    /^\d+$/.test(definition.name) || definition.name === "all" || !NAME_PATTERN.test(definition.name)
-      ? [
-          {
-            field: `definitions[${i}].name`,
-            value: definition.name,
-            message: "is not a usable app name: letters, digits and _ . @ : + - only, not all digits and not `all`",
-            suggestion: 'use a name like "api" or "worker-1"'
-          }
-        ]
-      : []
-  )
+  const problems = definitions.flatMap((definition, i) => {
+    const problem = nameProblem(definition.name)
+    return problem === undefined ? [] : [{ field: `definitions[${i}].name`, value: definition.name, ...problem }]
+  })
   return problems.length === 0 ? Effect.void : Effect.fail(InvalidConfig.fromProblems(problems))
 }
 
@@ -225,7 +219,9 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             // be); in the one-app form it is the app's own `cwd` setting and stays in the app.
             const { cwd, ...withoutCwd } = payload
             const [document, baseDir] = "apps" in payload ? [withoutCwd, yield* baseDirOf(cwd)] : [payload, process.cwd()]
-            const environment = process.env as Record<string, string>
+            // Apps created here start from the daemon's environment (the CLI call's that started
+            // it), without the daemon's own keys (daemonEnvironment.ts).
+            const environment = daemonEnvironmentForApps()
             const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
             yield* checkInstances(definitions, "apps")
