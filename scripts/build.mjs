@@ -3,11 +3,12 @@
 //   pmfx-main.cjs   the CLI bundle (an unbundled Effect CLI takes ~0.8 s to start, NOTES.md)
 //   daemon.cjs      the daemon: engine and HTTP server, kept out of the everyday CLI path
 //   index.cjs       the library, with its dependencies external
+//   types/          the library's declaration files (tsc, tsconfig.build.json), for package.json "types"
 // Everything is built into a scratch folder and renamed into dist/ file by file, so a command
 // running meanwhile (tests rebuild dist/) never reads a half-written bundle.
 import { build } from "esbuild"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
 import * as http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -108,9 +109,46 @@ const effectModules = {
   }
 }
 
+/** The newest modification time under `folder` (recursively), in ms. */
+const newestMtime = (folder) =>
+  Math.max(
+    0,
+    ...readdirSync(folder, { withFileTypes: true }).map((entry) => {
+      const full = path.join(folder, entry.name)
+      return entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs
+    })
+  )
+
+/**
+ * The library's declaration files, emitted by tsc from src/index.ts into `folder` (tsconfig.build.json).
+ * They describe dist/index.cjs, a CommonJS module: a package.json beside them says so, so that a
+ * consumer under `moduleResolution: node16` reads them as CommonJS declarations (whose relative
+ * imports need no extension). Started at once and awaited at the end, it runs beside the bundling
+ * and the code caches; skipped when dist/types is newer than every source (tsc takes ~15 s).
+ */
+const emitTypes = (folder) => {
+  const current = path.join("dist", "types", "index.d.ts")
+  const sources = Math.max(newestMtime("src"), statSync("tsconfig.json").mtimeMs, statSync("tsconfig.build.json").mtimeMs)
+  if (existsSync(current) && statSync(current).mtimeMs > sources) return Promise.resolve(false)
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", folder], { stdio: ["ignore", "inherit", "inherit"] })
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      if (code !== 0) return reject(new Error(`tsc -p tsconfig.build.json failed (exit ${code}): the library's declaration files were not emitted`))
+      writeFileSync(path.join(folder, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`)
+      resolve(true)
+    })
+  })
+}
+
 mkdirSync("dist", { recursive: true })
 const staging = mkdtempSync(path.join("dist", ".build-"))
 const out = (name) => path.join(staging, name)
+const typesStaging = mkdtempSync(path.join("dist", ".types-"))
+const types = emitTypes(typesStaging)
+// Awaited below; a failure before that must not surface as an unhandled rejection.
+types.catch(() => {})
 try {
   await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs"), plugins: [effectModules] })
   await build({ ...common, entryPoints: ["src/launcher.ts"], outfile: out("pmfx.cjs"), banner: { js: "#!/usr/bin/env node" } })
@@ -141,6 +179,11 @@ try {
   // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)
   for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) renameSync(out(name), path.join("dist", name))
+  if (await types) {
+    rmSync(path.join("dist", "types"), { recursive: true, force: true })
+    renameSync(typesStaging, path.join("dist", "types"))
+  }
 } finally {
   rmSync(staging, { recursive: true, force: true })
+  rmSync(typesStaging, { recursive: true, force: true })
 }
