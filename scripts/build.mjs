@@ -129,17 +129,20 @@ const newestMtime = (folder) =>
 const emitTypes = (folder) => {
   const current = path.join("dist", "types", "index.d.ts")
   const sources = Math.max(newestMtime("src"), statSync("tsconfig.json").mtimeMs, statSync("tsconfig.build.json").mtimeMs)
-  if (existsSync(current) && statSync(current).mtimeMs > sources) return Promise.resolve(false)
+  if (existsSync(current) && statSync(current).mtimeMs > sources) return { done: Promise.resolve(false), stop: () => {} }
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", folder], { stdio: ["ignore", "inherit", "inherit"] })
+  const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", folder], { stdio: ["ignore", "inherit", "inherit"] })
+  const done = new Promise((resolve, reject) => {
     child.once("error", reject)
-    child.once("exit", (code) => {
-      if (code !== 0) return reject(new Error(`tsc -p tsconfig.build.json failed (exit ${code}): the library's declaration files were not emitted`))
+    child.once("exit", (code, signal) => {
+      if (code !== 0) return reject(new Error(`tsc -p tsconfig.build.json failed (${signal ?? `exit ${code}`}): the library's declaration files were not emitted`))
       writeFileSync(path.join(folder, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`)
       resolve(true)
     })
   })
+  // Awaited at the end; a build that fails before then stops tsc instead (no stray output).
+  done.catch(() => {})
+  return { done, stop: () => child.exitCode === null && child.signalCode === null && child.kill() }
 }
 
 mkdirSync("dist", { recursive: true })
@@ -147,8 +150,6 @@ const staging = mkdtempSync(path.join("dist", ".build-"))
 const out = (name) => path.join(staging, name)
 const typesStaging = mkdtempSync(path.join("dist", ".types-"))
 const types = emitTypes(typesStaging)
-// Awaited below; a failure before that must not surface as an unhandled rejection.
-types.catch(() => {})
 try {
   await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs"), plugins: [effectModules] })
   await build({ ...common, entryPoints: ["src/launcher.ts"], outfile: out("pmfx.cjs"), banner: { js: "#!/usr/bin/env node" } })
@@ -179,11 +180,12 @@ try {
   // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)
   for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) renameSync(out(name), path.join("dist", name))
-  if (await types) {
+  if (await types.done) {
     rmSync(path.join("dist", "types"), { recursive: true, force: true })
     renameSync(typesStaging, path.join("dist", "types"))
   }
 } finally {
   rmSync(staging, { recursive: true, force: true })
+  types.stop()
   rmSync(typesStaging, { recursive: true, force: true })
 }
