@@ -39,6 +39,7 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["umask", orNone(app.umask)],
     ["watch", app.watch ? app.watch_paths.join(", ") : "off"],
     ["ignore_watch", app.ignore_watch.length === 0 ? none : app.ignore_watch.join(", ")],
+    ...(Object.keys(app.watch_options).length === 0 ? [] : [["watch_options", JSON.stringify(app.watch_options)] satisfies [string, string]]),
     ["depends_on", app.depends_on.length === 0 ? none : app.depends_on.join(", ")],
     [
       "health_check",

@@ -22,6 +22,7 @@ import {
   Umask,
   WatchSetting
 } from "./settingCodecs"
+import { WatchOptionsSettings } from "./watchOptions"
 
 /** An optional key; `exact` so a bad value reports one problem, not also "expected undefined". */
 const opt = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(schema, { exact: true })
@@ -89,6 +90,7 @@ export const AppSettings = Schema.Struct({
   umask: opt(Umask),
   watch: opt(WatchSetting),
   ignore_watch: opt(TextList),
+  watch_options: opt(WatchOptionsSettings),
   depends_on: opt(TextList),
   namespace: opt(NonEmptyText),
   extends: opt(NonEmptyText),

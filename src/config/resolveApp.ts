@@ -5,11 +5,12 @@
  * `script`, watch paths and a health check script resolve against the app's `cwd`, as in PM2.
  */
 import * as path from "node:path"
-import type { AppDefinition, AlertRules } from "../domain/AppDefinition"
+import type { AppDefinition, AlertRules, WatchOptions } from "../domain/AppDefinition"
 import { appDefaults } from "../domain/AppDefinition"
 import type { AlertSettings } from "./AppSettings"
 import { resolveInstances } from "./settingCodecs"
 import type { ValidatedApp } from "./validateEcosystem"
+import { AWAIT_WRITE_FINISH_DEFAULTS, type WatchOptionsSettings } from "./watchOptions"
 
 export interface ResolveContext {
   /** Folder that relative paths of the definition are written against. */
@@ -38,6 +39,19 @@ const resolveExecutable = (script: string, dir: string, isFile: (file: string) =
   return script.includes("/") || isFile(candidate) ? candidate : script
 }
 
+/** The honoured watcher options, only those set; `true` for awaitWriteFinish is chokidar's defaults. */
+const resolveWatchOptions = (written: WatchOptionsSettings | undefined, watchBase: string): WatchOptions => {
+  if (written === undefined) return {}
+  const { awaitWriteFinish, cwd, ...rest } = written
+  return {
+    ...rest,
+    ...(awaitWriteFinish === undefined || awaitWriteFinish === false
+      ? {}
+      : { awaitWriteFinish: awaitWriteFinish === true ? AWAIT_WRITE_FINISH_DEFAULTS : awaitWriteFinish }),
+    ...(cwd === undefined ? {} : { cwd: watchBase })
+  }
+}
+
 export const resolveAlerts = (alerts: AlertSettings | undefined): AlertRules | null => {
   if (alerts === undefined) return null
   const { restart_loop, ...rest } = alerts
@@ -59,6 +73,8 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
   const watch = s.watch ?? appDefaults.watch
   const health = s.health_check
   const commandLine = isCommandLine(s.script, cwd, interpreter, context.isFile)
+  // chokidar's `cwd`: where relative watch paths and ignore patterns start (the app's cwd by default).
+  const watchBase = path.resolve(cwd, s.watch_options?.cwd ?? ".")
 
   return {
     name: app.name,
@@ -83,8 +99,9 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     group: s.group ?? null,
     umask: s.umask ?? null,
     watch: watch !== false,
-    watch_paths: watch === false ? [] : watch === true ? [cwd] : watch.map((p) => path.resolve(cwd, p)),
+    watch_paths: watch === false ? [] : watch === true ? [cwd] : watch.map((p) => path.resolve(watchBase, p)),
     ignore_watch: s.ignore_watch ?? [],
+    watch_options: resolveWatchOptions(s.watch_options, watchBase),
     depends_on: s.depends_on ?? [],
     out_file: fromBase(log.out_file),
     error_file: fromBase(log.error_file),

@@ -16,6 +16,7 @@ import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
 import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys } from "./pm2Keys"
 import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
+import { honouredWatchOptions } from "./watchOptions"
 import * as path from "node:path"
 
 export interface ValidatedApp {
@@ -237,6 +238,8 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
       // PM2's spelling of log_file.
       if ("log_file" in rawApp) warnings.push(`${joinPath(at, key)} is ignored: log_file is also set`)
       else input.log_file = value
+    } else if (key === "watch_options") {
+      input[key] = honouredWatchOptions(value, joinPath(at, key), warnings)
     } else if (ENV_BLOCK.test(key) && key !== "env_file") {
       envBlockInputs[ENV_BLOCK.exec(key)![1]!] = value
     } else {

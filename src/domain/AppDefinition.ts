@@ -47,6 +47,23 @@ export const Webhook = Schema.Struct({
 })
 export type Webhook = typeof Webhook.Type
 
+/**
+ * The watcher options of `watch_options` that pmfx honours (docs/configuration.md): only those the
+ * user set, the others keep chokidar's defaults. `ignored` is added to `ignore_watch`; `cwd` is
+ * absolute, the folder relative watch paths and ignore patterns start from.
+ */
+export const WatchOptions = Schema.Struct({
+  usePolling: Schema.optional(Schema.Boolean),
+  interval: Schema.optional(Milliseconds),
+  binaryInterval: Schema.optional(Milliseconds),
+  followSymlinks: Schema.optional(Schema.Boolean),
+  ignored: Schema.optional(Schema.Array(Schema.String)),
+  awaitWriteFinish: Schema.optional(Schema.Struct({ stabilityThreshold: Milliseconds, pollInterval: Milliseconds })),
+  depth: Schema.optional(NonNegativeInt),
+  cwd: Schema.optional(Schema.String)
+})
+export type WatchOptions = typeof WatchOptions.Type
+
 export const AppDefinition = Schema.Struct({
   name: Schema.String,
   namespace: Schema.String,
@@ -82,6 +99,8 @@ export const AppDefinition = Schema.Struct({
   /** Absolute paths watched when `watch` is on (default: `cwd`). */
   watch_paths: Schema.Array(Schema.String),
   ignore_watch: Schema.Array(Schema.String),
+  /** Optional when decoding, so a state file saved before the setting existed still loads. */
+  watch_options: Schema.optionalWith(WatchOptions, { default: () => ({}) }),
   depends_on: Schema.Array(Schema.String),
   /** Absolute log and pid paths; null means the default under `PMFX_HOME`. */
   out_file: Schema.NullOr(Schema.String),

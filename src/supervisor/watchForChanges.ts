@@ -1,6 +1,7 @@
 /**
  * `watch` (DESIGN §4): restart when files change under the watched paths, debounced, never
- * descending into `node_modules`, `.git`, pmfx's own logs folder or the `ignore_watch` patterns.
+ * descending into `node_modules`, `.git`, pmfx's own logs folder, the `ignore_watch` patterns or
+ * `watch_options.ignored`; the other honoured `watch_options` (polling, depth…) go to chokidar.
  * chokidar checks the ignores while it walks, so ignored trees cost no inotify watches.
  */
 import { watch } from "chokidar"
@@ -14,12 +15,16 @@ const DEBOUNCE_MS = 300
 const ALWAYS_IGNORED = ["node_modules", ".git"]
 
 export const watchForChanges = (
-  app: Pick<AppDefinition, "cwd" | "watch_paths" | "ignore_watch" | "name" | "instances" | "merge_logs" | "out_file" | "error_file" | "log_file" | "pid_file">,
+  app: Pick<
+    AppDefinition,
+    "cwd" | "watch_paths" | "ignore_watch" | "watch_options" | "name" | "instances" | "merge_logs" | "out_file" | "error_file" | "log_file" | "pid_file"
+  >,
   home: string,
   onChange: () => void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const ignoredPattern = makeIgnoreMatcher(app.cwd, [...ALWAYS_IGNORED, ...app.ignore_watch])
+    const { cwd: watchCwd, ignored: moreIgnored, ...chokidarOptions } = app.watch_options
+    const ignoredPattern = makeIgnoreMatcher(watchCwd ?? app.cwd, [...ALWAYS_IGNORED, ...app.ignore_watch, ...(moreIgnored ?? [])])
     // pmfx's own files change all the time (logs, pid files, state): watching them would restart
     // the app in a loop. The app's log and pid files may live outside home, so they are listed too.
     const ownFiles = new Set<string>()
@@ -35,7 +40,8 @@ export const watchForChanges = (
     let timer: NodeJS.Timeout | undefined
     const watcher = yield* Effect.acquireRelease(
       Effect.async<ReturnType<typeof watch>>((resume) => {
-        const w = watch([...app.watch_paths], { ignored, ignoreInitial: true, persistent: true })
+        // The user's watch_options first: ignored, ignoreInitial and persistent are pmfx's to set.
+        const w = watch([...app.watch_paths], { ...chokidarOptions, ignored, ignoreInitial: true, persistent: true })
         w.on("all", () => {
           clearTimeout(timer)
           timer = setTimeout(onChange, DEBOUNCE_MS)

@@ -40,6 +40,7 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
     watch: false,
     watch_paths: [],
     ignore_watch: [],
+    watch_options: {},
     depends_on: [],
     out_file: null,
     error_file: null,

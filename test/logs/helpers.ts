@@ -57,6 +57,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   watch: false,
   watch_paths: [],
   ignore_watch: [],
+  watch_options: {},
   depends_on: [],
   out_file: null,
   error_file: null,
