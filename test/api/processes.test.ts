@@ -80,7 +80,8 @@ describe("POST /api/processes", () => {
         Effect.provide(ConfigLoader.Default)
       )
     )
-    for (const name of ["42", "all", "../escape", "a b", ""]) {
+    // Names with spaces or `/` are fine now (`../escape` only names files through its encoded form).
+    for (const name of ["42", "all", "..", " padded", "tab\there", "x".repeat(101), ""]) {
       const reply = await daemon.request("POST", "/api/processes", { definitions: [{ ...definitions.apps[0], name }] })
       expect(reply.status, name).toBe(422)
       expect(reply.body, name).toMatchObject(structured("INVALID_CONFIG", { field: "definitions[0].name", value: name }))
@@ -252,7 +253,7 @@ describe("GET /api/processes/{id}", () => {
     expect(byId.body).toEqual({
       ...summary({ id: row!.id, name: "one", status: "online", restarts: expect.any(Number) }),
       app_instances: [row!.id],
-      config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], instances: 1, max_memory_restart: null, port: null, env: {} },
+      config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], shell: null, instances: 1, max_memory_restart: null, port: null, env: {} },
       health_check: { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null },
       logs: { out_file: path.join(daemon.home, "logs", "one-0-out.log"), error_file: path.join(daemon.home, "logs", "one-0-err.log") }
     })
