@@ -108,7 +108,12 @@ export const AppSettings = Schema.Struct({
   max_line_length: opt(LineLength),
   log: opt(LogSettings),
   health_check: opt(HealthCheckSettings),
-  alerts: opt(AlertSettings)
+  alerts: opt(AlertSettings),
+  /** PM2's spellings: `cluster`/`cluster_mode` run the instances as workers of one Node cluster primary. */
+  exec_mode: opt(literalOf(["fork", "fork_mode", "cluster", "cluster_mode"], "ExecMode")),
+  wait_ready: opt(Bool),
+  listen_timeout: opt(DurationMs),
+  shutdown_with_message: opt(Bool)
 })
 export type AppSettings = typeof AppSettings.Type
 

@@ -6,8 +6,6 @@
 
 /** PM2 app keys pmfx accepts and ignores, each with why, shown in the warning. */
 export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
-  exec_mode:
-    "pmfx runs every instance as its own process (no Node cluster module), so instances do not share one port: give `port` a range such as auto:5000-5100",
   node_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
   node_arguments: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
   interpreter_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
@@ -22,9 +20,6 @@ export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
   treekill: "pmfx always stops the whole process group",
   pmx: "a PM2 monitoring feature",
   automation: "a PM2 monitoring feature",
-  listen_timeout: "use a health check with --wait-ready",
-  wait_ready: "use a health check with --wait-ready",
-  shutdown_with_message: "pmfx stops processes with signals",
   kill_retry_time: "pmfx sends SIGKILL once after kill_timeout",
   cron_restart: "scheduled restarts are not supported yet",
   force: "pmfx refuses duplicate names",

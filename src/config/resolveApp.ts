@@ -127,6 +127,10 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
             interval: health.interval ?? appDefaults.health_check.interval,
             retries: health.retries ?? appDefaults.health_check.retries
           },
-    alerts: resolveAlerts(s.alerts)
+    alerts: resolveAlerts(s.alerts),
+    exec_mode: s.exec_mode === "cluster" || s.exec_mode === "cluster_mode" ? "cluster" : appDefaults.exec_mode,
+    wait_ready: s.wait_ready ?? appDefaults.wait_ready,
+    listen_timeout: s.listen_timeout ?? appDefaults.listen_timeout,
+    shutdown_with_message: s.shutdown_with_message ?? appDefaults.shutdown_with_message
   }
 }

@@ -89,7 +89,7 @@ const decodeAll = <A, I>(
 /** What to write instead, by setting: the hint of its value type. */
 const hintBySetting: Readonly<Record<string, string>> = {
   ...Object.fromEntries(
-    ["min_uptime", "restart_delay", "exp_backoff_restart_delay", "kill_timeout", "cpu_duration", "window"].map((k) => [k, durationHint])
+    ["min_uptime", "restart_delay", "exp_backoff_restart_delay", "kill_timeout", "listen_timeout", "cpu_duration", "window"].map((k) => [k, durationHint])
   ),
   timeout: durationSecondsHint,
   interval: durationSecondsHint,
@@ -293,8 +293,28 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
       suggestion: `write at most ${MAX_INSTANCES} instances`
     })
   }
-  // (With too many instances the port check would only repeat the problem.)
-  if (settings.port !== undefined && !tooMany) {
+  const cluster = settings.exec_mode === "cluster" || settings.exec_mode === "cluster_mode"
+  if (cluster && !runsOnNode(settings.script, settings.interpreter)) {
+    problems.push({
+      field: joinPath(at, "exec_mode"),
+      value: input.exec_mode ?? null,
+      message: `cluster mode runs Node scripts only (.js, .mjs, .cjs, or interpreter node), and ${JSON.stringify(settings.script)} is not one`,
+      suggestion: 'remove exec_mode and give each instance its own port: "instances": 4 with "port": "3000-3003" (or auto:5000-5100)'
+    })
+  }
+  if (cluster && settings.port !== undefined) {
+    const spec = Either.getOrThrow(parsePort(settings.port))
+    if (spec._tag !== "Single") {
+      problems.push({
+        field: joinPath(at, "port"),
+        value: settings.port,
+        message: "in cluster mode every worker listens on the app's one port",
+        suggestion: "write a single port like 3000"
+      })
+    }
+  }
+  // (With too many instances the port check would only repeat the problem; cluster workers share one port.)
+  if (settings.port !== undefined && !tooMany && !cluster) {
     const spec = Either.getOrThrow(parsePort(settings.port))
     if (spec._tag !== "Auto" && portCount(spec) < instances) {
       problems.push({
@@ -307,6 +327,12 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   }
   return { app: { name, settings, envBlocks }, problems }
 }
+
+/** Whether `script` runs on Node: a .js/.mjs/.cjs file, or `interpreter` node (cluster mode needs it). */
+export const runsOnNode = (script: string, interpreter: string | undefined): boolean =>
+  interpreter !== undefined && interpreter !== "none"
+    ? /^(node|nodejs)(\d+)?$/.test(path.basename(interpreter.trim()))
+    : /\.(js|mjs|cjs)$/i.test(script.trim())
 
 /** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
 export const PORT_TOKEN = "{port}"

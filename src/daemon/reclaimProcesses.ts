@@ -7,7 +7,9 @@
  * - its pid alive with the saved start time, the row wanted running, `pmfx kill` not in force and
  *   its FIFOs still there: the process is **adopted** (same pid, its logs continue);
  * - alive with the saved start time otherwise (the row is stopped, or killed): its group is stopped;
- * - gone, or the pid now belongs to a process with another start time: nothing is touched.
+ * - gone, or the pid now belongs to a process with another start time: nothing is touched;
+ * - a worker of a cluster-mode app: never adopted (its primary's control channel died with the
+ *   earlier daemon), its primary's process group is stopped and the app starts again.
  *
  * Then the FIFOs no adopted process uses are swept: a process that holds one open was spawned by
  * the earlier daemon but never recorded (it died between the spawn and the save), so its group is
@@ -78,6 +80,13 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
         if (row.pid === null || row.pid_start_time === null) continue
         const current = yield* readStartTime(row.pid)
         if (Option.isNone(current) || current.value !== row.pid_start_time) continue
+        if (app.definition.exec_mode === "cluster") {
+          // A worker of a primary that lost its daemon: the whole cluster (the primary's process
+          // group, which its workers share) is stopped, and the app started again.
+          const stat = yield* readProcStat(row.pid)
+          if (Option.isSome(stat) && stat.value.pgrp > 1 && stat.value.pgrp !== ownGroup()) toStop.push({ pgid: stat.value.pgrp, killTimeout: app.definition.kill_timeout })
+          continue
+        }
         const pair = row.pipes !== undefined && row.pipes !== null && isPipeName(row.pipes) ? pairAt(options.pipesDir, row.pipes) : null
         if (!options.killed && row.desired === "running" && pair !== null && pairExists(pair)) {
           adopt.set(row.id, { pid: row.pid, startTime: row.pid_start_time, startedAt: row.started_at ?? now, pipes: pair })
@@ -105,12 +114,17 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
         if (Option.isSome(stat) && stat.value.pgrp > 1 && stat.value.pgrp !== own) groups.add(stat.value.pgrp)
       }
       for (const pgid of groups) {
+        // A cluster's workers hold their FIFOs: their group is already being stopped.
+        if (toStop.some((entry) => entry.pgid === pgid)) continue
         yield* Effect.logWarning(`stopping process group ${pgid}: an earlier daemon started it but died before recording it`)
         toStop.push({ pgid, killTimeout: SWEEP_KILL_TIMEOUT_MS })
       }
     }
+    // One stop per group (a cluster's workers share their primary's).
+    const groups = new Map<number, (typeof toStop)[number]>()
+    for (const entry of toStop) if (!groups.has(entry.pgid)) groups.set(entry.pgid, entry)
     yield* Effect.forEach(
-      toStop,
+      [...groups.values()],
       ({ pgid, killTimeout }) =>
         Effect.gen(function* () {
           yield* Effect.logInfo(`stopping process group ${pgid} left by an earlier daemon`)

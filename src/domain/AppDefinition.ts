@@ -122,7 +122,19 @@ export const AppDefinition = Schema.Struct({
   max_line_length: Schema.optionalWith(Bytes, { default: () => appDefaults.max_line_length }),
   rotation_schedule: Schema.NullOr(Schema.Literal("daily")),
   health_check: Schema.NullOr(HealthCheckDefinition),
-  alerts: Schema.NullOr(AlertRules)
+  alerts: Schema.NullOr(AlertRules),
+  /**
+   * `cluster`: the instances are workers of one Node cluster primary sharing the app's port
+   * (docs/configuration.md). The four settings below are optional when decoding, so a state file
+   * saved before they existed still loads.
+   */
+  exec_mode: Schema.optionalWith(Schema.Literal("fork", "cluster"), { default: () => appDefaults.exec_mode }),
+  /** Online only once the process sends `'ready'` over IPC (or `listen_timeout` passed). */
+  wait_ready: Schema.optionalWith(Schema.Boolean, { default: () => appDefaults.wait_ready }),
+  /** How long to wait for `'ready'` (wait_ready) or a cluster worker's listening before going on. */
+  listen_timeout: Schema.optionalWith(Milliseconds, { default: () => appDefaults.listen_timeout }),
+  /** Stop by sending the `'shutdown'` IPC message instead of a signal (SIGKILL after kill_timeout). */
+  shutdown_with_message: Schema.optionalWith(Schema.Boolean, { default: () => appDefaults.shutdown_with_message })
 })
 export type AppDefinition = typeof AppDefinition.Type
 
@@ -146,6 +158,11 @@ export const appDefaults = {
   max_log_files: 10,
   compress_logs: false,
   max_line_length: 1024 * 1024,
+  exec_mode: "fork",
+  wait_ready: false,
+  /** PM2's default (GRACEFUL_LISTEN_TIMEOUT). */
+  listen_timeout: 3_000,
+  shutdown_with_message: false,
   health_check: { interval: 30_000, timeout: 5_000, retries: 3 }
 } as const
 

@@ -180,18 +180,19 @@ const awaitGone = (family: ProcessFamily, timeoutMs: number): Effect.Effect<bool
   })
 
 /**
- * Stops the whole run: SIGTERM to the group and every member, SIGKILL after `killTimeoutMs` to
+ * Stops the whole run: SIGTERM (or `first`: SIGINT for a cluster worker) to the group and every
+ * member, SIGKILL after `killTimeoutMs` to
  * whatever is left, then one more sweep for members born meanwhile (a shell's trap, a supervisor
  * inside the app restarting its child). Uninterruptible, so an interrupted stop still finishes.
  */
-export const stopFamily = (family: ProcessFamily, killTimeoutMs: number): Effect.Effect<void> =>
+export const stopFamily = (family: ProcessFamily, killTimeoutMs: number, first: NodeJS.Signals = "SIGTERM"): Effect.Effect<void> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     let table = yield* tableSince(Math.max(now - FIRST_SWEEP_MAX_AGE_MS, family.spawnedAt))
     let members = liveMembers(family, table, true)
     if (members.length === 0 && !(yield* anyKnownAlive(family))) return
     const signalledAt = yield* Clock.currentTimeMillis
-    yield* signalAll(family, members, table, "SIGTERM")
+    yield* signalAll(family, members, table, first)
     if (!(yield* awaitGone(family, killTimeoutMs))) {
       table = yield* readProcessTable()
       yield* signalAll(family, liveMembers(family, table, false), table, "SIGKILL")

@@ -5,6 +5,7 @@
  * layers; the daemon is just one host of it.
  */
 import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Stream, SubscriptionRef } from "effect"
+import { makeClusterHost } from "../cluster/ClusterHost"
 import { closestKey } from "../config/closestKey"
 import { Paths } from "../daemon/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
@@ -73,7 +74,15 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     let handingOff = false
     /** What runs after each spawn (the daemon saves state.json: a pid is never unrecorded for long). */
     let onSpawned: Effect.Effect<void> = Effect.void
-    const context: SupervisorContext = { bus, logs, home: paths.home, pipes, handingOff: () => handingOff, spawned: () => onSpawned }
+    const context: SupervisorContext = {
+      bus,
+      logs,
+      home: paths.home,
+      pipes,
+      handingOff: () => handingOff,
+      spawned: () => onSpawned,
+      cluster: makeClusterHost(() => handingOff)
+    }
 
     const rows = new Map<number, Row>()
     let nextId = settings.firstId
@@ -376,9 +385,11 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           const portsByApp = new Map<string, ReadonlyArray<number>>()
           for (const app of definitions) {
             if (app.port === null) continue
-            const ports = yield* assignPorts(app.port, app.instances, held, app.name)
+            // Cluster workers share the app's one port (its primary listens on it).
+            const cluster = app.exec_mode === "cluster"
+            const ports = yield* assignPorts(app.port, cluster ? 1 : app.instances, held, app.name)
             ports.forEach((port) => held.add(port))
-            portsByApp.set(app.name, ports)
+            portsByApp.set(app.name, cluster ? Array.from({ length: app.instances }, () => ports[0]!) : ports)
           }
           const created: Array<Row> = []
           for (const app of definitions) {
@@ -414,7 +425,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           const state = yield* SubscriptionRef.get(row.state)
           for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
         }
-        return yield* assignPorts(setting, appRows.length, held, appRows[0]?.app.definition.name ?? "app", { bindTest: false })
+        const cluster = appRows[0]?.app.definition.exec_mode === "cluster"
+        const ports = yield* assignPorts(setting, cluster ? 1 : appRows.length, held, appRows[0]?.app.definition.name ?? "app", { bindTest: false })
+        return cluster ? appRows.map(() => ports[0]!) : ports
       })
 
     /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */
@@ -455,8 +468,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       })
 
     /**
-     * Reload of a row with an `auto:` port (DESIGN §4): the replacement starts first, on a new port
-     * from the range, and the old process stops only once the replacement is ready. The
+     * Reload of a row with an `auto:` port (DESIGN §4) or of a cluster worker: the replacement
+     * starts first — on a new port from the range, or as a new worker on the app's shared port —
+     * and the old process stops only once the replacement is ready (online). The
      * replacement is a new row object with the same id, swapped into the table when ready.
      */
     const replaceFirst = (row: Row, name: string) =>
@@ -467,7 +481,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           const state = yield* SubscriptionRef.get(other.state)
           for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
         }
-        const [port] = yield* assignPorts(row.app.definition.port!, 1, held, name)
+        // A cluster worker's replacement listens on the same port (the primary shares it).
+        const [port] =
+          row.app.definition.exec_mode === "cluster" ? [current.portOverride ?? current.port] : yield* assignPorts(row.app.definition.port!, 1, held, name)
         const replacement: Row = {
           id: row.id,
           instance: row.instance,
@@ -501,7 +517,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
      */
     const reloadApp = (name: string, appRows: ReadonlyArray<Row>, options: RuntimePortOption) =>
       Effect.gen(function* () {
-        if (appRows.length === 1) {
+        const cluster = appRows[0]!.app.definition.exec_mode === "cluster"
+        if (appRows.length === 1 && !cluster) {
           yield* restartApp(name, appRows, options)
           return true
         }
@@ -513,7 +530,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
             Effect.gen(function* () {
               // One instance at a time: the others keep serving while this one is replaced.
               const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
-              if (wasRunning && ports === undefined && row.app.definition.port?.startsWith("auto:") === true) {
+              // Replacement first: an auto: port takes a new port; a cluster worker shares the app's.
+              if (wasRunning && ports === undefined && (cluster || row.app.definition.port?.startsWith("auto:") === true)) {
                 return yield* replaceFirst(row, name)
               }
               yield* halt(row)

@@ -12,7 +12,7 @@ import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { liveGroupMembers, readProcStat, readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { parseEnvFile } from "../config/parseEnvFile"
 import { commandLineFor } from "./commandLine"
-import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE } from "./ProcessFamily"
+import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
 import { openWriters, type PipePair } from "./StdioPipes"
 import { resolveIdentity } from "./userIdentity"
 
@@ -24,6 +24,8 @@ export interface ChildExit {
    * so its exit is seen (by polling) but not why it ended — it counts as abnormal.
    */
   readonly unknown?: true
+  /** Set when a cluster worker ended with its primary (which alone learns a worker's exit status). */
+  readonly primaryExited?: true
 }
 
 export interface SpawnedChild {
@@ -32,6 +34,13 @@ export interface SpawnedChild {
   readonly exit: Deferred.Deferred<ChildExit>
   /** Everything this run starts, also what leaves the process group (stopped with it). */
   readonly family: ProcessFamily
+  /**
+   * Completes when the process says it is ready: its `'ready'` IPC message (`wait_ready`), or a
+   * cluster worker's first `listening`. Absent: ready as soon as it runs.
+   */
+  readonly ready?: Deferred.Deferred<void>
+  /** How this process is stopped, when not by signalling its process group (stopFamily). */
+  readonly stop?: (killTimeoutMs: number) => Effect.Effect<void>
 }
 
 export interface SpawnRequest {
@@ -42,14 +51,14 @@ export interface SpawnRequest {
   readonly baseEnv: Readonly<Record<string, string>>
 }
 
-const startFailed = (app: AppDefinition, instance: number, reason: string, suggestion: string) =>
+export const startFailed = (app: AppDefinition, instance: number, reason: string, suggestion: string) =>
   new ProcessStartFailed({
     message: `${app.name}${app.instances > 1 ? ` instance ${instance}` : ""} could not start: ${reason}`,
     details: { process_id: app.name, reason, suggestion }
   })
 
 /** The environment of one instance: caller < env_file < env < PORT and the instance ids. */
-const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<string, string>>) =>
+export const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const { app, instance } = request
     let fileEnv: Record<string, string> = {}
@@ -74,7 +83,8 @@ const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<stri
     }
   })
 
-export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
+/** What every spawn of an instance needs, checked: its identity, environment, cwd and command line. */
+export const prepareLaunch = (request: SpawnRequest) =>
   Effect.gen(function* () {
     const { app, instance } = request
     const identity = resolveIdentity(app.user, app.group)
@@ -89,6 +99,27 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
     }
     const resolved = commandLineFor(app, env.PATH)
     if (resolved._tag === "Problem") return yield* startFailed(app, instance, resolved.problem.reason, resolved.problem.suggestion)
+    return { env, identity: identity.identity, command: resolved.command }
+  })
+
+/** Sends `message` over a child's IPC channel, if it is still open (false otherwise). */
+const sendMessage = (child: ChildProcess, message: string): boolean => {
+  if (!child.connected) return false
+  try {
+    return child.send(message, () => {})
+  } catch {
+    return false
+  }
+}
+
+export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
+  Effect.gen(function* () {
+    const { app, instance } = request
+    const prepared = yield* prepareLaunch(request)
+    const { env, command, identity } = prepared
+    // An IPC channel only when the app talks over one (`process.send('ready')`, the 'shutdown' message).
+    const ipc = app.wait_ready || app.shutdown_with_message
+    const ready = ipc && app.wait_ready ? yield* Deferred.make<void>() : undefined
     const exit = yield* Deferred.make<ChildExit>()
     // The run's marker: inherited by every process it starts, found again at stop (ProcessFamily).
     const runId = randomBytes(12).toString("hex")
@@ -107,14 +138,14 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       let child: ChildProcess
       try {
         // detached: its own process group, so stopping it reaches every process it started.
-        child = spawn(resolved.command.file, [...resolved.command.args], {
+        child = spawn(command.file, [...command.args], {
           cwd: app.cwd,
           env,
           detached: true,
           // The FIFOs read-write (StdioPipes): the app never sees its reader vanish with the daemon.
-          stdio: ["ignore", writers.out, writers.err],
-          uid: identity.identity.uid,
-          gid: identity.identity.gid
+          stdio: ipc ? ["ignore", writers.out, writers.err, "ipc"] : ["ignore", writers.out, writers.err],
+          uid: identity.uid,
+          gid: identity.gid
         })
       } catch (error) {
         resume(Effect.fail(startFailed(app, instance, String(error), "check the script and its permissions")))
@@ -125,6 +156,13 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
         fs.closeSync(writers.err)
       }
       child.once("exit", (code, signal) => Deferred.unsafeDone(exit, Effect.succeed({ code, signal })))
+      if (ipc) {
+        child.on("message", (message: unknown) => {
+          if (message === "ready" && ready !== undefined) Deferred.unsafeDone(ready, Effect.void)
+        })
+        // A message to a child that is exiting: its exit follows.
+        child.on("error", () => {})
+      }
       child.once("error", (error: NodeJS.ErrnoException) => {
         if (child.pid === undefined) {
           resume(Effect.fail(startFailed(app, instance, `${error.code ?? "error"}: ${error.message}`, "check the script, its permissions and its interpreter")))
@@ -135,8 +173,31 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
     // Taken once the child exists: a process table read after this moment shows it.
     const spawnedAt = yield* Clock.currentTimeMillis
     const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
-    return { pid: child.pid!, exit, family: makeFamily(child.pid!, runId, bornAfter, leaderStart, spawnedAt) }
+    const family = makeFamily(child.pid!, runId, bornAfter, leaderStart, spawnedAt)
+    return {
+      pid: child.pid!,
+      exit,
+      family,
+      ...(ready === undefined ? {} : { ready }),
+      ...(app.shutdown_with_message ? { stop: (killTimeoutMs: number) => stopWithMessage(() => sendMessage(child, "shutdown"), exit, family, killTimeoutMs) } : {})
+    }
   })
+
+/**
+ * PM2's `shutdown_with_message`: the `'shutdown'` message instead of a signal, then whatever is
+ * left is killed after `kill_timeout`. Without a channel (an adopted process) it is signalled.
+ */
+export const stopWithMessage = (
+  sendShutdown: () => boolean,
+  exit: Deferred.Deferred<ChildExit>,
+  family: ProcessFamily,
+  killTimeoutMs: number
+): Effect.Effect<void> =>
+  Effect.gen(function* () {
+    if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs)
+    yield* Deferred.await(exit).pipe(Effect.interruptible, Effect.timeout(Duration.millis(killTimeoutMs)), Effect.ignore)
+    yield* stopFamily(family, 0, "SIGKILL")
+  }).pipe(Effect.uninterruptible)
 
 const signalGroup = (pgid: number, signal: NodeJS.Signals): void => {
   try {

@@ -14,6 +14,7 @@ import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
 import type { AttachedStream, LogStore } from "../logs/LogStore"
 import { httpProbe, scriptProbe } from "../monitor/healthProbe"
+import type { ClusterHost } from "../cluster/ClusterHost"
 import { PORT_TOKEN } from "../config/validateEcosystem"
 import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
@@ -34,6 +35,8 @@ export interface SupervisorContext {
   readonly handingOff: () => boolean
   /** Started right after each spawn (the daemon saves its pid). */
   readonly spawned: () => Effect.Effect<void>
+  /** Runs the workers of cluster-mode apps. */
+  readonly cluster: ClusterHost
 }
 
 /** A live process of an earlier daemon that this row takes over (docs/decisions.md, "Apps outlive the daemon"). */
@@ -175,11 +178,14 @@ const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, s
   })
 
 /**
- * starting → online (docs/api.md, States): at once when the process is up, or once healthy with a
- * health check. As in PM2, `min_uptime` plays no part here; the restart policy uses it.
+ * starting → online (docs/api.md, States): at once when the process is up; once it says it is
+ * ready when it tells (`wait_ready`'s 'ready', a cluster worker's listening — or once
+ * `listen_timeout` has passed, when PM2 goes on too); and once healthy with a health check. As in
+ * PM2, `min_uptime` plays no part here; the restart policy uses it.
  */
-const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus) =>
+const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, ready: Deferred.Deferred<void> | undefined) =>
   Effect.gen(function* () {
+    if (ready !== undefined) yield* Deferred.await(ready).pipe(Effect.timeout(Duration.millis(app.listen_timeout)), Effect.ignore)
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
   })
@@ -240,7 +246,8 @@ const spawnProcess = (row: Row, context: SupervisorContext, port: number | null,
           })
       )
     )
-    const child = yield* spawnInstance({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }, pipes).pipe(
+    const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
+    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : spawnInstance(request, pipes)).pipe(
       Effect.tapError(() => Effect.sync(() => removePair(pipes)))
     )
     return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
@@ -279,7 +286,7 @@ const runOnce = (
           if (!(yield* Deferred.isDone(child.exit))) {
             yield* setStatus(row, bus, "stopping")
             // The group, and what left it (setsid, detached children: ProcessFamily).
-            yield* stopFamily(child.family, app.kill_timeout)
+            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : stopFamily(child.family, app.kill_timeout)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
             yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           } else {
@@ -323,9 +330,9 @@ const runOnce = (
       // Saved at once (not when online): a host killed from then on leaves its pid behind. Not
       // awaited: a process that exits at once is restarted without waiting for the disk.
       yield* Effect.forkDaemon(context.spawned())
-      // Without a health check the process is online as it is up, so whoever started it sees `online`.
-      if (hasHealthCheck(app)) yield* Effect.forkScoped(becomeOnline(row, app, bus))
-      else yield* becomeOnline(row, app, bus)
+      // Without a health check or a readiness message the process is online as it is up, so whoever started it sees `online`.
+      if (hasHealthCheck(app) || child.ready !== undefined) yield* Effect.forkScoped(becomeOnline(row, app, bus, child.ready))
+      else yield* becomeOnline(row, app, bus, undefined)
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
       if (hasHealthCheck(app)) {
@@ -464,7 +471,9 @@ export const superviseRow = (
   )
 
 export const describeExit = (exit: ChildExit): string =>
-  exit.unknown === true
+  exit.primaryExited === true
+    ? "ended with its cluster primary"
+    : exit.unknown === true
     ? "exited (its exit status is unknown: it was adopted from an earlier daemon)"
     : exit.signal !== null
       ? `killed by ${exit.signal}`

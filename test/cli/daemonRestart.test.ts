@@ -16,7 +16,8 @@ describe("pmfx daemon restart", () => {
   it("replaces the daemon while the apps keep running: same pids, no log line lost, restart and kill work after", async () => {
     const counter = path.join(fixtures, "counter.js")
     // SPLIT: lines are written in halves, so the old daemon often holds half a line when it lets go.
-    ok(sandbox, ["start", counter, "--name", "counter", "-i", "2"], { SPLIT: "1" })
+    // Fork mode: -i alone would run a .js script in cluster mode, whose apps are started again.
+    ok(sandbox, ["start", counter, "--name", "counter", "-i", "2", "--exec-mode", "fork"], { SPLIT: "1" })
     const before = await allOnline(sandbox, 2)
     const logs = [0, 1].map((i) => path.join(sandbox.home, "logs", `counter-${i}-out.log`))
     await eventually(() => expect(tickNumbers(logs[0]!).length).toBeGreaterThan(20))

@@ -73,7 +73,7 @@ describe("pmfx validate", () => {
     const body = JSON.parse(result.stdout)
     expect(body.apps.map((a: { name: string }) => a.name)).toEqual(["web", "ticker"])
     const warnings: Array<string> = body.warnings
-    for (const key of ["deploy", "apps[0].exec_mode", "apps[0].node_args", "apps[0].time", "apps[1].interpreter_args"]) {
+    for (const key of ["deploy", "apps[0].node_args", "apps[0].time", "apps[1].interpreter_args"]) {
       expect(warnings.some((w) => w.startsWith(key))).toBe(true)
     }
   })

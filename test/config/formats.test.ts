@@ -56,7 +56,11 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
     shell: null,
     rotation_schedule: null,
     health_check: null,
-    alerts: null
+    alerts: null,
+    exec_mode: "fork",
+    wait_ready: false,
+    listen_timeout: 3000,
+    shutdown_with_message: false
   } as const
   return [
     {

@@ -18,10 +18,13 @@ describe("the example PM2 file", () => {
       expect(loaded.file).toBe(pm2File)
       expect(loaded.apps.map((a) => a.name)).toEqual(["web", "ticker"])
       const warnings = loaded.warnings.join("\n")
-      for (const key of ["apps[0].exec_mode", "apps[0].node_args", "apps[0].time", "apps[1].interpreter_args", "deploy"]) {
+      for (const key of ["apps[0].node_args", "apps[0].time", "apps[1].interpreter_args", "deploy"]) {
         expect(warnings).toContain(`${key} is ignored`)
       }
-      expect(loaded.warnings).toHaveLength(5)
+      // exec_mode is honoured (cluster mode), not ignored.
+      expect(warnings).not.toContain("exec_mode")
+      expect(loaded.apps.map((a) => a.exec_mode)).toEqual(["cluster", "fork"])
+      expect(loaded.warnings).toHaveLength(4)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -58,7 +61,7 @@ describe("the example PM2 file", () => {
       const [web, ticker] = loaded.apps
       expect(web!.env).toEqual({ NODE_ENV: "production", PORT: "5000" })
       expect(ticker!.env).toEqual({ TICK_MS: "5000" })
-      expect(loaded.warnings).toHaveLength(5)
+      expect(loaded.warnings).toHaveLength(4)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -162,8 +165,6 @@ describe("PM2 keys and spellings", () => {
         script: "a.js",
         source_map_support: true,
         instance_var: "INSTANCE_ID",
-        wait_ready: true,
-        listen_timeout: 3000,
         cron_restart: "0 0 * * *",
         vizion: false
       }
@@ -172,11 +173,57 @@ describe("PM2 keys and spellings", () => {
       expect(loaded.warnings.map((w) => w.split(" is ignored")[0])).toEqual([
         "apps[0].source_map_support",
         "apps[0].instance_var",
-        "apps[0].wait_ready",
-        "apps[0].listen_timeout",
         "apps[0].cron_restart",
         "apps[0].vizion"
       ])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+})
+
+describe("cluster mode settings", () => {
+  it.effect("exec_mode (PM2's four spellings), wait_ready, listen_timeout and shutdown_with_message are read, with PM2's defaults", () =>
+    Effect.gen(function* () {
+      const apps = [
+        { name: "a", script: "a.js", exec_mode: "cluster", instances: 2, wait_ready: true, listen_timeout: 8000, shutdown_with_message: true },
+        { name: "b", script: "b.mjs", exec_mode: "cluster_mode", port: 3000, listen_timeout: "2s" },
+        { name: "c", script: "c.js", exec_mode: "fork_mode" },
+        { name: "d", script: "d.py", exec_mode: "fork" },
+        { name: "e", script: "e.py" }
+      ]
+      const loaded = yield* loadFiles({ "pmfx.json": ecosystem(...apps) }, "pmfx.json")
+      expect(loaded.warnings).toEqual([])
+      expect(loaded.apps.map((a) => [a.name, a.exec_mode, a.wait_ready, a.listen_timeout, a.shutdown_with_message])).toEqual([
+        ["a", "cluster", true, 8000, true],
+        ["b", "cluster", false, 2000, false],
+        ["c", "fork", false, 3000, false],
+        ["d", "fork", false, 3000, false],
+        ["e", "fork", false, 3000, false]
+      ])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("cluster mode for a script that is not Node is INVALID_CONFIG at exec_mode, suggesting instances with a port range", () =>
+    Effect.gen(function* () {
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "py", script: "worker.py", exec_mode: "cluster", instances: 2 }, { name: "ok", script: "a.js", exec_mode: "cluster" }) },
+        "pmfx.json"
+      )
+      expect(error._tag).toBe("INVALID_CONFIG")
+      const problems = (error as { details: { problems: ReadonlyArray<{ field: string; value: unknown; message: string; suggestion: string }> } }).details.problems
+      expect(problems).toHaveLength(1)
+      expect(problems[0]).toMatchObject({ field: "apps[0].exec_mode", value: "cluster" })
+      expect(problems[0]!.message).toContain("cluster mode runs Node scripts only")
+      expect(problems[0]!.suggestion).toContain('"port": "3000-3003"')
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("a node interpreter makes any script a cluster script; a port range in cluster mode is INVALID_CONFIG at port", () =>
+    Effect.gen(function* () {
+      const loaded = yield* loadFiles({ "pmfx.json": ecosystem({ name: "bin", script: "server", interpreter: "node", exec_mode: "cluster" }) }, "pmfx.json")
+      expect(loaded.apps[0]!.exec_mode).toBe("cluster")
+      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "web", script: "a.js", exec_mode: "cluster", instances: 2, port: "3000-3001" }) }, "pmfx.json")
+      const problems = (error as { details: { problems: ReadonlyArray<{ field: string; value: unknown }> } }).details.problems
+      expect(problems.map((p) => [p.field, p.value])).toEqual([["apps[0].port", "3000-3001"]])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })

@@ -73,6 +73,10 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   rotation_schedule: null,
   health_check: null,
   alerts: null,
+  exec_mode: appDefaults.exec_mode,
+  wait_ready: appDefaults.wait_ready,
+  listen_timeout: appDefaults.listen_timeout,
+  shutdown_with_message: appDefaults.shutdown_with_message,
   ...overrides
 })
 

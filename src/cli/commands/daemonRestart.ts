@@ -26,15 +26,18 @@ const restartDaemon = (json: boolean, command: string) =>
     const client = yield* DaemonClient
     const { paths } = client
     let previous: number | null = null
+    let previousPids: ReadonlySet<number> = new Set()
     if (yield* client.answers) {
-      const { pid } = yield* withDaemon(json, (api) =>
+      const { pid, pids } = yield* withDaemon(json, (api) =>
         Effect.gen(function* () {
           const { pid } = yield* api.system.status()
+          const rows = yield* api.processes.list({ urlParams: {} })
           yield* api.daemon.handOver()
-          return { pid }
+          return { pid, pids: new Set(rows.flatMap((row) => (row.pid === null ? [] : [row.pid]))) }
         })
       )
       previous = pid
+      previousPids = pids
       const gone = Effect.map(client.answers, (answers) => !answers && !isAlive(pid))
       const exited = yield* gone.pipe(
         Effect.repeat({ schedule: Schedule.spaced(Duration.millis(25)), until: (done) => done }),
@@ -56,8 +59,12 @@ const restartDaemon = (json: boolean, command: string) =>
     )
     const running = rows.filter((row) => row.pid !== null)
     if (json) return yield* printJson({ success: true, previous_daemon_pid: previous, daemon_pid: pid, running: running.map((row) => ({ id: row.id, name: row.name, pid: row.pid })) })
+    // Cluster-mode apps are started again, not adopted (docs/decisions.md): say how many.
+    const restarted = previousPids.size === 0 ? 0 : running.filter((row) => !previousPids.has(row.pid!)).length
     yield* Console.log(
-      `${style.green(process.stdout)("restarted")} the daemon (${previous === null ? "none was running" : `pid ${previous}`} → pid ${pid}); ${plural(running.length, "process", "processes")} running, adopted without a restart`
+      `${style.green(process.stdout)("restarted")} the daemon (${previous === null ? "none was running" : `pid ${previous}`} → pid ${pid}); ${plural(running.length, "process", "processes")} running, ${
+        restarted === 0 ? "adopted without a restart" : `${running.length - restarted} adopted without a restart, ${restarted} started again (cluster mode)`
+      }`
     )
   })
 

@@ -24,6 +24,7 @@ import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
 import { instancesHint } from "../../config/settingCodecs"
+import { runsOnNode } from "../../config/validateEcosystem"
 import type { AlertRules, AppDefinition, Webhook } from "../../domain/AppDefinition"
 import { formatDuration, parseDuration } from "../../domain/Duration"
 import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
@@ -100,6 +101,12 @@ const options = {
     Options.withAlias("i"),
     Options.withDescription('how many instances: a whole number, "max" (one per CPU), 0 (one per CPU) or -1 (one per CPU but one)'),
     Options.mapEffect(optionValue("--instances", parseInstances, "write a whole number like 4, or max")),
+    Options.optional
+  ),
+  execMode: Options.choice("exec-mode", ["fork", "cluster"]).pipe(
+    Options.withDescription(
+      "cluster: the instances are workers of one Node cluster primary sharing one port (the default with -i for a .js/.mjs/.cjs script, as in PM2, unless --port gives a range); fork: each instance is its own process"
+    ),
     Options.optional
   ),
   maxMemory: Options.text("max-memory").pipe(
@@ -180,6 +187,7 @@ const appOptions = (o: StartOptions): ReadonlyArray<string> =>
   [
     ["--port", o.port],
     ["--instances", o.instances],
+    ["--exec-mode", o.execMode],
     ["--max-memory", o.maxMemory],
     ["--health-check-url", o.healthCheckUrl],
     ["--health-check-script", o.healthCheckScript],
@@ -285,6 +293,12 @@ const fromCommand = (command: string, o: StartOptions, variables: Record<string,
     }
     set("instances", o.instances)
     set("port", o.port)
+    // PM2's rule: -i with a Node script means cluster mode — unless a port range gives each
+    // instance its own port (docs/configuration.md, "exec_mode").
+    const portRange = Option.isSome(o.port) && Either.getOrUndefined(parsePort(o.port.value))?._tag !== "Single"
+    const clusterByDefault = Option.isSome(o.instances) && runsOnNode(script, undefined) && !portRange
+    const execMode = Option.getOrElse(o.execMode, () => (clusterByDefault ? "cluster" : undefined))
+    if (execMode !== undefined) settings.exec_mode = execMode
     set("max_memory_restart", o.maxMemory)
     if (Object.keys(variables).length > 0) settings.env = variables
     set("env_file", o.envFile)

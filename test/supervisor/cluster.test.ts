@@ -1,0 +1,183 @@
+/** Cluster mode (docs/configuration.md, "exec_mode"): workers of one node:cluster primary on one port. */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as http from "node:http"
+import { ProcessManager } from "../../src/supervisor/ProcessManager"
+import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine } from "../support/engine"
+import { startHammer } from "../support/hammer"
+import { eventsOf, freeBase } from "./helpers"
+
+const server = fixture("cluster-server.js")
+
+/** The parent pid of a live process (/proc/<pid>/stat field 4). */
+const parentOf = (pid: number): number => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+}
+
+const clusterApp = (name: string, port: number, extra: object = {}) => ({
+  name,
+  script: server,
+  exec_mode: "cluster",
+  env: { PORT: String(port) },
+  min_uptime: 0,
+  kill_timeout: "3s",
+  ...extra
+})
+
+/** One GET on a new connection (the primary hands each connection to the next worker). */
+const getOnce = (port: number, url = "/") =>
+  Effect.async<string, Error>((resume) => {
+    const request = http.get({ host: "127.0.0.1", port, path: url, agent: false }, (response) => {
+      let body = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => (body += chunk))
+      response.on("end", () => resume(Effect.succeed(body)))
+    })
+    request.on("error", (error) => resume(Effect.fail(error)))
+  })
+
+/** Pids that answer on the port, over as many new connections. */
+const answeringPids = (port: number, requests: number) =>
+  Effect.gen(function* () {
+    const pids = new Set<number>()
+    for (let i = 0; i < requests; i++) pids.add((JSON.parse(yield* getOnce(port)) as { pid: number }).pid)
+    return pids
+  })
+
+describe("cluster mode", () => {
+  it.live("workers share one port, each a row with its own pid, instance and logs; stop and delete end the primary and every worker", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 3 })]), { baseEnv: PATH_ENV })
+        const rows = yield* pm.waitReady("web", 30_000)
+        expect(rows.map((row) => [row.name, row.instance, row.status])).toEqual([
+          ["web", 0, "online"],
+          ["web", 1, "online"],
+          ["web", 2, "online"]
+        ])
+        const pids = rows.map((row) => row.pid!)
+        expect(new Set(pids).size).toBe(3)
+        const primary = parentOf(pids[0]!)
+        expect(pids.every((pid) => parentOf(pid) === primary)).toBe(true)
+        expect(fs.readFileSync(`/proc/${primary}/cmdline`, "utf8")).toContain("pmfx cluster primary web")
+        // Round-robin over the workers, all on the one port.
+        yield* eventually(Effect.map(answeringPids(port, 9), (seen) => [...seen].sort().join() === [...pids].sort().join()), "every worker to answer")
+        // Each worker's own log, with its NODE_APP_INSTANCE.
+        for (const row of rows) {
+          yield* eventually(
+            Effect.map(pm.readLogs(String(row.id)), (lines) => lines.some((line) => line.message === `instance ${row.instance} pid ${row.pid} listening on ${port}`)),
+            `worker ${row.instance}'s log line`
+          )
+        }
+        yield* eventually(Effect.map(pm.list(), (list) => list.every((row) => row.memory_usage > 0)), "memory of every worker")
+
+        const stopped = yield* pm.stop("web")
+        expect(stopped.map((row) => row.status)).toEqual(["stopped", "stopped", "stopped"])
+        for (const pid of [...pids, primary]) expect(isAlive(pid)).toBe(false)
+
+        yield* pm.start("web")
+        const again = yield* pm.waitReady("web", 30_000)
+        const secondPrimary = parentOf(again[0]!.pid!)
+        expect(secondPrimary).not.toBe(primary)
+        const deleted = yield* pm.delete("web")
+        expect(deleted).toEqual(rows.map((row) => row.id))
+        for (const pid of [...again.map((row) => row.pid!), secondPrimary]) expect(isAlive(pid)).toBe(false)
+      })
+    )
+  )
+
+  it.live("a crashed worker is replaced under the restart policy; the others and the primary keep running", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const events = yield* recordEvents()
+        const port = freeBase()
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2 })]), { baseEnv: PATH_ENV })
+        const before = yield* pm.waitReady("web", 30_000)
+        const primary = parentOf(before[0]!.pid!)
+        expect(yield* getOnce(port, "/crash")).toBe("bye")
+        yield* eventually(
+          Effect.map(pm.list(), (rows) => rows.some((row) => row.restarts === 1 && row.status === "online")),
+          "the crashed worker to be replaced"
+        )
+        const after = yield* pm.list()
+        const replaced = after.find((row) => row.restarts === 1)!
+        const other = after.find((row) => row.restarts === 0)!
+        expect(other.pid).toBe(before.find((row) => row.id === other.id)!.pid)
+        expect(replaced.pid).not.toBe(before.find((row) => row.id === replaced.id)!.pid)
+        expect(parentOf(replaced.pid!)).toBe(primary)
+        const exit = eventsOf(events, "ProcessExit", "web").find((event) => event.id === replaced.id)
+        expect(exit).toMatchObject({ exit_code: 3, abnormal: true })
+        expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual([[replaced.id, "crash"]])
+      })
+    )
+  )
+
+  it.live("the primary's death restarts the app: every worker replaced under a new primary", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2 })]), { baseEnv: PATH_ENV })
+        const before = yield* pm.waitReady("web", 30_000)
+        const primary = parentOf(before[0]!.pid!)
+        process.kill(primary, "SIGKILL")
+        yield* eventually(
+          Effect.map(pm.list(), (rows) => rows.every((row) => row.status === "online" && row.restarts === 1)),
+          "both workers to come back"
+        )
+        const after = yield* pm.list()
+        const newPrimary = parentOf(after[0]!.pid!)
+        expect(newPrimary).not.toBe(primary)
+        expect(after.every((row) => parentOf(row.pid!) === newPrimary)).toBe(true)
+        for (const row of before) expect(isAlive(row.pid!)).toBe(false)
+        const served = yield* answeringPids(port, 4)
+        expect([...served].every((pid) => after.some((row) => row.pid === pid))).toBe(true)
+      })
+    )
+  )
+
+  it.live("reload of 4 workers under load: each replacement listens before the old worker gets SIGINT; zero failed requests", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const events = yield* recordEvents()
+        const port = freeBase()
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 4 })]), { baseEnv: PATH_ENV })
+        const before = yield* pm.waitReady("web", 30_000)
+        const primary = parentOf(before[0]!.pid!)
+        const hammer = startHammer(port, { keepAlive: 8, fresh: 4 })
+        yield* eventually(Effect.sync(() => hammer.served() > 200), "the load to run")
+        const servedBefore = hammer.served()
+        const result = yield* pm.reload("web")
+        yield* eventually(Effect.sync(() => hammer.served() > servedBefore + 200), "the load to go on after the reload")
+        const counts = yield* Effect.promise(() => hammer.stop())
+
+        expect(counts).toMatchObject({ errors: 0, resets: 0, bad: 0 })
+        expect(result.restartedInstead).toEqual([])
+        expect(result.rows.map((row) => [row.id, row.status, row.restarts])).toEqual(before.map((row) => [row.id, "online", 1]))
+        for (const [i, row] of result.rows.entries()) {
+          expect(row.pid).not.toBe(before[i]!.pid)
+          expect(parentOf(row.pid!)).toBe(primary)
+        }
+        for (const row of before) expect(isAlive(row.pid!)).toBe(false)
+        // The old worker of each instance got SIGINT after its replacement listened.
+        for (const row of before) {
+          const lines = yield* pm.readLogs(String(row.id), { lines: 100 })
+          const messages = lines.map((line) => line.message)
+          const replacement = result.rows.find((r) => r.id === row.id)!
+          const listened = messages.indexOf(`instance ${row.instance} pid ${replacement.pid} listening on ${port}`)
+          const interrupted = messages.indexOf("got SIGINT")
+          expect(listened).toBeGreaterThanOrEqual(0)
+          expect(interrupted).toBeGreaterThan(listened)
+        }
+        expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual(before.map((row) => [row.id, "reload"]))
+      })
+    ),
+    120_000
+  )
+})
