@@ -284,7 +284,7 @@ describe("pmfx start errors", () => {
   })
 
   it("exits 3 for a malformed file, naming its line", () => {
-    const file = sandbox.write("broken.json", '{\n  "apps": [\n    { "script": "a.js", }\n  ]\n}\n')
+    const file = sandbox.write("broken.json", '{\n  "apps": [\n    { "script": "a.js" ]\n  ]\n}\n')
     const result = sandbox.pmfx(["start", file])
     expect(result.code).toBe(3)
     expect(result.stderr).toContain("CONFIG_PARSE_ERROR")
