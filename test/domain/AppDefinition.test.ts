@@ -19,3 +19,17 @@ describe("AppDefinition in state.json", () => {
     expect(decoded).toEqual(app)
   })
 })
+
+/** A definition saved before cluster mode and PM2's IPC keys existed still loads, as fork mode. */
+describe("state.json from before exec_mode", () => {
+  it("decodes a definition without exec_mode, wait_ready, listen_timeout and shutdown_with_message with their defaults", () => {
+    const { exec_mode: _mode, wait_ready: _ready, listen_timeout: _timeout, shutdown_with_message: _message, ...older } = Schema.encodeSync(AppDefinition)(testApp())
+    const decoded = Schema.decodeUnknownSync(AppDefinition)(older)
+    expect([decoded.exec_mode, decoded.wait_ready, decoded.listen_timeout, decoded.shutdown_with_message]).toEqual(["fork", false, 3000, false])
+  })
+
+  it("keeps cluster settings through a save and a load", () => {
+    const app = testApp({ exec_mode: "cluster", wait_ready: true, listen_timeout: 8000, shutdown_with_message: true })
+    expect(Schema.decodeUnknownSync(AppDefinition)(JSON.parse(JSON.stringify(Schema.encodeSync(AppDefinition)(app))))).toEqual(app)
+  })
+})
