@@ -48,7 +48,7 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["uptime", running ? detail.uptime : none],
     ["restarts", String(detail.restarts)],
     ["health", healthLine(detail.health_check, now)],
-    ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})`],
+    ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})${config.exec_mode === "cluster" ? ", cluster mode: workers of one Node cluster primary" : ""}`],
     ["command", commandText(config.shell, config.script, config.args)],
     ...(config.shell === null ? [] : [["shell", `${config.shell} (script is a command line, not a file)`] satisfies [string, string]]),
     ["config port", config.port ?? none],

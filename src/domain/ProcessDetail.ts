@@ -15,6 +15,8 @@ export const ProcessDetail = Schema.Struct({
      */
     shell: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
     instances: Schema.Int,
+    /** `cluster`: the instances are workers of one Node cluster primary (optional when decoding, as `shell`). */
+    exec_mode: Schema.optionalWith(Schema.Literal("fork", "cluster"), { default: () => "fork" as const }),
     /** Bytes; null when no limit is set. */
     max_memory_restart: Schema.NullOr(Schema.Int),
     port: Schema.NullOr(Schema.String),

@@ -611,6 +611,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           args: app.args,
           shell: app.shell === null ? null : `${app.shell} -c`,
           instances: app.instances,
+          exec_mode: app.exec_mode,
           max_memory_restart: app.max_memory_restart,
           port: app.port,
           env: app.env

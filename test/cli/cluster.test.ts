@@ -49,6 +49,8 @@ describe("cluster mode from the CLI", () => {
     }
     for (const row of [...byName("ranged"), ...byName("forked")]) expect(parentCommand(row.pid!)).not.toContain("pmfx cluster primary")
     expect(byName("ranged").map((row) => row.port)).toEqual([String(port + 2), String(port + 3)])
+    expect(ok(sandbox, ["show", "web"]).stdout).toContain("cluster mode: workers of one Node cluster primary")
+    expect(ok(sandbox, ["show", "forked"]).stdout).not.toContain("cluster mode")
   })
 
   it("a SIGKILLed daemon leaves the cluster serving; the next daemon replaces it (nothing runs twice)", async () => {
