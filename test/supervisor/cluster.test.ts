@@ -1,14 +1,22 @@
 /** Cluster mode (docs/configuration.md, "exec_mode"): workers of one node:cluster primary on one port. */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
+import * as path from "node:path"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine } from "../support/engine"
 import { startHammer } from "../support/hammer"
 import { eventsOf, freeBase } from "./helpers"
 
 const server = fixture("cluster-server.js")
+
+/** Live children of a process (from /proc/<pid>/task/<pid>/children). */
+const childrenOf = (pid: number): Array<number> =>
+  fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(Number).filter(isAlive)
+
+const logHasLine = (pm: ProcessManager, target: string, message: string) =>
+  Effect.map(pm.readLogs(target, { lines: 100 }), (lines) => lines.some((line) => line.message === message))
 
 /** The parent pid of a live process (/proc/<pid>/stat field 4). */
 const parentOf = (pid: number): number => {
@@ -179,5 +187,32 @@ describe("cluster mode", () => {
       })
     ),
     120_000
+  )
+  it.live("reload with wait_ready: the old worker keeps running until its replacement sends 'ready'", () =>
+    withEngine((home) =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        const readyFile = path.join(home, "go")
+        fs.writeFileSync(readyFile, "")
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, wait_ready: true, listen_timeout: "60s", env: { PORT: String(port), READY_FILE: readyFile } })]), {
+          baseEnv: PATH_ENV
+        })
+        const before = yield* pm.waitReady("web", 30_000)
+        const primary = parentOf(before[0]!.pid!)
+        fs.rmSync(readyFile)
+        const reload = yield* Effect.fork(pm.reload("web"))
+        // The replacement of instance 0 runs (listening, not ready) beside both old workers.
+        yield* eventually(Effect.sync(() => childrenOf(primary).length === 3), "the first replacement to be forked")
+        const replacement = childrenOf(primary).find((pid) => !before.some((row) => row.pid === pid))!
+        yield* eventually(logHasLine(pm, String(before[0]!.id), `instance 0 pid ${replacement} listening on ${port}`), "the replacement to listen")
+        expect(before.every((row) => isAlive(row.pid!))).toBe(true)
+        fs.writeFileSync(readyFile, "")
+        const result = yield* Fiber.join(reload)
+        expect(result.rows.map((row) => row.status)).toEqual(["online", "online"])
+        expect(result.rows[0]!.pid).toBe(replacement)
+        for (const row of before) expect(isAlive(row.pid!)).toBe(false)
+      })
+    )
   )
 })
