@@ -137,9 +137,9 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     primary.workers.clear()
   }
 
-  const startPrimary = (app: AppDefinition, node: string, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
+  const startPrimary = (app: AppDefinition, node: string, execArgv: ReadonlyArray<string>, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
     Effect.gen(function* () {
-      const setup: PrimarySetup = { name: app.name, exec: app.script, args: app.args, execArgv: [] }
+      const setup: PrimarySetup = { name: app.name, exec: app.script, args: app.args, execArgv }
       const started = yield* Deferred.make<void, string>()
       const child = yield* Effect.try({
         try: () => {
@@ -183,14 +183,14 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     })
 
   /** The app's primary, started if none runs; the scope's end lets go of it (the last one stops it). */
-  const acquirePrimary = (app: AppDefinition, node: string, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
+  const acquirePrimary = (app: AppDefinition, node: string, execArgv: ReadonlyArray<string>, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
     Effect.acquireRelease(
       withLock(
         app.name,
         Effect.gen(function* () {
           let primary = primaries.get(app.name)
           if (primary === undefined || primary.dead) {
-            primary = yield* startPrimary(app, node, env, identity)
+            primary = yield* startPrimary(app, node, execArgv, env, identity)
             primaries.set(app.name, primary)
           }
           primary.users++
@@ -214,9 +214,14 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     Effect.gen(function* () {
       const { app, instance } = request
       const prepared = yield* prepareLaunch(request)
-      // The app's interpreter when it names one (a Node), else the daemon's own Node.
-      const node = app.interpreter !== null ? prepared.command.file : process.execPath
-      const primary = yield* acquirePrimary(app, node, prepared.env, prepared.identity)
+      // The interpreter of the app's command line (a Node; the daemon's own for a .js file), and the
+      // flags it puts before the script (node_args): the workers' execArgv.
+      const { command } = prepared
+      const at = command.args.indexOf(app.script)
+      const viaInterpreter = command.file !== app.script && at >= 0
+      const node = viaInterpreter ? command.file : process.execPath
+      const execArgv = viaInterpreter ? command.args.slice(0, at) : []
+      const primary = yield* acquirePrimary(app, node, execArgv, prepared.env, prepared.identity)
       const key = `${instance}-${randomBytes(6).toString("hex")}`
       const worker: WorkerRecord = {
         forked: yield* Deferred.make<number, string>(),
