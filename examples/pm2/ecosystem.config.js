@@ -1,7 +1,7 @@
 // A typical PM2 ecosystem file, kept exactly as PM2 users write it.
 // pmfx loads it unchanged: exec_mode "cluster" runs the instances as workers of one Node cluster
-// primary on PORT; PM2-only keys (node_args, interpreter_args, time, ...) are accepted and reported
-// as ignored, and the `deploy` section is ignored with a warning.
+// primary on PORT; node_args, interpreter_args and time mean what they mean to PM2, and the
+// `deploy` section is ignored with a warning.
 module.exports = {
   apps: [
     {

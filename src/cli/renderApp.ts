@@ -5,6 +5,9 @@ import { instanceFiles } from "../domain/logPaths"
 import { quoteShellWord } from "../domain/shellWords"
 import { commandText } from "./commandText"
 import { formatSize } from "../domain/Size"
+import { nextRunOf } from "../domain/cronSchedule"
+import { commandLineFor } from "../supervisor/commandLine"
+import { formatLocal } from "./renderProcess"
 import { columns, style } from "./style"
 
 const out = process.stdout
@@ -13,10 +16,17 @@ const none = "-"
 const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === "" ? none : value)
 
 export const renderApp = (app: AppDefinition, home: string): string => {
+  const cron = app.cron_restart === null ? null : nextRunOf(app.cron_restart, Date.now())
+  // The command line the daemon would run (interpreter, its flags, the script), when it resolves here.
+  const resolved = commandLineFor(app, process.env.PATH)
+  const words =
+    resolved._tag === "Ok"
+      ? [resolved.command.file, ...resolved.command.args]
+      : [app.interpreter, ...app.interpreter_args, app.script, ...app.args].filter((w): w is string => w !== null)
   const command =
-    app.shell === null
-      ? [app.interpreter, app.script, ...app.args].filter((w): w is string => w !== null).map(quoteShellWord).join(" ")
-      : commandText(`${app.shell} -c`, app.script, app.args)
+    app.shell !== null
+      ? commandText(`${app.shell} -c`, app.script, app.args)
+      : words.map(quoteShellWord).join(" ") + (resolved._tag === "Ok" ? "" : `  (${resolved.problem.reason})`)
   const env = Object.entries(app.env).map(([k, v]) => `${k}=${v}`)
   const health = app.health_check
   const rows: Array<[string, string]> = [
@@ -28,7 +38,12 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["env", env.length === 0 ? none : env[0]!],
     ...env.slice(1).map((line): [string, string] => ["", line]),
     ["env_file", orNone(app.env_file)],
+    ["autostart", app.autostart ? "true" : "false (registered stopped)"],
     ["autorestart", String(app.autorestart)],
+    ["stop_exit_codes", app.stop_exit_codes.length === 0 ? none : app.stop_exit_codes.join(", ")],
+    ["cron_restart", app.cron_restart === null ? none : `${app.cron_restart} (next ${cron === null ? "unknown" : formatLocal(new Date(cron))})`],
+    ["instance_var", app.increment_var === null ? app.instance_var : `${app.instance_var}, increment_var ${app.increment_var}`],
+    ["filter_env", app.filter_env === false ? none : app.filter_env === true ? "all inherited variables" : app.filter_env.join(", ")],
     ["max_restarts", String(app.max_restarts)],
     ["min_uptime", formatDuration(app.min_uptime)],
     ["restart_delay", formatDuration(app.restart_delay)],

@@ -35,6 +35,16 @@ export const healthLine = (health: ProcessDetail["health_check"], now: number): 
   return `${health.check_type ?? "check"}${target}: ${painted}, ${when}${took}`
 }
 
+/** An ISO time as the local time the schedule is written in, with its offset. */
+const localTime = (iso: string | null): string => (iso === null ? "unknown" : formatLocal(new Date(iso)))
+
+export const formatLocal = (date: Date): string => {
+  const pad = (n: number) => String(Math.abs(n)).padStart(2, "0")
+  const offset = -date.getTimezoneOffset()
+  const zone = `${offset < 0 ? "-" : "+"}${pad(Math.trunc(offset / 60))}:${pad(offset % 60)}`
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${zone}`
+}
+
 export const renderProcessDetail = (detail: ProcessDetail, now: number): string => {
   const config = detail.config
   const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
@@ -55,6 +65,7 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["max_memory_restart", config.max_memory_restart === null ? none : formatSize(config.max_memory_restart)],
     ["env", env.length === 0 ? none : env[0]!],
     ...env.slice(1).map((line): [string, string] => ["", line]),
+    ["cron_restart", detail.cron_restart === null ? none : `${detail.cron_restart.schedule} (next ${localTime(detail.cron_restart.next_run)})`],
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]
   ]

@@ -12,8 +12,12 @@ import { SizeBetween, SizeBytes } from "../domain/Size"
 import {
   Args,
   Bool,
+  CronSetting,
   Decimal,
   EnvMap,
+  EnvName,
+  ExitCodes,
+  FilterEnv,
   Instances,
   Integer,
   literalOf,
@@ -113,7 +117,19 @@ export const AppSettings = Schema.Struct({
   exec_mode: opt(literalOf(["fork", "fork_mode", "cluster", "cluster_mode"], "ExecMode")),
   wait_ready: opt(Bool),
   listen_timeout: opt(DurationMs),
-  shutdown_with_message: opt(Bool)
+  shutdown_with_message: opt(Bool),
+  // PM2 settings with PM2's meaning (docs/configuration.md §3.11).
+  node_args: opt(Args),
+  interpreter_args: opt(Args),
+  instance_var: opt(EnvName),
+  increment_var: opt(EnvName),
+  time: opt(Bool),
+  source_map_support: opt(Bool),
+  disable_source_map_support: opt(Bool),
+  stop_exit_codes: opt(ExitCodes),
+  cron_restart: opt(CronSetting),
+  autostart: opt(Bool),
+  filter_env: opt(FilterEnv)
 })
 export type AppSettings = typeof AppSettings.Type
 

@@ -1,35 +1,29 @@
 /**
  * PM2 compatibility: a PM2 `ecosystem.config.js` must load unchanged (DESIGN §5). Keys that only
- * make sense to PM2 are accepted and reported as ignored; a few PM2 spellings of pmfx settings are
- * read as those settings.
+ * make sense to PM2 are accepted and reported once as having no effect; a few PM2 spellings of
+ * pmfx settings are read as those settings.
  */
 
-/** PM2 app keys pmfx accepts and ignores, each with why, shown in the warning. */
+/**
+ * PM2 app keys pmfx accepts with no effect, each with why, shown once per file in the warning.
+ * (PM2 keys pmfx honours are settings in AppSettings.ts, docs/configuration.md §3.11.)
+ */
 export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
-  node_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
-  node_arguments: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
-  interpreter_args: 'to pass interpreter flags, run the interpreter itself: script "node", args ["--flag", "app.js"]',
-  time: "pmfx prefixes every log line with a timestamp by default",
-  source_map_support: "a PM2 runtime feature",
-  disable_source_map_support: "a PM2 runtime feature",
-  instance_var: "pmfx always sets PMFX_INSTANCE_ID and NODE_APP_INSTANCE",
-  increment_var: "a PM2 runtime feature",
-  filter_env: "pmfx passes the starting environment as it is",
-  vizion: "a PM2 versioning feature",
-  autostart: "every app in the file is started",
-  treekill: "pmfx always stops the whole process group",
-  pmx: "a PM2 monitoring feature",
-  automation: "a PM2 monitoring feature",
-  kill_retry_time: "pmfx sends SIGKILL once after kill_timeout",
-  cron_restart: "scheduled restarts are not supported yet",
-  force: "pmfx refuses duplicate names",
-  post_update: "a PM2 deploy feature",
-  trace: "a PM2 monitoring feature",
-  disable_trace: "a PM2 monitoring feature",
-  append_env_to_name: "a PM2 naming feature",
-  windowsHide: "pmfx runs on Linux",
-  stop_exit_codes: "use autorestart",
-  max_memory_restart_interval: "pmfx samples memory every second"
+  node_arguments: "not a PM2 setting: write node_args",
+  vizion: "it turns PM2's git versioning metadata on or off; pmfx keeps none",
+  pmx: "it turns PM2's pmx/PM2.io probes on or off; pmfx has its own metrics (pmfx monit, /api/metrics)",
+  automation: "it turns PM2's pmx/PM2.io probes on or off; pmfx has its own metrics (pmfx monit, /api/metrics)",
+  trace: "it turns PM2.io transaction tracing on or off; pmfx does no tracing",
+  disable_trace: "it turns PM2.io transaction tracing on or off; pmfx does no tracing",
+  treekill:
+    "pmfx always stops the whole process group and what escaped it: stopping only the main process would leave children the daemon no longer tracks",
+  kill_retry_time: "pmfx sends SIGTERM, then SIGKILL once after kill_timeout: there is no kill retry loop to pace",
+  force: "pmfx refuses a second app of the same name; delete it first or pick another name",
+  post_update: "it lists commands PM2 runs after a deploy pull; pmfx does not deploy code",
+  append_env_to_name:
+    "pmfx keeps the name as written (depends_on and log file names refer to it): give each environment's app its own name",
+  windowsHide: "it hides a console window on Windows; pmfx runs on Linux",
+  max_memory_restart_interval: "pmfx checks max_memory_restart at every metrics sample (every second by default)"
 }
 
 /** PM2 top-level keys pmfx accepts and ignores. */

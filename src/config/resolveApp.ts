@@ -6,8 +6,9 @@
  */
 import * as path from "node:path"
 import type { AppDefinition, AlertRules, WatchOptions } from "../domain/AppDefinition"
-import { appDefaults } from "../domain/AppDefinition"
+import { appDefaults, pm2AppDefaults } from "../domain/AppDefinition"
 import type { AlertSettings } from "./AppSettings"
+import { NO_TIMESTAMP } from "../logs/TimestampPattern"
 import { resolveInstances } from "./settingCodecs"
 import type { ValidatedApp } from "./validateEcosystem"
 import { AWAIT_WRITE_FINISH_DEFAULTS, type WatchOptionsSettings } from "./watchOptions"
@@ -107,7 +108,8 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     error_file: fromBase(log.error_file),
     log_file: fromBase(log.log_file),
     pid_file: fromBase(s.pid_file),
-    log_date_format: log.log_date_format ?? appDefaults.log_date_format,
+    // PM2's `time: false` turns timestamps off unless a format is given (docs/decisions.md).
+    log_date_format: log.log_date_format ?? (s.time === false ? NO_TIMESTAMP : appDefaults.log_date_format),
     log_type: log.log_type ?? appDefaults.log_type,
     merge_logs: log.merge_logs ?? appDefaults.merge_logs,
     max_log_size: log.max_log_size ?? null,
@@ -131,6 +133,14 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     exec_mode: s.exec_mode === "cluster" || s.exec_mode === "cluster_mode" ? "cluster" : appDefaults.exec_mode,
     wait_ready: s.wait_ready ?? appDefaults.wait_ready,
     listen_timeout: s.listen_timeout ?? appDefaults.listen_timeout,
-    shutdown_with_message: s.shutdown_with_message ?? appDefaults.shutdown_with_message
+    shutdown_with_message: s.shutdown_with_message ?? appDefaults.shutdown_with_message,
+    interpreter_args: s.node_args ?? s.interpreter_args ?? pm2AppDefaults.interpreter_args,
+    instance_var: s.instance_var ?? pm2AppDefaults.instance_var,
+    increment_var: s.increment_var ?? pm2AppDefaults.increment_var,
+    source_map_support: s.disable_source_map_support === true ? false : (s.source_map_support ?? pm2AppDefaults.source_map_support),
+    stop_exit_codes: s.stop_exit_codes ?? pm2AppDefaults.stop_exit_codes,
+    cron_restart: s.cron_restart ?? pm2AppDefaults.cron_restart,
+    autostart: s.autostart ?? pm2AppDefaults.autostart,
+    filter_env: s.filter_env ?? pm2AppDefaults.filter_env
   }
 }

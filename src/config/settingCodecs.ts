@@ -1,6 +1,7 @@
 /** Decoders for the value types of app settings, each accepting what users actually write. */
 import { Either, Schema } from "effect"
 import { describe, fromUnknown } from "../domain/codec"
+import { cronHint, parseCronSchedule } from "../domain/cronSchedule"
 import { splitShellWords } from "../domain/shellWords"
 
 const asTrimmedString = (input: unknown): string | undefined =>
@@ -161,4 +162,64 @@ export const WatchSetting = fromUnknown(
         : Either.left("expected true, false or an array of paths")
       : Either.mapLeft(parseBoolean(u), () => `expected true, false or an array of paths, got ${describe(u)}`),
   { identifier: "Watch", description: "true, false or an array of paths" }
+)
+
+/** The name of an environment variable (`instance_var`, `increment_var`). */
+export const EnvName = fromUnknown(
+  Schema.String,
+  (u) => {
+    const text = asTrimmedString(u)
+    return text !== undefined && ENV_NAME.test(text)
+      ? Either.right(text)
+      : Either.left(`${describe(u)} is not a variable name (letters, digits and _, not starting with a digit)`)
+  },
+  { identifier: "EnvName", description: "a variable name" }
+)
+
+const parseExitCode = (u: unknown): Either.Either<number, string> =>
+  Either.flatMap(parseInteger(u, 0), (n) => (n <= 255 ? Either.right(n) : Either.left(`${JSON.stringify(u)} is not an exit code (0 to 255)`)))
+
+/** `stop_exit_codes`: one exit code or a list of them (PM2 accepts both). */
+export const ExitCodes = fromUnknown(
+  Schema.Array(Schema.Int),
+  (u) => {
+    const items: ReadonlyArray<unknown> = Array.isArray(u) ? u : [u]
+    const codes: Array<number> = []
+    for (const item of items) {
+      const code = parseExitCode(item)
+      if (Either.isLeft(code)) return Either.left(code.left.replace("expected a whole number", "expected an exit code"))
+      codes.push(code.right)
+    }
+    return Either.right(codes)
+  },
+  { identifier: "ExitCodes", description: "an exit code or a list of exit codes" }
+)
+
+/** `cron_restart`: a schedule checked by `parseCronSchedule`; PM2's `0` / `"0"` means no schedule (null). */
+export const CronSetting = fromUnknown(
+  Schema.NullOr(Schema.String),
+  (u) => {
+    if (u === 0 || asTrimmedString(u) === "0") return Either.right(null)
+    if (typeof u !== "string") return Either.left(`expected ${cronHint}, got ${describe(u)}`)
+    return Either.map(parseCronSchedule(u), () => u.trim())
+  },
+  { identifier: "CronSchedule", description: "a cron schedule" }
+)
+
+/**
+ * `filter_env`: which variables of the starting environment the app does not inherit — `true` for
+ * all of them, or names (a string or a list): a variable whose name contains one is left out.
+ */
+export const FilterEnv = fromUnknown(
+  Schema.Union(Schema.Boolean, Schema.Array(Schema.String)),
+  (u) => {
+    if (typeof u === "string") return u.trim() === "" ? Either.left("must not be empty") : Either.right([u.trim()])
+    if (Array.isArray(u)) {
+      return u.every((item) => typeof item === "string" && item.trim() !== "")
+        ? Either.right(u.map((item: string) => item.trim()))
+        : Either.left("expected true, false, a variable name or a list of them")
+    }
+    return Either.mapLeft(parseBoolean(u), () => `expected true, false, a variable name or a list of them, got ${describe(u)}`)
+  },
+  { identifier: "FilterEnv", description: "true, false, a name or a list of names" }
 )

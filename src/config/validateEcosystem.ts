@@ -7,6 +7,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE } from "../domain/AppDefinition"
 import { nameProblem } from "../domain/appName"
 import type { ConfigProblem } from "../domain/errors"
+import { cronHint } from "../domain/cronSchedule"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { parsePort, portCount, portHint } from "../domain/Port"
 import { formatSize, sizeHint } from "../domain/Size"
@@ -98,7 +99,11 @@ const hintBySetting: Readonly<Record<string, string>> = {
   max_line_length: `a size from ${formatSize(MAX_LINE_LENGTH_RANGE.min)} to ${formatSize(MAX_LINE_LENGTH_RANGE.max)}, like 1M or 4M`,
   memory: sizeHint,
   port: portHint,
-  instances: instancesHint
+  instances: instancesHint,
+  stop_exit_codes: "an exit code (0 to 255) or a list of them, like [0, 3]",
+  cron_restart: cronHint,
+  instance_var: "a variable name like INSTANCE_ID",
+  increment_var: "a variable name like PORT"
 }
 
 const suggestionFor = (setting: string, message: string): string => {
@@ -230,7 +235,9 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
   for (const [key, value] of Object.entries(rawApp)) {
     const alias = pm2Aliases[key]
     if (key in pm2IgnoredAppKeys) {
-      warnings.push(`${joinPath(at, key)} is ignored: ${pm2IgnoredAppKeys[key]}`)
+      // Said once per file, whichever app sets it: the reason is the same for all.
+      const warning = `${key} has no effect in pmfx: ${pm2IgnoredAppKeys[key]}`
+      if (!warnings.includes(warning)) warnings.push(warning)
     } else if (alias !== undefined) {
       if (alias in rawApp) warnings.push(`${joinPath(at, key)} is ignored: ${alias} is also set`)
       else input[alias] = value

@@ -134,7 +134,25 @@ export const AppDefinition = Schema.Struct({
   /** How long to wait for `'ready'` (wait_ready) or a cluster worker's listening before going on. */
   listen_timeout: Schema.optionalWith(Milliseconds, { default: () => appDefaults.listen_timeout }),
   /** Stop by sending the `'shutdown'` IPC message instead of a signal (SIGKILL after kill_timeout). */
-  shutdown_with_message: Schema.optionalWith(Schema.Boolean, { default: () => appDefaults.shutdown_with_message })
+  shutdown_with_message: Schema.optionalWith(Schema.Boolean, { default: () => appDefaults.shutdown_with_message }),
+  // PM2 settings (docs/configuration.md §3.11). Optional when decoding, with their defaults, so a
+  // state file saved before they existed still loads.
+  /** Flags given to the interpreter before the script (`node_args` / `interpreter_args`). */
+  interpreter_args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [...pm2AppDefaults.interpreter_args] }),
+  /** The variable carrying the instance index (besides PMFX_INSTANCE_ID). */
+  instance_var: Schema.optionalWith(Schema.String, { default: () => pm2AppDefaults.instance_var }),
+  /** A variable whose value (a whole number, 0 when unset) goes up by one per instance. */
+  increment_var: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => pm2AppDefaults.increment_var }),
+  /** Node's `--enable-source-maps`: on, off, or null for PM2's rule (on when `<script>.map` exists). */
+  source_map_support: Schema.optionalWith(Schema.NullOr(Schema.Boolean), { default: () => pm2AppDefaults.source_map_support }),
+  /** Exit codes that settle the instance `stopped` instead of restarting it. */
+  stop_exit_codes: Schema.optionalWith(Schema.Array(NonNegativeInt), { default: () => [...pm2AppDefaults.stop_exit_codes] }),
+  /** A cron schedule (cronSchedule.ts) at which the daemon restarts the app; null for none. */
+  cron_restart: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => pm2AppDefaults.cron_restart }),
+  /** False: the app is registered `stopped` and started only when asked. */
+  autostart: Schema.optionalWith(Schema.Boolean, { default: () => pm2AppDefaults.autostart }),
+  /** Variables of the starting environment not inherited: all (`true`), none, or names containing these. */
+  filter_env: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Array(Schema.String)), { default: () => pm2AppDefaults.filter_env })
 })
 export type AppDefinition = typeof AppDefinition.Type
 
@@ -164,6 +182,18 @@ export const appDefaults = {
   listen_timeout: 3_000,
   shutdown_with_message: false,
   health_check: { interval: 30_000, timeout: 5_000, retries: 3 }
+} as const
+
+/** Defaults of the PM2 settings (docs/configuration.md §3.11), as they appear in a resolved definition. */
+export const pm2AppDefaults = {
+  interpreter_args: [] as ReadonlyArray<string>,
+  instance_var: "NODE_APP_INSTANCE",
+  increment_var: null,
+  source_map_support: null,
+  stop_exit_codes: [] as ReadonlyArray<number>,
+  cron_restart: null,
+  autostart: true,
+  filter_env: false
 } as const
 
 /** The range of `max_line_length`: a piece must be worth a record, and a stream buffers one line. */

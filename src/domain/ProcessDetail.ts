@@ -33,6 +33,8 @@ export const ProcessDetail = Schema.Struct({
     /** Milliseconds the last check took. */
     response_time: Schema.NullOr(Schema.Int)
   }),
-  logs: Schema.Struct({ out_file: Schema.String, error_file: Schema.String })
+  logs: Schema.Struct({ out_file: Schema.String, error_file: Schema.String }),
+  /** The `cron_restart` schedule and its next time (ISO 8601 UTC); null without a schedule. */
+  cron_restart: Schema.NullOr(Schema.Struct({ schedule: Schema.String, next_run: Schema.NullOr(Schema.String) }))
 })
 export type ProcessDetail = typeof ProcessDetail.Type

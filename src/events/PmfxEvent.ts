@@ -22,7 +22,7 @@ export type PmfxEvent =
   | (RowRef & {
       readonly _tag: "ProcessRestart"
       /** Why: a crash, a manual restart or reload, memory above the limit, a failed health check, a watched file. */
-      readonly reason: "crash" | "manual" | "reload" | "memory" | "health" | "watch"
+      readonly reason: "crash" | "manual" | "reload" | "memory" | "health" | "watch" | "cron"
       readonly restarts: number
     })
   | (RowRef & {

@@ -9,6 +9,7 @@ import { makeClusterHost } from "../cluster/ClusterHost"
 import { closestKey } from "../config/closestKey"
 import { Paths } from "../daemon/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
+import { nextRunOf } from "../domain/cronSchedule"
 import { formatUptime } from "../domain/Duration"
 import {
   type InsufficientResources,
@@ -627,7 +628,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
                 last_check: state.health.last_check,
                 response_time: state.health.response_time
               },
-        logs: { out_file: files.out_file, error_file: files.error_file }
+        logs: { out_file: files.out_file, error_file: files.error_file },
+        cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) }
       }
     }
 
@@ -642,7 +644,11 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           // Paths are checked before anything is added: an app with an unusable path is not created.
           yield* checkAppPaths(definitions, paths.home)
           const created = yield* register(definitions, options.baseEnv ?? {})
-          yield* startRows(created, { desired: "running" })
+          // PM2's autostart: false registers the app stopped; `start` runs it (it stays stopped after a daemon restart).
+          yield* startRows(
+            created.filter((row) => row.app.definition.autostart),
+            { desired: "running" }
+          )
           return yield* summaries(created)
         }),
 

@@ -54,7 +54,7 @@ export interface RowState {
 }
 
 /** Why the supervisor is asked to restart a running process. */
-export type RestartReason = "memory" | "health" | "watch"
+export type RestartReason = "memory" | "health" | "watch" | "cron"
 
 /** What an app shares between its rows. */
 export interface AppRecord {

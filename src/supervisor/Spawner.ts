@@ -12,6 +12,7 @@ import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { liveGroupMembers, readProcStat, readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { parseEnvFile } from "../config/parseEnvFile"
 import { commandLineFor } from "./commandLine"
+import { instanceEnvironment } from "./instanceEnvironment"
 import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
 import { openWriters, type PipePair } from "./StdioPipes"
 import { resolveIdentity } from "./userIdentity"
@@ -57,7 +58,7 @@ export const startFailed = (app: AppDefinition, instance: number, reason: string
     details: { process_id: app.name, reason, suggestion }
   })
 
-/** The environment of one instance: caller < env_file < env < PORT and the instance ids. */
+/** The environment of one instance: caller (less filter_env) < env_file < env < PORT and the instance ids. */
 export const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const { app, instance } = request
@@ -72,15 +73,9 @@ export const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Reco
       }
       fileEnv = parsed.right
     }
-    return {
-      ...request.baseEnv,
-      ...identityEnv,
-      ...fileEnv,
-      ...app.env,
-      ...(request.port === null ? {} : { PORT: String(request.port) }),
-      PMFX_INSTANCE_ID: String(instance),
-      NODE_APP_INSTANCE: String(instance)
-    }
+    const env = instanceEnvironment({ app, instance, port: request.port, baseEnv: request.baseEnv, identityEnv, fileEnv })
+    if (Either.isLeft(env)) return yield* startFailed(app, instance, env.left, `set ${app.increment_var} to a whole number in env, or remove increment_var`)
+    return env.right
   })
 
 /** What every spawn of an instance needs, checked: its identity, environment, cwd and command line. */

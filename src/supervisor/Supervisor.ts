@@ -4,7 +4,7 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -23,6 +23,8 @@ import { hasHealthCheck, initialHealth } from "./Row"
 import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
 import { type ChildExit, killLeftovers, type SpawnedChild, spawnInstance, watchAdopted } from "./Spawner"
 import { openReaders, type PipePair, removePair, type StdioPipes } from "./StdioPipes"
+import { nextCronRun, parseCronSchedule } from "../domain/cronSchedule"
+import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
 import { writePidFile } from "./writePidFile"
 
@@ -190,6 +192,25 @@ const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, ready: Deferr
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
   })
 
+/**
+ * Asks for a restart (reason `cron`) at every time of the schedule, in the daemon's local time.
+ * A schedule that no longer parses (it was checked when loaded) ends the loop with a warning.
+ */
+const cronRestarts = (row: Row, schedule: string) =>
+  Effect.gen(function* () {
+    const parsed = parseCronSchedule(schedule)
+    if (Either.isLeft(parsed)) return yield* Effect.logWarning(`${row.app.definition.name}: cron_restart not scheduled: ${parsed.left}`)
+    for (;;) {
+      const now = yield* Clock.currentTimeMillis
+      const next = nextCronRun(parsed.right, new Date(now)).getTime()
+      yield* Effect.sleep(Duration.millis(Math.max(0, next - now)))
+      // A timer may wake a moment early: never fire before the scheduled time.
+      const woke = yield* Clock.currentTimeMillis
+      if (woke < next) yield* Effect.sleep(Duration.millis(next - woke))
+      yield* Queue.offer(row.requests, "cron")
+    }
+  })
+
 interface RunningProcess {
   readonly child: SpawnedChild
   readonly pipes: PipePair
@@ -339,11 +360,7 @@ const runOnce = (
         // A check script learns which instance it checks, like the app itself does.
         const env = {
           ...daemonEnvironmentForApps(),
-          ...row.app.baseEnv,
-          ...app.env,
-          ...(port === null ? {} : { PORT: String(port) }),
-          PMFX_INSTANCE_ID: String(row.instance),
-          NODE_APP_INSTANCE: String(row.instance)
+          ...Either.getOrElse(instanceEnvironment({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }), () => ({}))
         } as Record<string, string>
         yield* Effect.forkScoped(healthLoop(row, app, env, bus))
       }
@@ -395,6 +412,8 @@ export const superviseRow = (
         })
       )
       if (app.watch) yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(Scope.extend(scope))
+      // cron_restart: lives as long as the row runs (stop and delete interrupt it with the row).
+      if (app.cron_restart !== null) yield* Effect.forkIn(cronRestarts(row, app.cron_restart), scope)
 
       let pendingFirst = firstSpawn
       let pendingAdoption = adoption

@@ -25,12 +25,16 @@ export const unstableAfterRun = (minUptimeMs: number, uptimeMs: number, unstable
   isUnstableRun(minUptimeMs, uptimeMs) ? unstableRestarts + 1 : 0
 
 export const decideAfterExit = (
-  app: Pick<AppDefinition, "autorestart" | "max_restarts" | "min_uptime" | "restart_delay" | "exp_backoff_restart_delay">,
+  app: Pick<AppDefinition, "autorestart" | "max_restarts" | "min_uptime" | "restart_delay" | "exp_backoff_restart_delay" | "stop_exit_codes">,
   exit: { readonly code: number | null; readonly signal: string | null; readonly uptimeMs: number },
   unstableRestarts: number
 ): ExitDecision => {
   const clean = exit.code === 0 && exit.signal === null
   const unstable = unstableAfterRun(app.min_uptime, exit.uptimeMs, unstableRestarts)
+  // PM2's stop_exit_codes: the app says "I am done" with one of these codes; it is not restarted.
+  if (exit.signal === null && exit.code !== null && app.stop_exit_codes.includes(exit.code)) {
+    return { _tag: "Settle", status: "stopped", unstableRestarts: unstable, reason: `exit code ${exit.code} is in stop_exit_codes` }
+  }
   if (!app.autorestart) {
     return { _tag: "Settle", status: clean ? "stopped" : "errored", unstableRestarts: unstable, reason: "autorestart is off" }
   }

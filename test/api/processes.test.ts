@@ -255,7 +255,8 @@ describe("GET /api/processes/{id}", () => {
       app_instances: [row!.id],
       config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], shell: null, instances: 1, exec_mode: "fork", max_memory_restart: null, port: null, env: {} },
       health_check: { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null },
-      logs: { out_file: path.join(daemon.home, "logs", "one-0-out.log"), error_file: path.join(daemon.home, "logs", "one-0-err.log") }
+      logs: { out_file: path.join(daemon.home, "logs", "one-0-out.log"), error_file: path.join(daemon.home, "logs", "one-0-err.log") },
+      cron_restart: null
     })
     const byName = await daemon.request("GET", "/api/processes/one")
     expect(byName.status).toBe(200)

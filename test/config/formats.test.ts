@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
-import type { AppDefinition } from "../../src/domain/AppDefinition"
+import { type AppDefinition, pm2AppDefaults } from "../../src/domain/AppDefinition"
 import { ecosystem, examplesDir, load, loadFiles, withTempDir } from "./helpers"
 
 const exampleFiles = ["ecosystem.json", "ecosystem.yaml", "ecosystem.toml", "ecosystem.config.mjs"]
@@ -60,7 +60,8 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
     exec_mode: "fork",
     wait_ready: false,
     listen_timeout: 3000,
-    shutdown_with_message: false
+    shutdown_with_message: false,
+    ...pm2AppDefaults
   } as const
   return [
     {

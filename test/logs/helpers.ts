@@ -11,7 +11,7 @@ import * as path from "node:path"
 import * as zlib from "node:zlib"
 import { afterEach } from "vitest"
 import { Paths } from "../../src/daemon/Paths"
-import { type AppDefinition, appDefaults } from "../../src/domain/AppDefinition"
+import { type AppDefinition, appDefaults, pm2AppDefaults } from "../../src/domain/AppDefinition"
 import { LogStore } from "../../src/logs/LogStore"
 import { listRotatedFiles } from "../../src/logs/rotatedFiles"
 
@@ -77,6 +77,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   wait_ready: appDefaults.wait_ready,
   listen_timeout: appDefaults.listen_timeout,
   shutdown_with_message: appDefaults.shutdown_with_message,
+  ...pm2AppDefaults,
   ...overrides
 })
 

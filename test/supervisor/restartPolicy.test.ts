@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { backoffDelay, decideAfterExit, isUnstableRun, MAX_BACKOFF_MS, unstableAfterRun } from "../../src/supervisor/restartPolicy"
 
-const app = { autorestart: true, max_restarts: 3, min_uptime: 1_000, restart_delay: 50, exp_backoff_restart_delay: 100 }
+const app = { autorestart: true, max_restarts: 3, min_uptime: 1_000, restart_delay: 50, exp_backoff_restart_delay: 100, stop_exit_codes: [] }
 const crash = (uptimeMs: number) => ({ code: 1, signal: null, uptimeMs })
 
 describe("restart policy: min_uptime counts unstable restarts (PM2's meaning)", () => {
@@ -38,5 +38,17 @@ describe("restart policy: min_uptime counts unstable restarts (PM2's meaning)", 
   it("the backoff doubles from exp_backoff_restart_delay up to 15 s", () => {
     expect([0, 1, 2, 3].map((n) => backoffDelay(100, n))).toEqual([0, 100, 200, 400])
     expect(backoffDelay(100, 30)).toBe(MAX_BACKOFF_MS)
+  })
+
+  it("stop_exit_codes: an exit with a listed code settles stopped, whatever the uptime; other codes and signals restart", () => {
+    const listing = { ...app, stop_exit_codes: [0, 3] }
+    expect(decideAfterExit(listing, { code: 3, signal: null, uptimeMs: 10 }, 3)).toMatchObject({
+      _tag: "Settle",
+      status: "stopped",
+      reason: "exit code 3 is in stop_exit_codes"
+    })
+    expect(decideAfterExit(listing, { code: 0, signal: null, uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Settle", status: "stopped" })
+    expect(decideAfterExit(listing, { code: 1, signal: null, uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Restart" })
+    expect(decideAfterExit(listing, { code: null, signal: "SIGKILL", uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Restart" })
   })
 })

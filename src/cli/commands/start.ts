@@ -447,16 +447,18 @@ export const startCommand = Command.make(
             })
           }
           const running = new Set(alreadyRunning.map((error) => error.details.process_id))
-          const startedApps = names.length - running.size
-          if (!o.waitReady) return { rows: [...rows, ...before.filter((row) => running.has(row.name))], alreadyRunning, startedApps }
+          // New apps with autostart: false are registered stopped: neither started nor waited for.
+          const registered = fresh.filter((app) => !app.autostart).map((app) => app.name)
+          const startedApps = names.length - running.size - registered.length
+          if (!o.waitReady) return { rows: [...rows, ...before.filter((row) => running.has(row.name))], alreadyRunning, startedApps, registered }
           const timeout = `${o.waitTimeout}ms`
           const ready = yield* withSpinner(
             `waiting for ${names.join(", ")} to be ready (up to ${formatDuration(o.waitTimeout)})`,
-            Effect.forEach(names, (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), { concurrency: "unbounded" })
+            Effect.forEach(names.filter((name) => !registered.includes(name)), (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), { concurrency: "unbounded" })
           ).pipe(Effect.either)
           // A timeout is reported below, with the state each instance was left in.
           if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") return ready.left
-          return { rows: (yield* ready).flat(), alreadyRunning, startedApps }
+          return { rows: (yield* ready).flat(), alreadyRunning, startedApps, registered }
         })
       )
       if (outcome instanceof ReadyTimeout) {
@@ -477,6 +479,9 @@ export const startCommand = Command.make(
       if (o.json) return yield* printJson(rows)
       const lines = outcome.alreadyRunning.map((error) => `${style.yellow(process.stdout)(error.details.process_id)} is already running`)
       if (outcome.startedApps > 0) lines.push(`${style.green(process.stdout)("started")} ${plural(outcome.startedApps, "app")}${o.waitReady ? ", all ready" : ""}`)
+      if (outcome.registered.length > 0) {
+        lines.push(`${style.dim(process.stdout)("registered stopped")} ${outcome.registered.join(", ")} (autostart: false; \`pmfx start <name>\` runs it)`)
+      }
       lines.push(renderProcessTable(rows))
       yield* Console.log(lines.join("\n"))
     })

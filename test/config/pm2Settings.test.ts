@@ -1,0 +1,129 @@
+/**
+ * PM2 settings pmfx honours (docs/configuration.md §3.11): how each is read, its default, and the
+ * exact INVALID_CONFIG a bad value gets.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ConfigLoader } from "../../src/config/ConfigLoader"
+import { ecosystem, loadFiles, loadFilesError } from "./helpers"
+
+const appWith = (settings: object) =>
+  Effect.map(loadFiles({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"), (loaded) => ({
+    app: loaded.apps[0]!,
+    warnings: loaded.warnings
+  }))
+
+const problemOf = (settings: object) =>
+  Effect.map(loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"), ({ error }) => {
+    expect(error._tag).toBe("INVALID_CONFIG")
+    return error._tag === "INVALID_CONFIG" ? error.details.problems![0]! : undefined
+  })
+
+describe("PM2 settings with PM2's meaning", () => {
+  it.effect("defaults: no interpreter flags, NODE_APP_INSTANCE, no schedule, autostart, nothing filtered", () =>
+    Effect.gen(function* () {
+      const { app, warnings } = yield* appWith({})
+      expect(app).toMatchObject({
+        interpreter_args: [],
+        instance_var: "NODE_APP_INSTANCE",
+        increment_var: null,
+        source_map_support: null,
+        stop_exit_codes: [],
+        cron_restart: null,
+        autostart: true,
+        filter_env: false,
+        log_date_format: "YYYY-MM-DDTHH:mm:ss.SSSZ"
+      })
+      expect(warnings).toEqual([])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("node_args as a string or an array; interpreter_args is the same setting; node_args wins", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ node_args: "--max-old-space-size=512 --trace-warnings" })).app.interpreter_args).toEqual([
+        "--max-old-space-size=512",
+        "--trace-warnings"
+      ])
+      expect((yield* appWith({ interpreter_args: ["--inspect=0"] })).app.interpreter_args).toEqual(["--inspect=0"])
+      expect((yield* appWith({ node_args: "--a", interpreter_args: "--b" })).app.interpreter_args).toEqual(["--a"])
+      expect(yield* problemOf({ node_args: { max: 1 } })).toMatchObject({ field: "apps[0].node_args", value: { max: 1 } })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("instance_var and increment_var are variable names", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ instance_var: "INSTANCE_ID", increment_var: "PORT" })).app).toMatchObject({ instance_var: "INSTANCE_ID", increment_var: "PORT" })
+      expect(yield* problemOf({ instance_var: "1ID" })).toEqual({
+        field: "apps[0].instance_var",
+        value: "1ID",
+        message: 'string "1ID" is not a variable name (letters, digits and _, not starting with a digit)',
+        suggestion: "write a variable name like INSTANCE_ID"
+      })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("time: true keeps timestamps, time: false turns them off unless log_date_format is given", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ time: true })).app.log_date_format).toBe("YYYY-MM-DDTHH:mm:ss.SSSZ")
+      expect((yield* appWith({ time: false })).app.log_date_format).toBe("none")
+      expect((yield* appWith({ time: false, log_date_format: "YYYY-MM-DD HH:mm" })).app.log_date_format).toBe("YYYY-MM-DD HH:mm")
+      expect((yield* appWith({ time: true, log_date_format: "HH:mm:ss" })).app.log_date_format).toBe("HH:mm:ss")
+      expect(yield* problemOf({ time: "sometimes" })).toMatchObject({ field: "apps[0].time", value: "sometimes" })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("source maps: set, unset (PM2's .map detection) or disabled", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ source_map_support: true })).app.source_map_support).toBe(true)
+      expect((yield* appWith({ source_map_support: false })).app.source_map_support).toBe(false)
+      expect((yield* appWith({ source_map_support: true, disable_source_map_support: true })).app.source_map_support).toBe(false)
+      expect((yield* appWith({ disable_source_map_support: false })).app.source_map_support).toBeNull()
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("stop_exit_codes: one code or a list, 0 to 255", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ stop_exit_codes: 0 })).app.stop_exit_codes).toEqual([0])
+      expect((yield* appWith({ stop_exit_codes: [0, "3", 42] })).app.stop_exit_codes).toEqual([0, 3, 42])
+      expect(yield* problemOf({ stop_exit_codes: [0, 300] })).toEqual({
+        field: "apps[0].stop_exit_codes",
+        value: [0, 300],
+        message: "300 is not an exit code (0 to 255)",
+        suggestion: "write an exit code (0 to 255) or a list of them, like [0, 3]"
+      })
+      expect(yield* problemOf({ stop_exit_codes: "never" })).toMatchObject({
+        field: "apps[0].stop_exit_codes",
+        value: "never",
+        message: 'expected an exit code, got string "never"'
+      })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("cron_restart: 5 or 6 fields, nicknames, PM2's 0 for none; a bad schedule names the field", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ cron_restart: "0 3 * * *" })).app.cron_restart).toBe("0 3 * * *")
+      expect((yield* appWith({ cron_restart: " */10 * * * * * " })).app.cron_restart).toBe("*/10 * * * * *")
+      expect((yield* appWith({ cron_restart: "@daily" })).app.cron_restart).toBe("@daily")
+      expect((yield* appWith({ cron_restart: 0 })).app.cron_restart).toBeNull()
+      expect((yield* appWith({ cron_restart: "0" })).app.cron_restart).toBeNull()
+      const fields = yield* problemOf({ cron_restart: "every day" })
+      expect(fields).toMatchObject({ field: "apps[0].cron_restart", value: "every day" })
+      expect(fields!.message).toContain('"every day" has 2 fields')
+      const range = yield* problemOf({ cron_restart: "0 25 * * *" })
+      expect(range).toMatchObject({ field: "apps[0].cron_restart", value: "0 25 * * *" })
+      expect(range!.message).toContain('"0 25 * * *" is not a cron schedule')
+      expect((yield* problemOf({ cron_restart: "0 0 30 2 *" }))!.message).toContain("never matches a date")
+      expect(yield* problemOf({ cron_restart: true })).toMatchObject({ field: "apps[0].cron_restart", value: true })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("autostart and filter_env", () =>
+    Effect.gen(function* () {
+      expect((yield* appWith({ autostart: false })).app.autostart).toBe(false)
+      expect((yield* appWith({ filter_env: true })).app.filter_env).toBe(true)
+      expect((yield* appWith({ filter_env: "SECRET" })).app.filter_env).toEqual(["SECRET"])
+      expect((yield* appWith({ filter_env: ["AWS_", "npm_"] })).app.filter_env).toEqual(["AWS_", "npm_"])
+      expect(yield* problemOf({ filter_env: [1] })).toMatchObject({ field: "apps[0].filter_env", value: [1] })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+})
