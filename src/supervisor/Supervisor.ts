@@ -207,7 +207,9 @@ const cronRestarts = (row: Row, schedule: string) =>
       // A timer may wake a moment early: never fire before the scheduled time.
       const woke = yield* Clock.currentTimeMillis
       if (woke < next) yield* Effect.sleep(Duration.millis(next - woke))
-      yield* Queue.offer(row.requests, "cron")
+      // PM2 restarts a running app: a row between runs (restarting after a crash) is left alone.
+      const { status } = yield* SubscriptionRef.get(row.state)
+      if (status === "online" || status === "starting") yield* Queue.offer(row.requests, "cron")
     }
   })
 

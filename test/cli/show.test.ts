@@ -51,6 +51,20 @@ describe("pmfx show", () => {
     expect(job).toMatchObject({ depends_on: ["api"], max_restarts: 3, min_uptime: 2000 })
   })
 
+  it("prints the command line node_args make, and a cron_restart with its next run", () => {
+    sandbox.write("app.js", "setInterval(() => {}, 1000)\n")
+    const file = sandbox.write(
+      "eco.json",
+      JSON.stringify({ apps: [{ name: "web", script: "./app.js", node_args: "--max-old-space-size=512", cron_restart: "0 3 * * *", autostart: false }] })
+    )
+    const result = sandbox.pmfx(["show", file])
+    expect(result.code).toBe(0)
+    const command = result.stdout.split("\n").find((line) => line.trimStart().startsWith("command "))
+    expect(command?.trim().replace(/^command +/, "")).toBe(`${process.execPath} --max-old-space-size=512 ${path.join(path.dirname(file), "app.js")}`)
+    expect(result.stdout).toMatch(/cron_restart +0 3 \* \* \* \(next \d{4}-\d\d-\d\d 03:00:00 [+-]\d\d:\d\d\)/)
+    expect(result.stdout).toMatch(/autostart +false \(registered stopped\)/)
+  })
+
   it("merges the env_<name> block chosen with --env", () => {
     const result = sandbox.pmfx(["show", "--json", "--env", "production", path.join(examples, "pm2/ecosystem.config.js")])
     expect(result.code).toBe(0)
