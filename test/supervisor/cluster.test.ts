@@ -173,15 +173,18 @@ describe("cluster mode", () => {
           expect(parentOf(row.pid!)).toBe(primary)
         }
         for (const row of before) expect(isAlive(row.pid!)).toBe(false)
-        // The old worker of each instance got SIGINT after its replacement listened.
+        // The old worker of each instance got SIGINT after its replacement listened (as the
+        // processes' own clocks tell: the daemon may read two pipes in either order).
         for (const row of before) {
-          const lines = yield* pm.readLogs(String(row.id), { lines: 100 })
-          const messages = lines.map((line) => line.message)
-          const replacement = result.rows.find((r) => r.id === row.id)!
-          const listened = messages.indexOf(`instance ${row.instance} pid ${replacement.pid} listening on ${port}`)
-          const interrupted = messages.indexOf("got SIGINT")
-          expect(listened).toBeGreaterThanOrEqual(0)
-          expect(interrupted).toBeGreaterThan(listened)
+          const stamps = (prefix: string) =>
+            Effect.map(pm.readLogs(String(row.id), { lines: 100 }), (lines) =>
+              lines.flatMap((line) => (line.message.startsWith(prefix) ? [Number(line.message.slice(prefix.length))] : []))
+            )
+          yield* eventually(Effect.map(stamps("stopping at "), (found) => found.length === 1), `instance ${row.instance}'s old worker's stop line`)
+          yield* eventually(Effect.map(stamps("listening at "), (found) => found.length === 2), `instance ${row.instance}'s two listening lines`)
+          const [stopped] = yield* stamps("stopping at ")
+          expect(stopped!).toBeGreaterThanOrEqual(Math.max(...(yield* stamps("listening at "))))
+          expect(yield* logHasLine(pm, String(row.id), "got SIGINT")).toBe(true)
         }
         expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual(before.map((row) => [row.id, "reload"]))
       })
@@ -212,6 +215,25 @@ describe("cluster mode", () => {
         expect(result.rows.map((row) => row.status)).toEqual(["online", "online"])
         expect(result.rows[0]!.pid).toBe(replacement)
         for (const row of before) expect(isAlive(row.pid!)).toBe(false)
+      })
+    )
+  )
+  it.live("node_args reach every worker (its execArgv) and instance_var names the instance variable", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, node_args: "--max-old-space-size=200", instance_var: "WORKER_ID" })]), {
+          baseEnv: PATH_ENV
+        })
+        const rows = yield* pm.waitReady("web", 30_000)
+        for (const row of rows) {
+          expect(fs.readFileSync(`/proc/${row.pid}/cmdline`, "utf8").split("\0")).toContain("--max-old-space-size=200")
+          const environ = fs.readFileSync(`/proc/${row.pid}/environ`, "utf8").split("\0")
+          expect(environ).toContain(`WORKER_ID=${row.instance}`)
+        }
+        // The primary itself runs without the app's flags.
+        expect(fs.readFileSync(`/proc/${parentOf(rows[0]!.pid!)}/cmdline`, "utf8")).not.toContain("--max-old-space-size")
       })
     )
   )
