@@ -23,7 +23,9 @@ export const ServiceInfo = Schema.Struct({
 export const ActionResult = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
-  processes: Schema.Array(ProcessSummary)
+  processes: Schema.Array(ProcessSummary),
+  /** `POST /api/processes` with app settings: what the definitions carried but pmfx ignores (unknown keys…). */
+  warnings: Schema.optional(Schema.Array(Schema.String))
 })
 export type ActionResult = typeof ActionResult.Type
 

@@ -13,6 +13,7 @@ import * as path from "node:path"
 import type { AlertRules, AppDefinition, Webhook } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
 import { ConfigParseError, InvalidConfig } from "../domain/errors"
+import { asEcosystem } from "./bareApps"
 import { formatOf, supportedExtensions } from "./ConfigFormat"
 import { loadModuleConfig } from "./loadModuleConfig"
 import { isRecord, mergeEcosystems, mergeSettings } from "./mergeSettings"
@@ -31,6 +32,8 @@ export interface LoadOptions {
   readonly envName?: string | undefined
   /** CPU count for `instances: max`; defaults to this machine's. */
   readonly cpus?: number | undefined
+  /** Unknown keys are problems, not warnings (`pmfx validate --strict`). */
+  readonly strict?: boolean | undefined
 }
 
 export interface LoadedEcosystem {
@@ -159,7 +162,7 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
     /** A file with every `extends` (top level and per app) merged in. */
     const readDocument = (file: string, chain: ReadonlyArray<string>): Effect.Effect<unknown, LoadError> =>
       Effect.gen(function* () {
-        let doc = yield* parseFile(file)
+        let doc = asEcosystem(yield* parseFile(file))
         if (isRecord(doc) && "extends" in doc) {
           const { extends: target, ...own } = doc
           const base = yield* readBase(file, "extends", target, [...chain, file])
@@ -201,7 +204,7 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
           return block !== undefined && block !== "env_file" && block !== selectedBlock
         }
         const substituted = substituteEnv(doc, options.environment, "", unused)
-        const validated = validateEcosystem(substituted.value, { cpus })
+        const validated = validateEcosystem(substituted.value, { cpus, strict: options.strict })
         const problems = [...substituted.problems, ...validated.problems, ...(yield* checkEnvFiles(validated, baseDir))]
         if (problems.length > 0) return yield* InvalidConfig.fromProblems(problems, file ?? undefined)
         const warnings = [...validated.warnings]
@@ -237,7 +240,7 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
        * missing its `script` (reported as `apps[0].script`, not as a missing `apps`).
        */
       fromDocument: (doc: unknown, baseDir: string, options: LoadOptions): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
-        finish(isRecord(doc) && !("apps" in doc) ? { apps: [doc] } : doc, null, baseDir, options)
+        finish(Array.isArray(doc) ? { apps: doc } : isRecord(doc) && !("apps" in doc) ? { apps: [doc] } : doc, null, baseDir, options)
     }
   }),
   dependencies: [NodeFileSystem.layer]

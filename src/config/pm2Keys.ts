@@ -19,7 +19,8 @@ export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
     "pmfx always stops the whole process group and what escaped it: stopping only the main process would leave children the daemon no longer tracks",
   kill_retry_time: "pmfx sends SIGTERM, then SIGKILL once after kill_timeout: there is no kill retry loop to pace",
   force: "pmfx refuses a second app of the same name; delete it first or pick another name",
-  post_update: "it lists commands PM2 runs after a deploy pull; pmfx does not deploy code",
+  post_update:
+    "PM2 runs these commands after `pm2 deploy` or `pm2 pull` updates the code; pmfx neither deploys nor pulls code: run them in your deploy step, then `pmfx reload`",
   append_env_to_name:
     "pmfx keeps the name as written (depends_on and log file names refer to it): give each environment's app its own name",
   windowsHide: "it hides a console window on Windows; pmfx runs on Linux",
@@ -28,14 +29,20 @@ export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
 
 /** PM2 top-level keys pmfx accepts and ignores. */
 export const pm2IgnoredTopKeys: Readonly<Record<string, string>> = {
-  deploy: "pmfx does not deploy code"
+  deploy:
+    "pmfx starts and supervises apps but does not deploy code (PM2's `pm2 deploy` clones and updates a repository on remote hosts over SSH): deploy with your own tooling, then run `pmfx start` or `pmfx reload` on the host"
 }
+
+/** PM2's other names of `script`; two of them in one app is a conflict, not a choice. */
+export const scriptAliases: ReadonlyArray<string> = ["cmd", "command"]
 
 /**
  * PM2 spellings read as the pmfx setting. (PM2 also spells `log_file` as `log`; pmfx reads a
  * string `log` that way and an object `log` as SPEC's nested log settings.)
  */
 export const pm2Aliases: Readonly<Record<string, string>> = {
+  cmd: "script",
+  command: "script",
   combine_logs: "merge_logs",
   exec_interpreter: "interpreter",
   error: "error_file",

@@ -3,6 +3,7 @@ import { Either, Schema } from "effect"
 import { describe, fromUnknown } from "../domain/codec"
 import { cronHint, parseCronSchedule } from "../domain/cronSchedule"
 import { splitShellWords } from "../domain/shellWords"
+import { NO_TIMESTAMP } from "../logs/TimestampPattern"
 
 const asTrimmedString = (input: unknown): string | undefined =>
   typeof input === "string" ? input.trim() : undefined
@@ -160,8 +161,27 @@ export const WatchSetting = fromUnknown(
       ? u.every((p) => typeof p === "string")
         ? Either.right(u as Array<string>)
         : Either.left("expected true, false or an array of paths")
-      : Either.mapLeft(parseBoolean(u), () => `expected true, false or an array of paths, got ${describe(u)}`),
-  { identifier: "Watch", description: "true, false or an array of paths" }
+      : Either.orElse(parseBoolean(u), () =>
+          // PM2 reads a string that is not a boolean as one path to watch (`watch: "src"`).
+          typeof u === "string" && u.trim() !== ""
+            ? Either.right([u])
+            : Either.left(`expected true, false, a path or an array of paths, got ${describe(u)}`)
+        ),
+  { identifier: "Watch", description: "true, false, a path or an array of paths" }
+)
+
+/**
+ * `log_date_format`: a date pattern, or no timestamp prefix at all. PM2 files turn the prefix off
+ * with `false`, `null`, `""` or `"none"` (any case); each is read as `"none"`.
+ */
+export const DateFormatSetting = fromUnknown(
+  Schema.String,
+  (u) => {
+    if (u === false || u === null) return Either.right(NO_TIMESTAMP)
+    if (typeof u !== "string") return Either.left(`expected a date format like "YYYY-MM-DD HH:mm:ss Z" (or false for no timestamp), got ${describe(u)}`)
+    return Either.right(u.trim() === "" || u.trim().toLowerCase() === NO_TIMESTAMP ? NO_TIMESTAMP : u)
+  },
+  { identifier: "DateFormat", description: 'a date format, or false / "none" for no timestamp' }
 )
 
 /** The name of an environment variable (`instance_var`, `increment_var`). */

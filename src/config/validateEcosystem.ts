@@ -15,7 +15,7 @@ import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, Log
 import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
-import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys } from "./pm2Keys"
+import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys, scriptAliases } from "./pm2Keys"
 import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
 import { honouredWatchOptions } from "./watchOptions"
 import * as path from "node:path"
@@ -63,29 +63,58 @@ const unknownKeyProblem = (field: string, key: string, value: unknown, known: Re
   }
 }
 
-/** Decodes `input` with `schema`, turning every issue into a problem under `base`. */
-const decodeAll = <A, I>(
-  schema: Schema.Schema<A, I>,
-  input: unknown,
-  base: string,
-  parentKeys: ReadonlyArray<string>
-): Either.Either<A, ReadonlyArray<ConfigProblem>> =>
-  Either.mapLeft(Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input), (error) =>
-    ParseResult.ArrayFormatter.formatErrorSync(error).map((issue): ConfigProblem => {
-      const field = formatPath(issue.path, base)
-      const value = valueAt(input, issue.path)
-      if (issue._tag === "Missing") {
-        return { field, value: null, message: "is required", suggestion: `add ${String(issue.path.at(-1))}` }
-      }
-      if (issue._tag === "Unexpected") {
-        const key = String(issue.path.at(-1))
-        // The object holding the key: `webhooks` for `webhooks[0].urll`, not the index.
-        const parent = String(issue.path.slice(0, -1).findLast((k) => typeof k !== "number") ?? "")
-        return unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys)
-      }
-      return { field, value, message: issue.message, suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message) }
-    })
-  )
+/**
+ * The warning for an unknown key (PM2 ignores keys it does not know, so a PM2 file may carry any):
+ * `apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)`.
+ */
+export const unknownKeyWarning = (found: ConfigProblem): string =>
+  found.suggestion.startsWith("did you mean")
+    ? `${found.field}: ${found.message} — ${found.suggestion} (ignored)`
+    : `${found.field}: ${found.message} (ignored; the settings pmfx knows are listed in docs/configuration.md)`
+
+/** What decoding found: the value (when only unknown keys stood in its way), problems, and the unknown keys. */
+interface Decoded<A> {
+  readonly value: A | undefined
+  readonly problems: ReadonlyArray<ConfigProblem>
+  readonly unknownKeys: ReadonlyArray<ConfigProblem>
+}
+
+/**
+ * Decodes `input` with `schema`, turning every issue into a problem under `base`. Unknown keys are
+ * reported apart (as problems of their own, for `--strict`, and as warnings otherwise): a value
+ * whose only fault is an unknown key decodes with the key left out.
+ */
+const decodeAll = <A, I>(schema: Schema.Schema<A, I>, input: unknown, base: string, parentKeys: ReadonlyArray<string>): Decoded<A> => {
+  const strict = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input)
+  if (Either.isRight(strict)) return { value: strict.right, problems: [], unknownKeys: [] }
+  const problems: Array<ConfigProblem> = []
+  const unknownKeys: Array<ConfigProblem> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(strict.left)) {
+    const field = formatPath(issue.path, base)
+    const value = valueAt(input, issue.path)
+    if (issue._tag === "Missing") {
+      problems.push({ field, value: null, message: "is required", suggestion: `add ${String(issue.path.at(-1))}` })
+    } else if (issue._tag === "Unexpected") {
+      const key = String(issue.path.at(-1))
+      // The object holding the key: `webhooks` for `webhooks[0].urll`, not the index.
+      const parent = String(issue.path.slice(0, -1).findLast((k) => typeof k !== "number") ?? "")
+      unknownKeys.push(unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys))
+    } else {
+      problems.push({ field, value, message: issue.message, suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message) })
+    }
+  }
+  // `scirpt` beside a missing `script`: say which key to rename, not only that one is missing.
+  const explained = problems.map((found) => {
+    if (found.message !== "is required") return found
+    const missing = found.field.slice(found.field.lastIndexOf(".") + 1)
+    const parent = found.field.slice(0, found.field.length - missing.length)
+    const typo = unknownKeys.find((u) => u.suggestion === `did you mean "${missing}"?` && !u.field.slice(parent.length).includes("."))
+    return typo === undefined || !typo.field.startsWith(parent) ? found : { ...found, suggestion: `rename "${typo.field.slice(parent.length)}" to "${missing}"` }
+  })
+  if (problems.length > 0) return { value: undefined, problems: explained, unknownKeys }
+  const lenient = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(input)
+  return { value: Either.getOrUndefined(lenient), problems: [], unknownKeys }
+}
 
 /** What to write instead, by setting: the hint of its value type. */
 const hintBySetting: Readonly<Record<string, string>> = {
@@ -126,11 +155,30 @@ export const defaultAppName = (script: string): string => (/\s/.test(path.basena
 export interface ValidateOptions {
   /** CPU count, for `instances: max`. */
   readonly cpus: number
+  /**
+   * Unknown keys are problems (`pmfx validate --strict`) instead of warnings. PM2 ignores keys it
+   * does not know, so by default a file with one still loads, with a warning naming the closest key.
+   */
+  readonly strict?: boolean | undefined
 }
 
+/** Where the findings of one validation go: problems, warnings, and unknown keys as `strict` says. */
+class Findings {
+  readonly problems: Array<ConfigProblem> = []
+  readonly warnings: Array<string> = []
+  constructor(private readonly strict: boolean) {}
+  unknown(found: ReadonlyArray<ConfigProblem>): void {
+    if (this.strict) this.problems.push(...found)
+    else this.warnings.push(...found.map(unknownKeyWarning))
+  }
+}
+
+/** The app settings pmfx reads (its own, PM2's spellings of them, and PM2's keys it ignores). */
+const appSettingKeys = new Set([...appKeys, ...Object.keys(pm2Aliases), ...Object.keys(pm2IgnoredAppKeys), "log"])
+
 export const validateEcosystem = (doc: unknown, options: ValidateOptions): ValidatedEcosystem => {
-  const problems: Array<ConfigProblem> = []
-  const warnings: Array<string> = []
+  const findings = new Findings(options.strict === true)
+  const { problems, warnings } = findings
   if (!isRecord(doc)) {
     problems.push({
       field: "",
@@ -143,14 +191,26 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
 
   const { apps: rawApps, ...rest } = doc
   const topInput: Record<string, unknown> = {}
+  const misplaced: Array<ConfigProblem> = []
   for (const [key, value] of Object.entries(rest)) {
     if (key in pm2IgnoredTopKeys) warnings.push(`${key} is ignored: ${pm2IgnoredTopKeys[key]}`)
-    else topInput[key] = value
+    else if (!topKeys.includes(key) && (appSettingKeys.has(key) || ENV_BLOCK.test(key))) {
+      // `max_restarts: 5` beside `apps`: PM2 ignores it there too, which the author did not mean.
+      misplaced.push({
+        field: key,
+        value,
+        message: `"${key}" is an app setting, not a setting of the whole file`,
+        suggestion: `move it into each app of "apps" that should have it`
+      })
+    } else topInput[key] = value
   }
+  if (options.strict === true) problems.push(...misplaced)
+  else warnings.push(...misplaced.map((m) => `${m.field}: ${m.message}; it is ignored here — ${m.suggestion}`))
   // `apps` is checked below; only the other top-level keys are decoded here.
   const decodedTop = decodeAll(EcosystemSettings, topInput, "", topKeys)
-  if (Either.isLeft(decodedTop)) problems.push(...decodedTop.left)
-  const top: typeof EcosystemSettings.Type = Either.isRight(decodedTop) ? decodedTop.right : {}
+  findings.unknown(decodedTop.unknownKeys)
+  problems.push(...decodedTop.problems)
+  const top: typeof EcosystemSettings.Type = decodedTop.value ?? {}
   for (const [index, hook] of (top.webhooks ?? []).entries()) {
     if (!isHttpUrl(hook.url)) {
       problems.push({ field: `webhooks[${index}].url`, value: hook.url, message: "is not an http(s) URL", suggestion: "write a URL like http://127.0.0.1:8080/hook" })
@@ -185,8 +245,7 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
   const identities: Array<Identity> = []
   rawApps.forEach((rawApp, index) => {
     const at = `apps[${index}]`
-    const checked = validateApp(rawApp, at, options, warnings)
-    problems.push(...checked.problems)
+    const checked = validateApp(rawApp, at, options, findings)
     if (checked.app !== undefined) {
       apps.push({ ...checked.app, index })
       identities.push({ index, name: checked.app.name, depends_on: checked.app.settings.depends_on ?? [] })
@@ -211,7 +270,6 @@ interface AppCheck {
   readonly app?: Omit<ValidatedApp, "index">
   /** Name and dependencies read from an app that failed to decode, so they are still checked. */
   readonly identity?: { readonly name: string; readonly depends_on: ReadonlyArray<string> }
-  readonly problems: ReadonlyArray<ConfigProblem>
 }
 
 /** What the cross-app checks need, read leniently from a definition that failed to decode. */
@@ -225,13 +283,24 @@ const identityOf = (raw: Record<string, unknown>): AppCheck["identity"] => {
 }
 
 /** Checks one app definition; `at` is its path (`apps[2]`, or `app` for a definition given alone). */
-export const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, warnings: Array<string>): AppCheck => {
+const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, findings: Findings): AppCheck => {
+  const { warnings } = findings
   if (!isRecord(rawApp)) {
-    return { problems: [{ field: at, value: rawApp, message: "must be an object of settings", suggestion: 'write { "name": "api", "script": "server.js" }' }] }
+    findings.problems.push({ field: at, value: rawApp, message: "must be an object of settings", suggestion: 'write { "name": "api", "script": "server.js" }' })
+    return {}
   }
   const problems: Array<ConfigProblem> = []
   const input: Record<string, unknown> = {}
   const envBlockInputs: Record<string, unknown> = {}
+  const scriptKeys = ["script", ...scriptAliases].filter((key) => key in rawApp)
+  if (scriptKeys.length > 1) {
+    problems.push({
+      field: joinPath(at, scriptKeys[1]!),
+      value: rawApp[scriptKeys[1]!],
+      message: `${scriptKeys.map((key) => `"${key}"`).join(" and ")} both give the app's command (PM2 reads ${scriptKeys.slice(1).map((key) => `"${key}"`).join(" and ")} as "script")`,
+      suggestion: `keep one of ${scriptKeys.join(", ")}`
+    })
+  }
   for (const [key, value] of Object.entries(rawApp)) {
     const alias = pm2Aliases[key]
     if (key in pm2IgnoredAppKeys) {
@@ -239,7 +308,10 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
       const warning = `${key} has no effect in pmfx: ${pm2IgnoredAppKeys[key]}`
       if (!warnings.includes(warning)) warnings.push(warning)
     } else if (alias !== undefined) {
-      if (alias in rawApp) warnings.push(`${joinPath(at, key)} is ignored: ${alias} is also set`)
+      if (alias === "script") {
+        // With two of them, the conflict is reported above; the first still names the app.
+        if (key === scriptKeys[0]) input.script = value
+      } else if (alias in rawApp) warnings.push(`${joinPath(at, key)} is ignored: ${alias} is also set`)
       else input[alias] = value
     } else if (key === "log" && typeof value === "string") {
       // PM2's spelling of log_file.
@@ -256,17 +328,18 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
 
   const envBlocks: Record<string, Record<string, string>> = {}
   for (const [name, value] of Object.entries(envBlockInputs)) {
-    Either.match(decodeAll(EnvMap, value, joinPath(at, `env_${name}`), []), {
-      onLeft: (found) => problems.push(...found),
-      onRight: (env) => {
-        envBlocks[name] = env
-      }
-    })
+    const block = decodeAll(EnvMap, value, joinPath(at, `env_${name}`), [])
+    problems.push(...block.problems)
+    if (block.value !== undefined) envBlocks[name] = block.value
   }
 
   const decoded = decodeAll(AppSettings, input, at, appKeys)
-  if (Either.isLeft(decoded)) return { identity: identityOf(input), problems: [...problems, ...decoded.left] }
-  const settings = decoded.right
+  findings.unknown(decoded.unknownKeys)
+  const settings = decoded.value
+  if (settings === undefined) {
+    findings.problems.push(...problems, ...decoded.problems)
+    return { identity: identityOf(input) }
+  }
   const name = settings.name ?? defaultAppName(settings.script)
 
   const health = settings.health_check
@@ -332,7 +405,8 @@ export const validateApp = (rawApp: unknown, at: string, options: ValidateOption
       })
     }
   }
-  return { app: { name, settings, envBlocks }, problems }
+  findings.problems.push(...problems)
+  return { app: { name, settings, envBlocks } }
 }
 
 /** Whether `script` runs on Node: a .js/.mjs/.cjs file, or `interpreter` node (cluster mode needs it). */

@@ -77,7 +77,7 @@ describe("pmfx validate", () => {
     expect(warnings[0]).toMatch(/^deploy is ignored/)
   })
 
-  it("reports every problem with its field, value and suggestion, and exits 3", () => {
+  it("reports every problem with its field, value and suggestion, and exits 3 (--strict: unknown keys too)", () => {
     const file = sandbox.write(
       "bad.json",
       JSON.stringify({
@@ -91,12 +91,12 @@ describe("pmfx validate", () => {
     expect(result.code).toBe(3)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain("INVALID_CONFIG")
-    for (const field of ["apps[0].scirpt", "apps[0].script", "apps[0].max_memory_restart", "apps[1].name", "apps[1].port", "apps[1].min_uptime"]) {
+    for (const field of ["apps[0].script", "apps[0].max_memory_restart", "apps[1].name", "apps[1].port", "apps[1].min_uptime"]) {
       expect(result.stderr).toContain(field)
     }
-    expect(result.stderr).toContain('did you mean "script"?')
+    expect(result.stderr).toContain('rename "scirpt" to "script"')
 
-    const json = sandbox.pmfx(["validate", "--json", file])
+    const json = sandbox.pmfx(["validate", "--json", "--strict", file])
     expect(json.code).toBe(3)
     const body = JSON.parse(json.stdout)
     expect(body.success).toBe(false)
@@ -112,6 +112,16 @@ describe("pmfx validate", () => {
       "apps[1].min_uptime",
       "apps[1].name"
     ])
+  })
+
+  it("an unknown key alone is a warning (exit 0, the closest key named); --strict makes it INVALID_CONFIG (exit 3)", () => {
+    const file = sandbox.write("typo.json", '{ apps: [ { name: "api", script: "server.js", instance: 2, }, ], }')
+    const result = sandbox.pmfx(["validate", file])
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)')
+    const strict = sandbox.pmfx(["validate", "--strict", "--json", file])
+    expect(strict.code).toBe(3)
+    expect(JSON.parse(strict.stdout).error.details).toMatchObject({ field: "apps[0].instance", value: 2, suggestion: 'did you mean "instances"?' })
   })
 
   it("reports a syntax error with its line as CONFIG_PARSE_ERROR, exit 3", () => {

@@ -87,14 +87,16 @@ describe("fromDocument", () => {
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("a single app with a typo'd script key reports the typo and the missing script", () =>
+  it.effect("a single app with a typo'd script key reports the missing script, saying which key to rename", () =>
     Effect.gen(function* () {
       const loader = yield* ConfigLoader
       const error = yield* Effect.flip(loader.fromDocument({ name: "api", scirpt: "a.js" }, "/srv", defaultOptions))
       expect(error._tag).toBe("INVALID_CONFIG")
-      expect(error.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([
+      expect(error.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([["apps[0].script", 'rename "scirpt" to "script"']])
+      const strict = yield* Effect.flip(loader.fromDocument({ name: "api", scirpt: "a.js" }, "/srv", { ...defaultOptions, strict: true }))
+      expect(strict.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([
         ["apps[0].scirpt", 'did you mean "script"?'],
-        ["apps[0].script", "add script"]
+        ["apps[0].script", 'rename "scirpt" to "script"']
       ])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )

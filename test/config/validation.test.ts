@@ -25,10 +25,10 @@ const expectProblems = (error: ConfigParseError | InvalidConfig, file: string, p
   )
 }
 
-/** Writes `doc` as pmfx.json, loads it, and checks the problems it yields. */
-const expectInvalid = (doc: unknown, problems: ReadonlyArray<ConfigProblem>) =>
+/** Writes `doc` as pmfx.json, loads it (`strict`: unknown keys are problems), and checks the problems it yields. */
+const expectInvalid = (doc: unknown, problems: ReadonlyArray<ConfigProblem>, options: { readonly strict?: boolean } = {}) =>
   Effect.gen(function* () {
-    const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify(doc) }, "pmfx.json")
+    const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify(doc) }, "pmfx.json", options)
     expectProblems(error, path.join(dir, "pmfx.json"), problems)
   })
 
@@ -63,14 +63,16 @@ describe("the shape of the file", () => {
     )
   )
 
-  it.effect("a bare list of apps: the whole file", () =>
-    expectInvalid([api()], [
-      {
-        field: "",
-        value: "an array",
-        message: "an ecosystem file must be an object with an apps array",
-        suggestion: 'wrap the list: { "apps": [ ... ] }'
-      }
+  it.effect("a bare list of apps is the app list, as PM2 reads it", () =>
+    Effect.gen(function* () {
+      const loaded = yield* loadFiles({ "pmfx.json": [api(), { script: "worker.js" }] }, "pmfx.json")
+      expect(loaded.apps.map((app) => app.name)).toEqual(["api", "worker"])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("a string is not an ecosystem", () =>
+    expectInvalid("server.js", [
+      { field: "", value: "server.js", message: "an ecosystem file must be an object with an apps array", suggestion: 'write { "apps": [ { "name": "api", "script": "server.js" } ] }' }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -80,10 +82,10 @@ describe("the shape of the file", () => {
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("an unknown top-level key suggests the closest", () =>
+  it.effect("an unknown top-level key suggests the closest (--strict)", () =>
     expectInvalid({ apps: [api()], webhook: [] }, [
       { field: "webhook", value: [], message: 'unknown setting "webhook"', suggestion: 'did you mean "webhooks"?' }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
 
@@ -268,12 +270,12 @@ describe("names", () => {
   )
 })
 
-describe("unknown keys", () => {
+describe("unknown keys, with --strict", () => {
   it.effect("scirpt suggests script, and script is then reported missing", () =>
     expectInvalid({ apps: [{ name: "api", scirpt: "server.js" }] }, [
       { field: "apps[0].scirpt", value: "server.js", message: 'unknown setting "scirpt"', suggestion: 'did you mean "script"?' },
-      { field: "apps[0].script", value: null, message: "is required", suggestion: "add script" }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+      { field: "apps[0].script", value: null, message: "is required", suggestion: 'rename "scirpt" to "script"' }
+    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("health_check.urll suggests url", () =>
@@ -283,27 +285,34 @@ describe("unknown keys", () => {
         value: "http://127.0.0.1:3000/health",
         message: 'unknown setting "urll"',
         suggestion: 'did you mean "url"?'
+      },
+      // (Without --strict, only this one is a problem; the unknown key is a warning.)
+      {
+        field: "apps[0].health_check.url",
+        value: null,
+        message: "is required for an http health check",
+        suggestion: "write the URL to check, like http://127.0.0.1:3000/health"
       }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a typo in a webhook suggests the webhook's key", () =>
     expectInvalid({ apps: [api()], webhooks: [{ url: "http://127.0.0.1:9/a" }, { urll: "http://127.0.0.1:9/b" }] }, [
       { field: "webhooks[1].urll", value: "http://127.0.0.1:9/b", message: 'unknown setting "urll"', suggestion: 'did you mean "url"?' },
-      { field: "webhooks[1].url", value: null, message: "is required", suggestion: "add url" }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+      { field: "webhooks[1].url", value: null, message: "is required", suggestion: 'rename "urll" to "url"' }
+    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("typos in nested alert settings suggest their keys", () =>
     expectInvalid({ apps: [api({ alerts: { memroy: "1G" } })], alerts: { restart_loop: { restart: 3 } } }, [
       { field: "alerts.restart_loop.restart", value: 3, message: 'unknown setting "restart"', suggestion: 'did you mean "restarts"?' },
       { field: "apps[0].alerts.memroy", value: "1G", message: 'unknown setting "memroy"', suggestion: 'did you mean "memory"?' }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a key like no known one gets no guess", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem(api({ frobnicate_everything: 1 })) }, "pmfx.json")
+      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem(api({ frobnicate_everything: 1 })) }, "pmfx.json", { strict: true })
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({ field: "apps[0].frobnicate_everything", value: 1 })
       expect(error.details.suggestion).not.toContain("did you mean")
@@ -381,7 +390,7 @@ describe("every problem at once", () => {
           { name: "worker", script: "x.js", depends_on: ["nope"], env: { TOKEN: "${TOKEN}" } }
         ]
       }
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": doc }, "pmfx.json")
+      const { error, dir } = yield* loadFilesError({ "pmfx.json": doc }, "pmfx.json", { strict: true })
       expect(error._tag).toBe("INVALID_CONFIG")
       if (error._tag !== "INVALID_CONFIG") return
       expect(error.details.file).toBe(path.join(dir, "pmfx.json"))
@@ -424,7 +433,7 @@ describe("every problem at once", () => {
         "    min_uptime: ten seconds",
         ""
       ].join("\n")
-      const { error } = yield* loadFilesError({ "pmfx.yaml": yaml }, "pmfx.yaml")
+      const { error } = yield* loadFilesError({ "pmfx.yaml": yaml }, "pmfx.yaml", { strict: true })
       expect(error._tag).toBe("INVALID_CONFIG")
       if (error._tag !== "INVALID_CONFIG") return
       expect(error.details.problems?.map((p) => [p.field, p.value])).toEqual([

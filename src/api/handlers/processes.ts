@@ -196,6 +196,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           let definitions
           let baseEnv: Readonly<Record<string, string>>
           let undoNotifications: Effect.Effect<void>
+          let warnings: ReadonlyArray<string> = []
           if ("definitions" in payload) {
             // The CLI's form: definitions its own loader resolved, with its environment.
             const request = yield* Schema.decodeUnknown(CreateRequest)(payload).pipe(
@@ -224,12 +225,14 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             const environment = daemonEnvironmentForApps()
             const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
+            warnings = loaded.warnings
             yield* checkInstances(definitions, "apps")
             baseEnv = environment
             undoNotifications = yield* applyNotifications(loaded)
           }
           const rows = yield* manager.create(definitions, { baseEnv }).pipe(Effect.tapError(() => undoNotifications))
-          return action(`started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`, rows)
+          const result = action(`started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`, rows)
+          return warnings.length === 0 ? result : { ...result, warnings }
         })
       )
       .handle("deleteByStatus", ({ urlParams }) =>

@@ -22,11 +22,11 @@ export const jsonOption = Options.boolean("json").pipe(Options.withDescription("
  * chosen `env_<NAME>` block; a problem is reported (text or `--json`) and ends the command with
  * exit code 3.
  */
-export const loadFileForCommand = (file: string, env: Option.Option<string>, json: boolean) =>
+export const loadFileForCommand = (file: string, env: Option.Option<string>, json: boolean, strict = false) =>
   Effect.gen(function* () {
     const loader = yield* ConfigLoader
     const caller = yield* CallerEnvironment
     return yield* loader
-      .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env) })
+      .loadFile(file, { environment: caller.env, envName: Option.getOrUndefined(env), strict })
       .pipe(Effect.catchAll((error) => failWith(error, json)))
   })

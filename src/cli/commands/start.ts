@@ -242,7 +242,9 @@ const fromFile = (file: string, o: StartOptions, variables: Record<string, strin
     const loaded = yield* loader
       .loadFile(path.resolve(caller.cwd, file), { environment: caller.env, envName: blocks[0] })
       .pipe(Effect.catchAll((error) => failWith(error, o.json)))
-    for (const warning of loaded.warnings) yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
+    // On stderr, so stdout keeps its shape: text, or with --json one JSON line `{"warnings":[…]}`.
+    if (o.json && loaded.warnings.length > 0) yield* Console.error(JSON.stringify({ warnings: loaded.warnings }))
+    else for (const warning of loaded.warnings) yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
     let apps = loaded.apps
     if (Option.isSome(o.name)) {
       const wanted = o.name.value

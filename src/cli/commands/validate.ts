@@ -2,7 +2,7 @@
  * `pmfx validate <file|name|id>`: every problem in an ecosystem file, or OK with a line per app;
  * for a process name/id (DESIGN §9), whether the daemon holds that definition (exit 4 when not).
  */
-import { Command } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { quoteShellWord } from "../../domain/shellWords"
 import { withDaemon } from "../daemonCall"
@@ -11,9 +11,17 @@ import { columns, style } from "../style"
 import { onTarget, targetArg } from "../target"
 import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
-const validateFile = (file: string, env: Option.Option<string>, json: boolean) =>
+/**
+ * Unknown keys are warnings (PM2 ignores them): the file is valid and the exit code 0. With
+ * `--strict` they are problems, exit 3 like any INVALID_CONFIG.
+ */
+const strictOption = Options.boolean("strict").pipe(
+  Options.withDescription("treat unknown settings as errors (INVALID_CONFIG, exit 3) instead of warnings")
+)
+
+const validateFile = (file: string, env: Option.Option<string>, json: boolean, strict: boolean) =>
   Effect.gen(function* () {
-    const loaded = yield* loadFileForCommand(file, env, json)
+    const loaded = yield* loadFileForCommand(file, env, json, strict)
     if (json) {
       return yield* printJson({
         success: true,
@@ -73,15 +81,15 @@ const validateProcess = (id: string, json: boolean) =>
 
 export const validateCommand = Command.make(
   "validate",
-  { target: targetArg, env: envOption, json: jsonOption },
-  ({ target, env, json }) =>
+  { target: targetArg, env: envOption, json: jsonOption, strict: strictOption },
+  ({ target, env, json, strict }) =>
     onTarget(
       target,
-      (file) => validateFile(file, env, json),
+      (file) => validateFile(file, env, json, strict),
       (id) => validateProcess(id, json)
     )
 ).pipe(
   Command.withDescription(
-    "Check an ecosystem file and report every problem in it (exit 3 when invalid), or check that the daemon holds a process (exit 4 when not)"
+    "Check an ecosystem file and report every problem in it (exit 3 when invalid; unknown settings are warnings, exit 0, unless --strict), or check that the daemon holds a process (exit 4 when not)"
   )
 )
