@@ -454,13 +454,22 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       })
 
     /** Waits until a reloaded row is ready; PROCESS_START_FAILED when it will not be (in time). */
-    const awaitReplacement = (row: Row, name: string) =>
+    const awaitReplacement = (row: Row, name: string, failOnExit: boolean) =>
       Effect.gen(function* () {
-        const ready = yield* awaitRow(row, (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped").pipe(
-          Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs))
-        )
+        // A replacement started beside the old process (replaceFirst) that exits before it is
+        // ready ends the reload at once, and the old one keeps serving: waiting for its restarts
+        // to reach `errored` would take a minute of backoff to say the same.
+        const ready = yield* awaitRow(
+          row,
+          (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped" || (failOnExit && s.status === "restarting")
+        ).pipe(Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs)))
         if (Option.isNone(ready) || !isReady(row, ready.value)) {
-          const reason = Option.isNone(ready) ? `instance ${row.instance} did not become ready in time` : `instance ${row.instance} is ${ready.value.status}`
+          const exit = Option.isSome(ready) ? ready.value.lastExit : null
+          const reason = Option.isNone(ready)
+            ? `instance ${row.instance} did not become ready in time`
+            : exit !== null
+              ? `instance ${row.instance} exited (${exit.signal !== null ? `killed by ${exit.signal}` : `code ${exit.code}`}) before it was ready`
+              : `instance ${row.instance} is ${ready.value.status}`
           return yield* new ProcessStartFailed({
             message: `reload of ${name} stopped: ${reason}`,
             details: { process_id: name, reason, suggestion: `the remaining instances still run the old version; check \`pmfx logs ${name}\`` }
@@ -498,7 +507,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           requests: yield* Queue.dropping<RestartReason>(1),
           fiber: null
         }
-        const started = yield* Effect.either(Effect.zipRight(launch(replacement), awaitReplacement(replacement, name)))
+        const started = yield* Effect.either(Effect.zipRight(launch(replacement), awaitReplacement(replacement, name, true)))
         if (Either.isLeft(started)) {
           replacement.retired = true
           replacement.removed = true
@@ -539,7 +548,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
               const state = yield* SubscriptionRef.get(row.state)
               yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
-              yield* awaitReplacement(row, name)
+              yield* awaitReplacement(row, name, false)
             }),
           { discard: true }
         )

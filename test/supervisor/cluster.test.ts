@@ -191,6 +191,28 @@ describe("cluster mode", () => {
     ),
     120_000
   )
+  it.live("a reload whose new worker exits at once stops at that worker and says why; the old workers keep serving", () =>
+    withEngine((home) =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        const broken = path.join(home, "broken")
+        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, env: { PORT: String(port), EXIT_FILE: broken } })]), {
+          baseEnv: PATH_ENV
+        })
+        const before = yield* pm.waitReady("web", 30_000)
+        fs.writeFileSync(broken, "")
+        const error = yield* Effect.flip(pm.reload("web"))
+        expect(error._tag).toBe("PROCESS_START_FAILED")
+        if (error._tag === "PROCESS_START_FAILED") expect(error.details.reason).toBe("instance 0 exited (code 1) before it was ready")
+        const rows = yield* pm.resolve("web")
+        expect(rows.map((row) => [row.pid, row.status])).toEqual(before.map((row) => [row.pid, "online"]))
+        const pids = yield* answeringPids(port, 6)
+        expect([...pids].sort()).toEqual(before.map((row) => row.pid!).sort())
+      })
+    )
+  )
+
   it.live("reload with wait_ready: the old worker keeps running until its replacement sends 'ready'", () =>
     withEngine((home) =>
       Effect.gen(function* () {
