@@ -45,6 +45,20 @@ describe("POST /api/processes", () => {
     expect(row).toEqual(summary({ name: "one", status: "online", id: reply.body.processes[0].id }))
   })
 
+  it("an unknown key in app settings is not refused: 201, with one warning naming the closest key", async () => {
+    const reply = await daemon.request("POST", "/api/processes", { apps: [{ ...idleApp("warned"), instance: 2 }] })
+    expect(reply.status, JSON.stringify(reply.body)).toBe(201)
+    expect(reply.body.processes.map((row: { name: string }) => row.name)).toEqual(["warned"])
+    expect(reply.body.warnings).toEqual(['apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)'])
+    await ready("warned")
+    // Without any, there is no warnings key; a bad value of a known key is still INVALID_CONFIG.
+    expect((await daemon.request("POST", "/api/processes", idleApp("unwarned"))).body).not.toHaveProperty("warnings")
+    const bad = await daemon.request("POST", "/api/processes", { ...idleApp("bad-value"), instance: 2, max_memory_restart: "12X" })
+    expect(bad.status).toBe(422)
+    expect(bad.body.error).toMatchObject({ code: "INVALID_CONFIG", details: { field: "apps[0].max_memory_restart", value: "12X" } })
+    expect((await list()).map((row) => row.name)).not.toContain("bad-value")
+  })
+
   it("creates every app of {apps:[...]} together", async () => {
     const reply = await daemon.request("POST", "/api/processes", { apps: [idleApp("two-a"), idleApp("two-b", { instances: 2 })] })
     expect(reply.status).toBe(201)
