@@ -218,7 +218,9 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       // flags it puts before the script (node_args): the workers' execArgv.
       const { command } = prepared
       const at = command.args.indexOf(app.script)
-      const viaInterpreter = command.file !== app.script && at >= 0
+      // Only a Node interpreter runs the primary: a script without an extension (`./bin/www`,
+      // whose `#!/usr/bin/env node` the command line may follow) runs on the daemon's Node.
+      const viaInterpreter = command.file !== app.script && at >= 0 && /^(node|nodejs)\d*$/.test(path.basename(command.file))
       const node = viaInterpreter ? command.file : process.execPath
       const execArgv = viaInterpreter ? command.args.slice(0, at) : []
       const primary = yield* acquirePrimary(app, node, execArgv, prepared.env, prepared.identity)

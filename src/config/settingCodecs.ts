@@ -184,14 +184,18 @@ export const DateFormatSetting = fromUnknown(
   { identifier: "DateFormat", description: 'a date format, or false / "none" for no timestamp' }
 )
 
-/** The name of an environment variable (`instance_var`, `increment_var`). */
+/**
+ * The name of an environment variable (`instance_var`, `increment_var`). PM2 takes any string, and
+ * so does the environment of a process (`newonlyfans-backend` is seen in real files): only `=` and
+ * NUL cannot be part of a name.
+ */
 export const EnvName = fromUnknown(
   Schema.String,
   (u) => {
     const text = asTrimmedString(u)
-    return text !== undefined && ENV_NAME.test(text)
+    return text !== undefined && text !== "" && !/[=\0]/.test(text)
       ? Either.right(text)
-      : Either.left(`${describe(u)} is not a variable name (letters, digits and _, not starting with a digit)`)
+      : Either.left(`${describe(u)} is not a variable name (not empty, without "=")`)
   },
   { identifier: "EnvName", description: "a variable name" }
 )

@@ -374,11 +374,11 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
     })
   }
   const cluster = settings.exec_mode === "cluster" || settings.exec_mode === "cluster_mode"
-  if (cluster && !runsOnNode(settings.script, settings.interpreter)) {
+  if (cluster && !clusterRuns(settings.script, settings.interpreter)) {
     problems.push({
       field: joinPath(at, "exec_mode"),
       value: input.exec_mode ?? null,
-      message: `cluster mode runs Node scripts only (.js, .mjs, .cjs, or interpreter node), and ${JSON.stringify(settings.script)} is not one`,
+      message: `cluster mode runs Node scripts only (.js, .mjs, .cjs, a file without an extension, or interpreter node), and ${JSON.stringify(settings.script)} is not one`,
       suggestion: 'remove exec_mode and give each instance its own port: "instances": 4 with "port": "3000-3003" (or auto:5000-5100)'
     })
   }
@@ -414,6 +414,13 @@ export const runsOnNode = (script: string, interpreter: string | undefined): boo
   interpreter !== undefined && interpreter !== "none"
     ? /^(node|nodejs)(\d+)?$/.test(path.basename(interpreter.trim()))
     : /\.(js|mjs|cjs)$/i.test(script.trim())
+
+/**
+ * Whether cluster mode can run `script`: a Node script, or a file without an extension, which PM2
+ * runs with node too (`./bin/www`, the Express generator's default).
+ */
+const clusterRuns = (script: string, interpreter: string | undefined): boolean =>
+  runsOnNode(script, interpreter) || ((interpreter === undefined || interpreter === "none") && path.extname(script.trim()) === "")
 
 /** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
 export const PORT_TOKEN = "{port}"

@@ -191,6 +191,21 @@ describe("cluster mode", () => {
     ),
     120_000
   )
+  it.live("a script without an extension (./bin/www) runs in cluster mode on Node, as with PM2", () =>
+    withEngine((home) =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const port = freeBase()
+        const www = path.join(home, "www")
+        fs.writeFileSync(www, `#!/usr/bin/env node\n${fs.readFileSync(server, "utf8")}`, { mode: 0o755 })
+        yield* pm.create(yield* definitions([{ ...clusterApp("www", port, { instances: 2 }), script: www }]), { baseEnv: PATH_ENV })
+        const rows = yield* pm.waitReady("www", 30_000)
+        const pids = yield* answeringPids(port, 8)
+        expect([...pids].sort()).toEqual(rows.map((row) => row.pid!).sort())
+      })
+    )
+  )
+
   it.live("a reload whose new worker exits at once stops at that worker and says why; the old workers keep serving", () =>
     withEngine((home) =>
       Effect.gen(function* () {
