@@ -1,4 +1,4 @@
-// Budget (DESIGN §10): child crash to replacement spawned: < 10 ms median with `restart_delay` 0.
+// Budget (docs/architecture.md §12): child crash to replacement spawned: < 10 ms median with `restart_delay` 0.
 //
 // Three views of the same restarts, each over CRASHES crashes of an app with `restart_delay: 0`,
 // `autorestart` on (the default) and a high `max_restarts`. The app lives ~250 ms, past its

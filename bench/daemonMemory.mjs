@@ -1,4 +1,4 @@
-// Budget (DESIGN §10): daemon RSS with 10 apps below PM2's daemon (~61 MB); flat under long runs
+// Budget (docs/architecture.md §12): daemon RSS with 10 apps below PM2's daemon (~61 MB); flat under long runs
 // (no growth per log line, per restart, per request, per WebSocket client).
 //
 // RSS is VmRSS from /proc/<daemon pid>/status (the pid in $PMFX_HOME/daemon.pid), the median of

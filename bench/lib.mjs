@@ -1,4 +1,4 @@
-// Shared helpers of the benchmarks (DESIGN §10). Plain Node ESM, node built-ins plus `ws`.
+// Shared helpers of the benchmarks (docs/architecture.md §12). Plain Node ESM, node built-ins plus `ws`.
 //
 // Every benchmark runs its own daemon in a fresh PMFX_HOME under /tmp and, even when it fails,
 // stops it with `pmfx kill`, checks with `ps` that no process of that home is left (SIGKILL to

@@ -1,4 +1,4 @@
-// Budget (DESIGN §10): `pmfx list --json` with 10 apps is faster than `pm2 jlist` (~150 ms on the
+// Budget (docs/architecture.md §12): `pmfx list --json` with 10 apps is faster than `pm2 jlist` (~150 ms on the
 // project's 2-core machines, where a bare `node -e 0` took ~60 ms).
 //
 // A daemon with 10 idle apps; `node dist/pmfx.cjs list --json` is run 2 times to warm up (page

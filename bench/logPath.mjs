@@ -1,4 +1,4 @@
-// Budget (DESIGN §10): a child writing flat out loses no line and is not slowed by more than 2x
+// Budget (docs/architecture.md §12): a child writing flat out loses no line and is not slowed by more than 2x
 // compared with writing to a file directly.
 //
 // The child (a Node script) writes LINES numbered lines of ~75 bytes as fast as it can, one

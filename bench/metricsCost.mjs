@@ -1,4 +1,4 @@
-// Budget (DESIGN §10): metrics for 100 processes each second cost under 2% of one core.
+// Budget (docs/architecture.md §12): metrics for 100 processes each second cost under 2% of one core.
 //
 // One daemon: its CPU time (utime + stime from /proc/<pid>/stat) over WINDOW_S seconds with no
 // app, then over WINDOW_S seconds with 100 idle Node processes (10 apps × 10 instances, started

@@ -1,4 +1,4 @@
-// Runs the benchmarks of DESIGN §10's budgets one after the other and prints a summary table.
+// Runs the benchmarks of the budgets in docs/architecture.md §12 one after the other and prints a summary table.
 //   npm run bench                      every benchmark (~4-5 minutes on 2 cores)
 //   npm run bench -- list crash        only those whose file name contains one of the words
 // Each benchmark is a standalone script (node bench/<name>.mjs) with its own daemon in a fresh
@@ -62,7 +62,7 @@ for (const name of selected) {
   runs.push(run)
 }
 
-const rows = [["budget (DESIGN §10)", "measured", "verdict"]]
+const rows = [["budget (docs/architecture.md §12)", "measured", "verdict"]]
 for (const run of runs) {
   if (run.results.length === 0) rows.push([run.name, `did not finish (exit ${run.code})`, "ERROR"])
   for (const r of run.results) rows.push([r.budget, r.measured, r.verdict])

@@ -1,6 +1,6 @@
 // Builds dist/ (run by `npm install` through `prepare`, by `npm run build`, and before the tests):
 //   pmfx.cjs        the executable: a small launcher that starts pmfx-main.cjs from V8's code cache
-//   pmfx-main.cjs   the CLI bundle (an unbundled Effect CLI takes ~0.8 s to start, NOTES.md)
+//   pmfx-main.cjs   the CLI bundle (an unbundled Effect CLI takes ~0.8 s to start)
 //   daemon.cjs      the daemon: engine and HTTP server, kept out of the everyday CLI path
 //   cluster-primary.cjs  the node:cluster primary the daemon runs for each cluster-mode app
 //   index.cjs       the library, with its dependencies external

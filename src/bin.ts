@@ -70,7 +70,7 @@ const program = run(hoistGlobalOptions(process.argv)).pipe(
 const args = process.argv.slice(2)
 // (`pmfx daemon restart` is a CLI command: it talks to the daemon rather than being one.)
 if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") && !args.includes("-h")) {
-  // The daemon runs from its own bundle, loaded only for this command (DESIGN §1: keep server code
+  // The daemon runs from its own bundle, loaded only for this command (docs/architecture.md §1: keep server code
   // out of the everyday CLI path), with its own runtime and signal handling.
   const daemon = require(path.join(__dirname, "daemon.cjs")) as { readonly main: (args: ReadonlyArray<string>) => void }
   daemon.main(args.slice(1))

@@ -1,7 +1,7 @@
 /**
  * `dist/pmfx.cjs`: starts the CLI bundle (`dist/pmfx-main.cjs`), or for `pmfx daemon` the daemon
  * bundle (`dist/daemon.cjs`), from V8's code cache when the build made one for this Node.
- * Compiling a ~1 MB bundle is a third of a command's start (NOTES.md) and leaves the daemon holding
+ * Compiling a ~1 MB bundle is a third of a command's start (measured, docs/architecture.md §12) and leaves the daemon holding
  * ~12 MB of parser memory; with the cache V8 skips both. A cache made by another Node version or
  * under other V8 flags is rejected by V8 and the bundle compiles as usual — never wrong, only
  * slower and bigger.

@@ -1,5 +1,5 @@
 /**
- * The one contract of pmfx's HTTP API (SPEC §4.1, DESIGN §7). The daemon serves it on its unix
+ * The one contract of pmfx's HTTP API (docs/api.md §4, docs/api.md). The daemon serves it on its unix
  * socket (and, from the web milestone on, over TCP); the CLI calls it through the client derived
  * from it; the OpenAPI document is generated from it. Errors are the structured error classes in
  * their wire form, each with its status.
@@ -150,7 +150,7 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 
-/** Daemon control: served on the unix socket only, never over TCP (DESIGN §7). */
+/** Daemon control: served on the unix socket only, never over TCP (docs/api.md). */
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
   .add(HttpApiEndpoint.post("handOver", "/daemon/restart").addSuccess(HandOverResult))

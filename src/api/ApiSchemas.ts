@@ -1,11 +1,11 @@
-/** Request and response bodies of the HTTP API that are not domain records (DESIGN §7). */
+/** Request and response bodies of the HTTP API that are not domain records (docs/api.md). */
 import { Schema } from "effect"
 import { LogEntry } from "../logs/LogEntry"
 import { ProcessSummary } from "../domain/ProcessSummary"
 import { ProcessStatus } from "../domain/ProcessStatus"
 import { AlertRules, AppDefinition, Webhook } from "../domain/AppDefinition"
 
-/** `GET /` (SPEC 2.1). */
+/** `GET /` (docs/api.md §3). */
 export const ServiceInfo = Schema.Struct({
   name: Schema.String,
   version: Schema.String,

@@ -1,5 +1,5 @@
 /**
- * What the platform would otherwise answer with an empty body (NOTES.md): an unknown route (404,
+ * What the platform would otherwise answer with an empty body: an unknown route (404,
  * or 405 when the path exists with another method) gets the simple shape `{success:false, error}`;
  * a body that is not JSON gets BAD_REQUEST (400), a wrong content type 415, a body over 1 MiB 413;
  * anything unexpected INTERNAL_ERROR (500) with a request id — logged, never with a stack trace in

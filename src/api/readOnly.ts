@@ -1,5 +1,5 @@
 /**
- * Set for the length of one TCP request made with the read-only API key (DESIGN §7): handlers
+ * Set for the length of one TCP request made with the read-only API key (docs/api.md): handlers
  * that return secrets (an app's `config.env`) mask them when it is true.
  */
 import { Effect, FiberRef } from "effect"

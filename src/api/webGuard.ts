@@ -1,13 +1,13 @@
 /**
- * What the TCP listener does around every request that the unix socket does not need (DESIGN §7):
+ * What the TCP listener does around every request that the unix socket does not need (docs/api.md):
  * daemon control routes do not exist on TCP (404); on a loopback listener the `Host` header must
  * name a loopback host (DNS rebinding); a foreign `Origin` may not change anything (403); and when
- * a key is configured every route but `GET /` needs it, in any of the three header forms (NOTES.md:
- * read here, not through `HttpApiSecurity`, so the 401/403 bodies are exact). The read-only key
+ * a key is configured every route but `GET /` needs it, in any of the three header forms
+ * (read here, not through `HttpApiSecurity`, so the 401/403 bodies are exact). The read-only key
  * may only read, and its requests run with `ReadOnlyRequest` set. Keys are compared in constant
  * time and never logged; `verbose` logs method, path, status and time of each request.
  *
- * `GET /ws` is public (SPEC §5) but guarded like a mutating route against foreign origins (a
+ * `GET /ws` is public (docs/api.md §8) but guarded like a mutating route against foreign origins (a
  * browser opens WebSockets across sites without CORS); with a key configured and none in its
  * headers, the session asks for `{type:"auth", key}` first (`WebSocketKeyCheck`).
  */
@@ -61,8 +61,7 @@ interface KeyHeaders {
 
 /**
  * Node joins repeated `X-API-Key` headers with ", " and keeps only the first `Authorization`, so
- * the key headers are read one by one from the Node request: each must carry a valid key (DESIGN
- * §7), and two copies of the right key are not one wrong key.
+ * the key headers are read one by one from the Node request: each must carry a valid key (docs/api.md), and two copies of the right key are not one wrong key.
  */
 const keyHeadersOf = (request: HttpServerRequest.HttpServerRequest): KeyHeaders => {
   const distinct = (NodeHttpServerRequest.toIncomingMessage(request) as Partial<IncomingMessage> | undefined)?.headersDistinct
@@ -152,7 +151,7 @@ export const webGuard = (settings: WebSettings) => {
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
         allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
       if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
-      // The handshake is public (SPEC §5); without a key in its headers, the session asks for one
+      // The handshake is public (docs/api.md §8); without a key in its headers, the session asks for one
       // as its first message before any process data flows.
       const keyHeaders = keyHeadersOf(request)
       if (isWebSocket && keyHeaders.authorization.length === 0 && keyHeaders.apiKey.length === 0) {

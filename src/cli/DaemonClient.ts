@@ -2,7 +2,7 @@
  * The CLI's way to the daemon: the typed client derived from the API contract, over the unix
  * socket — or, with `--url` / PMFX_URL (`DaemonTarget`), over a remote daemon's TCP listener with
  * the API key as `Authorization: Bearer`. Locally, `ensureDaemon` starts the daemon in the
- * background when none answers (DESIGN §9): it inherits the CLI's environment (but the variables
+ * background when none answers (docs/architecture.md §10): it inherits the CLI's environment (but the variables
  * `daemonEnvironment.ts` keeps from it) with PMFX_HOME, writes daemon.log, and the CLI waits until
  * it answers. A remote daemon is never started: the
  * first request that cannot reach it is the DAEMON_UNREACHABLE.

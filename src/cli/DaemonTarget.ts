@@ -1,5 +1,5 @@
 /**
- * Which daemon the CLI drives (DESIGN §9): the local one over its unix socket (started when
+ * Which daemon the CLI drives (docs/architecture.md §10): the local one over its unix socket (started when
  * needed), or — with the global `--url URL` or `PMFX_URL` — a remote daemon's TCP API, with the key
  * of `--api-key` or `PMFX_API_KEY`.
  *
@@ -93,7 +93,7 @@ export const resolveTarget = (options: { readonly url: Option.Option<string>; re
 const CLIENT_VARIABLES = new Set(["PMFX_URL", "PMFX_API_KEY"])
 
 /**
- * The environment `start` hands to the apps it starts (DESIGN §4: the CLI's own, under their
+ * The environment `start` hands to the apps it starts (docs/architecture.md §4: the CLI's own, under their
  * env_file and env). Sent to a remote daemon, it leaves out the variables that connect this CLI to
  * it, so the key never ends up in the remote's state.json or in its apps.
  */

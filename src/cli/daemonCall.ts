@@ -1,6 +1,6 @@
 /**
  * Runs a request against the daemon (started if needed, when it is the local one) and turns every
- * failure into the CLI's output and exit code: structured errors as DESIGN §9 says, an unreachable
+ * failure into the CLI's output and exit code: structured errors as docs/architecture.md §10 says, an unreachable
  * daemon as 7, a remote listener's 401/403 as 8.
  */
 import { Console, Effect, Option } from "effect"

@@ -1,6 +1,6 @@
 /**
  * `pmfx list --json` answered by the launcher itself, before the CLI bundle is loaded: monitoring
- * scripts poll it, and loading and starting the full CLI is most of a command's time (DESIGN §10,
+ * scripts poll it, and loading and starting the full CLI is most of a command's time (docs/architecture.md §12,
  * docs/benchmarks.md). It asks the local daemon's socket for `GET /api/processes` and prints the
  * rows exactly as `list --json` does (the same schema-ordered fields, two-space indent). Anything
  * unusual — another argument, `PMFX_URL`, no daemon answering, a non-200 answer, unreadable JSON —

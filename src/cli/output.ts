@@ -1,6 +1,6 @@
 /**
  * How the CLI speaks: data on stdout, errors on stderr with code, message and suggestion, and the
- * exit codes of DESIGN §9. A command that has already told the user what went wrong ends with
+ * exit codes of docs/architecture.md §10. A command that has already told the user what went wrong ends with
  * `CliExit` to set the exit code without printing again.
  */
 import { Console, Data, Effect } from "effect"

@@ -1,4 +1,4 @@
-/** The process table people read (SPEC §4.2 columns): ID, Name, Status, PID, Port, CPU, Memory, Uptime, Restarts. */
+/** The process table people read (README "The CLI" columns): ID, Name, Status, PID, Port, CPU, Memory, Uptime, Restarts. */
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { humanBytes } from "../domain/Size"
 import { columns, style } from "./style"

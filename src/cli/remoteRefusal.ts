@@ -1,5 +1,5 @@
 /**
- * A remote daemon's TCP listener refusing a request (DESIGN §7, §9): 401 for a missing or wrong
+ * A remote daemon's TCP listener refusing a request (docs/api.md, docs/architecture.md §10): 401 for a missing or wrong
  * key, 403 for the read-only key on a change (or a request its browser guards refuse). The CLI
  * prints the listener's own message with a suggestion and exits 8; the key itself is never shown.
  */

@@ -1,5 +1,5 @@
 /**
- * `validate`, `show` and `status` take a configuration file or a process name/id (DESIGN §9).
+ * `validate`, `show` and `status` take a configuration file or a process name/id (docs/architecture.md §10).
  * The argument is a file when it can only be one: it ends with a configuration format's extension
  * or starts like a path (`/`, `./`, `../`) — whether or not it exists, so that a mistyped file name
  * is reported as a missing file (exit 3), not as an unknown process. Any other argument with a `/`

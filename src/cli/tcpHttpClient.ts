@@ -1,8 +1,8 @@
 /**
  * An `HttpClient` for a remote daemon's TCP listener (`--url`), on Node's own `http`/`https`
  * modules like the socket client beside the daemon: one connection per request (`agent: false`),
- * closed after it, so the CLI exits as soon as it is done (undici's keep-alive pool would hold it,
- * NOTES.md). Responses stream, which `logs --follow` needs. Connecting gives up after
+ * closed after it, so the CLI exits as soon as it is done (undici's keep-alive pool would hold it).
+ * Responses stream, which `logs --follow` needs. Connecting gives up after
  * CONNECT_TIMEOUT: an address that drops packets would otherwise hang the command; once connected
  * there is no limit (`--wait-ready` and `--follow` wait on purpose).
  */

@@ -1,5 +1,5 @@
 /**
- * Usage errors of the CLI (exit 2, DESIGN §9). Option values are checked while @effect/cli parses
+ * Usage errors of the CLI (exit 2, docs/architecture.md §10). Option values are checked while @effect/cli parses
  * the command line (`optionValue`), so a bad value is refused before anything runs; a combination
  * of options that cannot go together is refused by the command with `badUsage` (BAD_REQUEST, also
  * exit 2, printed like every other structured error).

@@ -1,5 +1,5 @@
 /**
- * What a user may write for one app (SPEC 2.4, DESIGN §5) and at the top of an ecosystem file.
+ * What a user may write for one app (docs/configuration.md §3, docs/architecture.md §6) and at the top of an ecosystem file.
  * Every setting is optional except `script`; values are decoded leniently (`"2"` is 2) by the
  * codecs in `settingCodecs.ts`. Unknown keys are reported by the validator with the closest
  * known key as a suggestion.

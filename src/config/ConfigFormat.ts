@@ -1,4 +1,4 @@
-/** The ecosystem file formats pmfx reads, chosen by file extension (DESIGN §5). */
+/** The ecosystem file formats pmfx reads, chosen by file extension (docs/architecture.md §6). */
 import * as path from "node:path"
 
 export type ConfigFormat = "json" | "yaml" | "toml" | "module"

@@ -1,5 +1,5 @@
 /**
- * Loads ecosystem files exactly as users write them (DESIGN §5): JSON, YAML, TOML or JavaScript;
+ * Loads ecosystem files exactly as users write them (docs/architecture.md §6): JSON, YAML, TOML or JavaScript;
  * `extends` chains; `${VAR}` substitution; validation that reports every problem at once; then the
  * resolved definitions with defaults applied and absolute paths. `fromDocument` does the same for a
  * definition that did not come from a file (the CLI's `start <command>`, `POST /api/processes`).

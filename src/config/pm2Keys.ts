@@ -1,5 +1,5 @@
 /**
- * PM2 compatibility: a PM2 `ecosystem.config.js` must load unchanged (DESIGN §5). Keys that only
+ * PM2 compatibility: a PM2 `ecosystem.config.js` must load unchanged (docs/architecture.md §6). Keys that only
  * make sense to PM2 are accepted and reported once as having no effect; a few PM2 spellings of
  * pmfx settings are read as those settings.
  */

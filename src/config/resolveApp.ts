@@ -1,5 +1,5 @@
 /**
- * Turns validated settings into a full `AppDefinition`: defaults applied (DESIGN §4), the selected
+ * Turns validated settings into a full `AppDefinition`: defaults applied (docs/architecture.md §4), the selected
  * `env_<name>` block merged over `env`, paths made absolute. Relative `cwd`, `env_file`, log and
  * pid paths resolve against the folder of the file that defined the app (or the caller's cwd);
  * `script`, watch paths and a health check script resolve against the app's `cwd`, as in PM2.

@@ -1,5 +1,5 @@
 /**
- * `${NAME}` and `${NAME:-default}` in every string of a configuration (DESIGN §5), before it is
+ * `${NAME}` and `${NAME:-default}` in every string of a configuration (docs/architecture.md §6), before it is
  * validated — so `instances: "${WORKERS:-2}"` becomes `"2"` and then the number 2. As in Docker
  * Compose, the default applies when the variable is unset or empty, and `$$` writes a literal `$`.
  */

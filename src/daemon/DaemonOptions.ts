@@ -1,5 +1,5 @@
 /**
- * The command line of `pmfx daemon` (DESIGN §9), parsed without @effect/cli so that the daemon's
+ * The command line of `pmfx daemon` (docs/architecture.md §10), parsed without @effect/cli so that the daemon's
  * bundle stays free of it: `--web` opens the TCP listener at start (`--host`, `--port`, `--api-key`,
  * `--read-only-api-key`, `--allow-insecure` as for `pmfx web`), `--config <file>` starts an
  * ecosystem file's apps. Flags take their value as `--port 9615` or `--port=9615`. The same table

@@ -1,5 +1,5 @@
 /**
- * The pmfx home folder (DESIGN §3): `PMFX_HOME`, else `$XDG_DATA_HOME/pmfx`, else
+ * The pmfx home folder (docs/architecture.md §5): `PMFX_HOME`, else `$XDG_DATA_HOME/pmfx`, else
  * `~/.local/share/pmfx`. Everything pmfx writes lives under it.
  */
 import { Config, Effect, Layer, Option } from "effect"

@@ -1,7 +1,7 @@
 /**
- * `state.json` (DESIGN §3): the engine's snapshot (definitions, rows, desired state, last pids),
+ * `state.json` (docs/architecture.md §5): the engine's snapshot (definitions, rows, desired state, last pids),
  * whether the apps were stopped by `pmfx kill`, the `pmfx web` listener and the daemon-wide
- * webhooks and alert thresholds (DESIGN §8). Written atomically (`atomicWrite.ts`: temp file,
+ * webhooks and alert thresholds (docs/architecture.md §9). Written atomically (`atomicWrite.ts`: temp file,
  * every byte, fsync, size check, rename, fsync of the folder), mode 0600 — it holds the apps'
  * environments. A file that cannot be read back is moved aside, never deleted.
  */

@@ -1,5 +1,5 @@
 /**
- * The pmfx home folder (DESIGN §3) and the paths under it, with no Effect import: the launcher's
+ * The pmfx home folder (docs/architecture.md §5) and the paths under it, with no Effect import: the launcher's
  * `list --json` fast path needs them before any of the CLI is loaded.
  */
 import { createHash } from "node:crypto"
@@ -20,7 +20,7 @@ export const resolveHome = (env: {
 const MAX_SOCKET_PATH = 107
 
 /**
- * `<home>/pmfx.sock`, or — when that path is too long for a unix socket (DESIGN §3) — a short path
+ * `<home>/pmfx.sock`, or — when that path is too long for a unix socket (docs/architecture.md §5) — a short path
  * in a private (0700) folder under the temp folder, named after a hash of the home so that the
  * CLI and the daemon of the same home agree on it.
  */

@@ -1,5 +1,5 @@
 /**
- * The rules for opening the TCP listener (DESIGN §7), shared by `pmfx web` (which asks a running
+ * The rules for opening the TCP listener (docs/api.md), shared by `pmfx web` (which asks a running
  * daemon) and `pmfx daemon --web` (which opens it at start): keys from the options or from
  * PMFX_API_KEY / PMFX_READONLY_API_KEY, no empty key, a port in range, no non-loopback host
  * without a key unless `--allow-insecure`, and a warning when there is no key at all.

@@ -1,5 +1,5 @@
 /**
- * The daemon (DESIGN §3): one per PMFX_HOME. It loads state.json (moving a corrupt one aside),
+ * The daemon (docs/architecture.md §5): one per PMFX_HOME. It loads state.json (moving a corrupt one aside),
  * adopts the apps a predecessor left running (or stops those that should not run, see
  * reclaimProcesses), restores the webhooks and alert thresholds, then the
  * apps (starting those that should run, unless `pmfx kill` stopped them), then serves the API on
@@ -79,7 +79,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
   yield* Effect.gen(function* () {
     const manager = yield* ProcessManager
     const daemon = yield* DaemonInfo
-    // Alerts and webhook delivery watch the bus for the daemon's life (DESIGN §8). They come back
+    // Alerts and webhook delivery watch the bus for the daemon's life (docs/architecture.md §9). They come back
     // with their saved settings before the apps do, so a restored app's first crash is reported.
     const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
     yield* Context.get(notifications, Webhooks).setWebhooks(state.webhooks ?? [])

@@ -1,7 +1,7 @@
 /**
  * An `HttpClient` that talks HTTP over the daemon's unix socket with Node's own `http` module.
  * (The platform's Node client pulls in undici, half a megabyte of the CLI bundle and a keep-alive
- * pool that holds the CLI's exit — NOTES.md.) One connection per request, closed after it.
+ * pool that holds the CLI's exit.) One connection per request, closed after it.
  */
 import { HttpClient, HttpClientError, type HttpClientResponse } from "@effect/platform"
 import { Effect } from "effect"

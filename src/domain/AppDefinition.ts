@@ -1,6 +1,6 @@
 /**
  * A fully resolved app definition: what the engine runs and what `pmfx show` prints. Every default
- * of DESIGN §4 is applied, `${VAR}` substitutions are done, paths are absolute, durations are whole
+ * of docs/architecture.md §4 is applied, `${VAR}` substitutions are done, paths are absolute, durations are whole
  * milliseconds and sizes whole bytes. (What users *write* is decoded by `config/AppSettings.ts`.)
  */
 import { Schema } from "effect"
@@ -22,7 +22,7 @@ export const HealthCheckDefinition = Schema.Struct({
 })
 export type HealthCheckDefinition = typeof HealthCheckDefinition.Type
 
-/** Alert thresholds (DESIGN §8); absent keys fall back to the ecosystem's, then the daemon's. */
+/** Alert thresholds (docs/architecture.md §9); absent keys fall back to the ecosystem's, then the daemon's. */
 export const AlertRules = Schema.Struct({
   memory: Schema.optional(Bytes),
   cpu_percent: Schema.optional(Schema.Number),
@@ -159,7 +159,7 @@ export type AppDefinition = typeof AppDefinition.Type
 /** The default timestamp pattern: ISO 8601 in UTC with milliseconds. */
 export const ISO_DATE_FORMAT = "YYYY-MM-DDTHH:mm:ss.SSSZ"
 
-/** Defaults of DESIGN §4 for every setting a user may leave out. */
+/** Defaults of docs/architecture.md §4 for every setting a user may leave out. */
 export const appDefaults = {
   namespace: "default",
   instances: 1,

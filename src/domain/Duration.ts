@@ -37,7 +37,7 @@ export const formatDuration = (ms: number): string => {
   return `${ms}ms`
 }
 
-/** SPEC 2.2's uptime: `<h>h <m>m <s>s`. */
+/** docs/api.md §3's uptime: `<h>h <m>m <s>s`. */
 export const formatUptime = (ms: number): string => {
   const total = Math.max(0, Math.floor(ms / 1000))
   const h = Math.floor(total / 3600)

@@ -1,4 +1,4 @@
-/** `GET /api/processes/{id}` (SPEC 2.3 plus `app_instances`). */
+/** `GET /api/processes/{id}` (docs/api.md §3 plus `app_instances`). */
 import { Schema } from "effect"
 import { HealthStatus, ProcessSummary } from "./ProcessSummary"
 

@@ -1,4 +1,4 @@
-/** `GET /api/processes/{id}/metrics` (DESIGN §7): one row's whole process tree. */
+/** `GET /api/processes/{id}/metrics` (docs/api.md): one row's whole process tree. */
 import { Schema } from "effect"
 
 export const ProcessMetrics = Schema.Struct({

@@ -1,4 +1,4 @@
-/** The states of a process row (DESIGN §4). */
+/** The states of a process row (docs/architecture.md §4). */
 import { Schema } from "effect"
 
 export const ProcessStatus = Schema.Literal("starting", "online", "stopping", "stopped", "restarting", "errored")

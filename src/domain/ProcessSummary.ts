@@ -1,4 +1,4 @@
-/** One row of `GET /api/processes` (SPEC 2.2 plus `instance` and `namespace`). */
+/** One row of `GET /api/processes` (docs/api.md §3 plus `instance` and `namespace`). */
 import { Schema } from "effect"
 import { ProcessStatus } from "./ProcessStatus"
 

@@ -1,5 +1,5 @@
 /**
- * Every structured error of pmfx (SPEC §7 plus DESIGN §7's additions), one `Schema.TaggedError`
+ * Every structured error of pmfx (docs/api.md §6 plus docs/api.md's additions), one `Schema.TaggedError`
  * class per code. The `_tag` *is* the wire code, so `Effect.catchTag("PROCESS_NOT_FOUND", ...)`
  * reads like the API documentation. Each class carries its HTTP status and CLI exit code in
  * `errorMeta`; `./ErrorWire.ts` turns each into its `{success:false, error:{code,message,details}}`
@@ -150,7 +150,7 @@ export type PmfxError =
 
 export type ErrorCode = PmfxError["_tag"]
 
-/** HTTP status (DESIGN §7) and CLI exit code (DESIGN §9) of each code. */
+/** HTTP status (docs/api.md) and CLI exit code (docs/architecture.md §10) of each code. */
 export const errorMeta: Record<ErrorCode, { readonly status: number; readonly exitCode: number }> = {
   PROCESS_NOT_FOUND: { status: 404, exitCode: 4 },
   PROCESS_ALREADY_RUNNING: { status: 409, exitCode: 5 },
@@ -168,7 +168,7 @@ export const errorMeta: Record<ErrorCode, { readonly status: number; readonly ex
   INTERNAL_ERROR: { status: 500, exitCode: 1 }
 }
 
-/** CLI exit codes that are not tied to an error code (DESIGN §9). */
+/** CLI exit codes that are not tied to an error code (docs/architecture.md §10). */
 export const ExitCode = {
   ok: 0,
   unexpected: 1,

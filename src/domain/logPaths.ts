@@ -1,5 +1,5 @@
 /**
- * Where an instance's logs and pid file live (SPEC 2.4, DESIGN §3): by default
+ * Where an instance's logs and pid file live (docs/configuration.md §3, docs/architecture.md §5): by default
  * `<home>/logs/<name>-<instance>-out.log`, `-err.log` and `<home>/pids/<name>-<instance>.pid`, where
  * `<name>` is the name's file form (`appName.ts`: `My API` → `My%20API`; other names unchanged).
  * A path the user gave is shared by all instances only with `merge_logs`; otherwise each instance

@@ -1,5 +1,5 @@
 /**
- * Built-in alert conditions (DESIGN §8). Watches the `EventBus` and publishes `Alert` events on
+ * Built-in alert conditions (docs/architecture.md §9). Watches the `EventBus` and publishes `Alert` events on
  * the same bus (the WebSocket and `Webhooks` pick them up there):
  *
  * - `process_crash`: a `ProcessExit` with `abnormal: true`.

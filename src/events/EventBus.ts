@@ -1,5 +1,5 @@
 /**
- * One bus for everything that happens (DESIGN §8): the WebSocket, webhooks, alerts and
+ * One bus for everything that happens (docs/architecture.md §9): the WebSocket, webhooks, alerts and
  * `logs --follow` all subscribe here. Publishing never blocks the engine: the bus is a sliding
  * PubSub, so a subscriber that falls far behind loses the oldest events instead of holding memory.
  * Log lines are published only while someone listens for them, which keeps the log path free

@@ -1,4 +1,4 @@
-/** Everything that happens in the engine, as typed events on the `EventBus` (DESIGN §8). */
+/** Everything that happens in the engine, as typed events on the `EventBus` (docs/architecture.md §9). */
 import type { WebhookEvent } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
 import type { ProcessStatus } from "../domain/ProcessStatus"
@@ -59,7 +59,7 @@ export type PmfxEvent =
       readonly timestamp: string
     })
 
-/** The alert kinds (DESIGN §8); the same names a webhook lists in `events`. */
+/** The alert kinds (docs/architecture.md §9); the same names a webhook lists in `events`. */
 export type AlertKind = WebhookEvent
 
 export type PmfxEventTag = PmfxEvent["_tag"]

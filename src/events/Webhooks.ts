@@ -1,5 +1,5 @@
 /**
- * Webhook delivery (DESIGN §8). Every `Alert` on the bus whose kind an enabled webhook lists is
+ * Webhook delivery (docs/architecture.md §9). Every `Alert` on the bus whose kind an enabled webhook lists is
  * POSTed to its url as `{event, process: {id, name}, data, timestamp}`.
  *
  * Delivery never touches supervision: the bus reader only drops jobs into a bounded queue (a
@@ -25,7 +25,7 @@ export interface WebhookDeliverySettings {
   readonly queueCapacity: number
 }
 
-/** Delivery tuning; the defaults are DESIGN §8's (tests shorten the timeout). */
+/** Delivery tuning; the defaults are docs/architecture.md §9's (tests shorten the timeout). */
 export class WebhookDelivery extends Context.Reference<WebhookDelivery>()("pmfx/WebhookDelivery", {
   defaultValue: (): WebhookDeliverySettings => ({ timeoutMs: 5_000, retryDelaysMs: [200, 400, 800], concurrency: 4, queueCapacity: 1_000 })
 }) {}

@@ -1,5 +1,5 @@
 /**
- * Frames the bytes of a child's pipe into lines (DESIGN §6). This is the hot byte path, so it is a
+ * Frames the bytes of a child's pipe into lines (docs/architecture.md §7). This is the hot byte path, so it is a
  * plain class fed from a Node `'data'` callback: no Effect, and lines are handed out as byte ranges
  * (`buffer`, `start`, `end`) so a caller that only copies bytes never decodes them.
  *

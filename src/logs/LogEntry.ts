@@ -1,4 +1,4 @@
-/** One log line as the reader, the follow stream and the API give it (DESIGN §6, §7). */
+/** One log line as the reader, the follow stream and the API give it (docs/architecture.md §7, docs/api.md). */
 import { Schema } from "effect"
 
 export const LogStream = Schema.Literal("out", "err")

@@ -1,5 +1,5 @@
 /**
- * Carries one child stream (stdout or stderr) into its log file(s): the hot byte path of DESIGN §6,
+ * Carries one child stream (stdout or stderr) into its log file(s): the hot byte path of docs/architecture.md §7,
  * kept in plain Node callbacks. Each chunk is split into lines and the lines of the chunk, stamped
  * with the chunk's arrival time, are written as one buffer to every target: a file only ever
  * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines

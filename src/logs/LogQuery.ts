@@ -1,5 +1,5 @@
 /**
- * What a log read asks for (DESIGN §7, `GET .../logs`) and its checked, compiled form.
+ * What a log read asks for (docs/api.md, `GET .../logs`) and its checked, compiled form.
  *
  * `level` keeps that level **and everything more severe** (`level=warn` gives warn, error and
  * fatal), as journalctl `-p` and most log tools do: asking for warnings rarely means hiding errors.

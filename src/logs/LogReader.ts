@@ -1,5 +1,5 @@
 /**
- * Reads an app's log lines back (DESIGN §7 `GET .../logs`): the last `lines` entries matching a
+ * Reads an app's log lines back (docs/api.md `GET .../logs`): the last `lines` entries matching a
  * query, across its instances and its out and err files, rotated and gzipped ones included,
  * merged in time order.
  *

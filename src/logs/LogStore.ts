@@ -1,5 +1,5 @@
 /**
- * The daemon's log files (DESIGN §6): it opens each instance's files, carries the children's
+ * The daemon's log files (docs/architecture.md §7): it opens each instance's files, carries the children's
  * streams into them and reads them back.
  *
  * Files are shared: with `merge_logs` every instance writes the same out and err files, and out and

@@ -1,5 +1,5 @@
 /**
- * One append-only log file with rotation (DESIGN §6). Writes are plain Node stream writes of whole
+ * One append-only log file with rotation (docs/architecture.md §7). Writes are plain Node stream writes of whole
  * lines; Effect only opens and closes it.
  *
  * Rotation renames the file and opens a new one at the original path — never copy-and-truncate.

@@ -1,5 +1,5 @@
 /**
- * A line's level (DESIGN §6): a JSON line's `level`/`severity` field, else a leading or bracketed
+ * A line's level (docs/architecture.md §7): a JSON line's `level`/`severity` field, else a leading or bracketed
  * level word, else `error` for stderr and `info` for stdout.
  */
 import type { LogLevel, LogStream } from "./LogEntry"

@@ -1,5 +1,5 @@
 /**
- * How one line is stored (DESIGN §6). Text: `<timestamp> <message>` (or the bare message with
+ * How one line is stored (docs/architecture.md §7). Text: `<timestamp> <message>` (or the bare message with
  * `log_date_format: "none"`). JSON: `{"timestamp","app","instance","stream","message"}` with an ISO
  * UTC timestamp whatever `log_date_format` says: a JSON line is for machines, and the reader needs
  * one unambiguous instant. The key order is fixed, so the reader can recognise our own objects.

@@ -1,5 +1,5 @@
 /**
- * CPU and memory of whole process trees (DESIGN §4 Metrics), from one read of the process table per
+ * CPU and memory of whole process trees (docs/architecture.md §4 Metrics), from one read of the process table per
  * sample.
  *
  * CPU is a rate, so the sampler remembers each pid's CPU ticks from the previous sample:

@@ -1,5 +1,5 @@
 /**
- * One run of a health check (SPEC 2.3 `health_check`, DESIGN §4): an HTTP GET or a script. A probe
+ * One run of a health check (docs/api.md §3 `health_check`, docs/architecture.md §4): an HTTP GET or a script. A probe
  * never fails: every problem is an unhealthy result whose `detail` says why. Interrupting a probe
  * aborts its request or kills its script's process group.
  */

@@ -1,5 +1,5 @@
 /**
- * The memory breakdown of `GET /api/processes/{id}/metrics` (DESIGN §7), summed over a row's tree.
+ * The memory breakdown of `GET /api/processes/{id}/metrics` (docs/api.md), summed over a row's tree.
  * Read on request only, so it may afford `/proc/<pid>/status`, a larger file than `stat`.
  */
 import { Effect } from "effect"

@@ -1,6 +1,6 @@
 /**
  * Process trees from a {@link ProcessTable}: a row's metrics cover its leader and every descendant
- * (DESIGN §4), because `npm start` or `sh -c` wrappers hold almost nothing themselves.
+ * (docs/architecture.md §4), because `npm start` or `sh -c` wrappers hold almost nothing themselves.
  */
 import type { ProcessTable } from "./procfs"
 

@@ -1,7 +1,7 @@
 /**
  * Reads Linux's `/proc/<pid>/stat` files: one pass over `/proc` gives the process tree (ppid), the
  * process groups, CPU ticks and RSS of every process at once, which is why pmfx does not use
- * `pidusage` (DESIGN §4, §10: metrics for 100 processes each second under 2% of one core).
+ * `pidusage` (docs/architecture.md §4, §10: metrics for 100 processes each second under 2% of one core).
  *
  * Reads are synchronous on purpose: a `/proc` file is generated in memory by the kernel, an
  * open/read/close costs a few microseconds, while an async read costs a thread-pool round trip and

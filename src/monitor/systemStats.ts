@@ -1,5 +1,5 @@
 /**
- * Host statistics of `GET /api/system/stats` (DESIGN §7): CPU from `/proc/stat`, memory from
+ * Host statistics of `GET /api/system/stats` (docs/api.md): CPU from `/proc/stat`, memory from
  * `/proc/meminfo`, disk from `statfs`, network from `/proc/net/dev`.
  *
  * CPU usage is a rate, so the reader remembers the previous `/proc/stat` counters and reports usage

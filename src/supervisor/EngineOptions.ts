@@ -1,4 +1,4 @@
-/** Tunables of the engine, with the defaults of DESIGN §4; tests and embedders may override them. */
+/** Tunables of the engine, with the defaults of docs/architecture.md §4; tests and embedders may override them. */
 import { Context, Layer } from "effect"
 
 export interface EngineSettings {

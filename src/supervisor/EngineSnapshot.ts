@@ -1,5 +1,5 @@
 /**
- * What the engine must remember to come back after a restart of its host (DESIGN §3): every app's
+ * What the engine must remember to come back after a restart of its host (docs/architecture.md §5): every app's
  * definition and starting environment, every row's id, port and restart count, the state the user
  * last asked for (`desired`), and the process last seen (its pid, start time and FIFOs: the next
  * daemon adopts it, docs/decisions.md "Apps outlive the daemon"). The daemon stores it in

@@ -1,5 +1,5 @@
 /**
- * Gives each instance its port (DESIGN §4). `3000` → 3000 (one instance); `3000-3003` → first+i;
+ * Gives each instance its port (docs/architecture.md §4). `3000` → 3000 (one instance); `3000-3003` → first+i;
  * `auto:5000-5100` → the first port of the range that no other row holds and nothing else has
  * bound. Fixed ports are bind-tested too when first assigned, so a foreign listener is reported as
  * PORT_IN_USE instead of a crash loop. A row keeps its port across restarts, so the test runs only

@@ -1,5 +1,5 @@
 /**
- * The process table and every operation on it (DESIGN §4): create apps from definitions, start,
+ * The process table and every operation on it (docs/architecture.md §4): create apps from definitions, start,
  * stop, restart, reload, delete, list, get and wait until ready — each addressed by numeric id,
  * app name, namespace or `all`. Works in any program: a test or an embedding app builds it from
  * layers; the daemon is just one host of it.
@@ -158,7 +158,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const rowsOfApp = (name: string) => allRows().filter((row) => row.app.definition.name === name)
     const appNames = (selected: ReadonlyArray<Row>) => [...new Set(selected.map((row) => row.app.definition.name))]
 
-    /** `{id}` of the CLI and the API (DESIGN §4): numeric id, `all`, app name, then namespace. */
+    /** `{id}` of the CLI and the API (docs/architecture.md §4): numeric id, `all`, app name, then namespace. */
     const resolve = (target: string): Effect.Effect<ReadonlyArray<Row>, ProcessNotFound> =>
       Effect.suspend(() => {
         const trimmed = target
@@ -478,7 +478,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       })
 
     /**
-     * Reload of a row with an `auto:` port (DESIGN §4) or of a cluster worker: the replacement
+     * Reload of a row with an `auto:` port (docs/architecture.md §4) or of a cluster worker: the replacement
      * starts first — on a new port from the range, or as a new worker on the app's shared port —
      * and the old process stops only once the replacement is ready (online). The
      * replacement is a new row object with the same id, swapped into the table when ready.
@@ -555,7 +555,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         return false
       })
 
-    /** One sample of every live row's process tree: metrics, history, memory limit (DESIGN §4). */
+    /** One sample of every live row's process tree: metrics, history, memory limit (docs/architecture.md §4). */
     const sampleOnce = Effect.gen(function* () {
       const live: Array<{ row: Row; pid: number }> = []
       for (const row of allRows()) {
@@ -709,7 +709,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           return yield* summaries(restarted)
         }),
 
-      /** Replaces instances one at a time, each waiting for its replacement to be ready (DESIGN §4). */
+      /** Replaces instances one at a time, each waiting for its replacement to be ready (docs/architecture.md §4). */
       reload: (target: string, options: RuntimePortOption = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
@@ -766,7 +766,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       /** The rows a target names (for callers that filter further). */
       resolve: (target: string) => Effect.flatMap(resolve(target), summaries),
 
-      /** Detail of the lowest id the target names (DESIGN §7). */
+      /** Detail of the lowest id the target names (docs/api.md). */
       get: (target: string) =>
         Effect.gen(function* () {
           const [row] = yield* resolve(target)
@@ -801,7 +801,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }),
 
       /**
-       * The last matching log lines of the target, oldest first (DESIGN §6-§7). A numeric id
+       * The last matching log lines of the target, oldest first (docs/architecture.md §7, docs/api.md). A numeric id
        * reads that row's instance; a namespace or `all` reads every app it names, merged in time.
        */
       readLogs: (target: string, query: LogQuery = {}) =>
@@ -834,7 +834,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           )
         }),
 
-      /** CPU, detailed memory, uptime, restarts, errors and the recent history of one row (DESIGN §7). */
+      /** CPU, detailed memory, uptime, restarts, errors and the recent history of one row (docs/api.md). */
       metrics: (target: string) =>
         Effect.gen(function* () {
           const [row] = yield* resolve(target)
@@ -970,7 +970,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       /** Stops every row without changing what the user wants (the host is shutting down). */
       shutdown: () => Effect.suspend(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true })),
 
-      /** Starts every row the user wants running that does not run (after `kill`, DESIGN §3). */
+      /** Starts every row the user wants running that does not run (after `kill`, docs/architecture.md §5). */
       resurrect: () =>
         Effect.gen(function* () {
           const wanted: Array<Row> = []

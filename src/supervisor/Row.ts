@@ -1,5 +1,5 @@
 /**
- * One row of the process table: an app instance with its own numeric id (DESIGN §4). Its state
+ * One row of the process table: an app instance with its own numeric id (docs/architecture.md §4). Its state
  * lives in a SubscriptionRef so callers can wait for a condition (`online`, `stopped`) instead of
  * polling; its supervisor fiber, when running, owns the live process.
  */
@@ -59,7 +59,7 @@ export type RestartReason = "memory" | "health" | "watch" | "cron"
 /** What an app shares between its rows. */
 export interface AppRecord {
   readonly definition: AppDefinition
-  /** The environment of whoever started the app (lowest precedence, DESIGN §4). */
+  /** The environment of whoever started the app (lowest precedence, docs/architecture.md §4). */
   readonly baseEnv: Readonly<Record<string, string>>
 }
 

@@ -1,5 +1,5 @@
 /**
- * Starts one instance's process (DESIGN §4) — no shell, its own process group, its cwd, its
+ * Starts one instance's process (docs/architecture.md §4) — no shell, its own process group, its cwd, its
  * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
  * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
  */
@@ -48,7 +48,7 @@ export interface SpawnRequest {
   readonly app: AppDefinition
   readonly instance: number
   readonly port: number | null
-  /** The environment of whoever started the app (DESIGN §4: lowest precedence). */
+  /** The environment of whoever started the app (docs/architecture.md §4: lowest precedence). */
   readonly baseEnv: Readonly<Record<string, string>>
 }
 

@@ -1,5 +1,5 @@
 /**
- * The life of one row (DESIGN §4): spawn, become online, watch over the process, restart it by the
+ * The life of one row (docs/architecture.md §4): spawn, become online, watch over the process, restart it by the
  * restart policy, and settle as `stopped` or `errored`. It runs as one fiber per running row;
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
@@ -133,7 +133,7 @@ const setHealth = (row: Row, bus: EventBus, health: HealthState) =>
   })
 
 /**
- * Health checks of one process (DESIGN §4). While it is starting, probes run every 500 ms so it
+ * Health checks of one process (docs/architecture.md §4). While it is starting, probes run every 500 ms so it
  * turns online as soon as it answers, but a failure only *counts* once per `interval` — a slow
  * starter gets `retries × interval` to come up. Once online, one probe per `interval`. `retries`
  * counted failures in a row mark it unhealthy and ask for a restart.

@@ -1,5 +1,5 @@
 /**
- * What to execute for an app (DESIGN §4). A shell only when the user wrote a command line as
+ * What to execute for an app (docs/architecture.md §4). A shell only when the user wrote a command line as
  * `script` (`shell` set: a script with a space that is no file, docs/configuration.md): then
  * `bash -c '<script>'`, the app's args passed as `"$@"`. Otherwise never a shell: `interpreter`
  * wins; an executable file runs directly (its shebang decides); otherwise the extension picks the

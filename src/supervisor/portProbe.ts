@@ -1,5 +1,5 @@
 /**
- * Whether a TCP port is free, by binding it (DESIGN §4): on IPv4 and IPv6, loopback and wildcard.
+ * Whether a TCP port is free, by binding it (docs/architecture.md §4): on IPv4 and IPv6, loopback and wildcard.
  * A family the machine does not have (no IPv6) does not count against the port.
  */
 import { Effect } from "effect"

@@ -1,5 +1,5 @@
 /**
- * `user`/`group` (DESIGN §4): names or numeric ids looked up in /etc/passwd and /etc/group, giving
+ * `user`/`group` (docs/architecture.md §4): names or numeric ids looked up in /etc/passwd and /etc/group, giving
  * the uid/gid to spawn with and the HOME, USER, LOGNAME and SHELL a login would set. Only root may
  * switch identity.
  */

@@ -1,5 +1,5 @@
 /**
- * `watch` (DESIGN §4): restart when files change under the watched paths, debounced, never
+ * `watch` (docs/architecture.md §4): restart when files change under the watched paths, debounced, never
  * descending into `node_modules`, `.git`, pmfx's own logs folder, the `ignore_watch` patterns or
  * `watch_options.ignored`; the other honoured `watch_options` (polling, depth…) go to chokidar.
  * chokidar checks the ignores while it walks, so ignored trees cost no inotify watches.

@@ -1,5 +1,5 @@
 /**
- * `POST /daemon/kill` and `POST /daemon/resurrect` (DESIGN §3, §7): kill stops every app and the
+ * `POST /daemon/kill` and `POST /daemon/resurrect` (docs/architecture.md §5, docs/api.md): kill stops every app and the
  * daemon; the next daemon on the same home keeps them stopped until resurrect starts them again.
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"

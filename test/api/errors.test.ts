@@ -1,5 +1,5 @@
 /**
- * Error answers of the daemon's API (DESIGN §7): the simple shape for unknown routes and wrong
+ * Error answers of the daemon's API (docs/api.md): the simple shape for unknown routes and wrong
  * methods, BAD_REQUEST for bodies and values it cannot take (400, 413, 415) — and no 500, stack
  * trace or dead daemon for several hundred malformed requests.
  */

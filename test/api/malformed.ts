@@ -1,6 +1,6 @@
 /**
  * Malformed requests for the daemon's API, the same over its unix socket and its TCP listener
- * (DESIGN §7): a seeded generator of several hundred odd method/path/query/body combinations, raw
+ * (docs/api.md): a seeded generator of several hundred odd method/path/query/body combinations, raw
  * request texts node's client refuses to send, and the checks every answer must pass.
  */
 import type { Reply } from "./daemon"
@@ -176,7 +176,7 @@ export const STACK_TRACE = /\bat .+\.(c?js|ts):\d+|\bat (\S+ \()?(node:|file:\/\
 
 const isObject = (value: unknown): value is Record<string, any> => typeof value === "object" && value !== null && !Array.isArray(value)
 
-/** SPEC §7's three error shapes: authentication (401, 403), simple, structured. */
+/** docs/api.md §6's three error shapes: authentication (401, 403), simple, structured. */
 export const errorShapeOf = (status: number, body: unknown): "auth" | "simple" | "structured" | undefined => {
   if (!isObject(body)) return undefined
   const keys = Object.keys(body).sort().join(",")

@@ -1,7 +1,7 @@
 /**
  * `/api/processes…` through a real daemon's unix socket: creation in its three body forms, the
  * list filters, detail, every action, deletion, readiness and metrics — with their success bodies
- * and their structured errors (DESIGN §7).
+ * and their structured errors (docs/api.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -505,7 +505,7 @@ describe("GET /api/processes/{id}/ready", () => {
 })
 
 describe("GET /api/processes/{id}/metrics", () => {
-  it("gives CPU, detailed memory, uptime, restarts, errors and the history (DESIGN §7)", async () => {
+  it("gives CPU, detailed memory, uptime, restarts, errors and the history (docs/api.md)", async () => {
     const [row] = await list("?name=two-a")
     const reply = await eventually(async () => {
       const r = await daemon.request("GET", `/api/processes/${row!.id}/metrics`)

@@ -1,4 +1,4 @@
-/** Exact body shapes of the API (DESIGN §7, SPEC §2, §7), as vitest matchers. */
+/** Exact body shapes of the API (docs/api.md, docs/api.md §3, §6), as vitest matchers. */
 import { expect } from "@effect/vitest"
 import * as net from "node:net"
 
@@ -17,7 +17,7 @@ export const ROUTES_WITH_AN_ID: ReadonlyArray<readonly [string, string]> = [
 export const UPTIME = /^\d+h \d+m \d+s$/
 export const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/
 
-/** A process summary (SPEC 2.2 plus instance and namespace); `fields` override the defaults. */
+/** A process summary (docs/api.md §3 plus instance and namespace); `fields` override the defaults. */
 export const summary = (fields: Record<string, unknown> = {}) => ({
   id: expect.any(Number),
   name: expect.any(String),

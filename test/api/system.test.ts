@@ -22,7 +22,7 @@ const get = async (urlPath: string, status = 200) => {
 }
 
 describe("GET /", () => {
-  it("gives the service record (SPEC 2.1)", async () => {
+  it("gives the service record (docs/api.md §3)", async () => {
     expect(await get("/")).toEqual({
       name: "pmfx",
       version: packageJson.version,

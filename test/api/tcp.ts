@@ -1,5 +1,5 @@
 /**
- * Talking to the daemon's TCP listener (`PUT /daemon/web`, DESIGN §7): a free port to open it on,
+ * Talking to the daemon's TCP listener (`PUT /daemon/web`, docs/api.md): a free port to open it on,
  * one HTTP request to it, and raw bytes written to a socket (for requests node's client refuses to
  * send).
  */

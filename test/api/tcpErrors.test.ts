@@ -1,5 +1,5 @@
 /**
- * Every structured error code of DESIGN §7's table reached through the daemon's TCP listener (with
+ * Every structured error code of docs/api.md's table reached through the daemon's TCP listener (with
  * an API key configured and sent): its exact HTTP status and its exact body
  * `{success:false, error:{code, message, details}}`; the simple shape of unknown routes (404) and
  * wrong methods (405); the daemon routes that do not exist on TCP — and afterwards the daemon still

@@ -1,5 +1,5 @@
 /**
- * Several hundred malformed requests to the daemon's TCP listener (DESIGN §7, SPEC §7), through
+ * Several hundred malformed requests to the daemon's TCP listener (docs/api.md, docs/api.md §6), through
  * node's client and as raw bytes: bad JSON (truncated, binary, nested 100k deep, huge numbers),
  * bodies over 1 MiB with and without a content-length, odd paths, methods and headers, and HTTP
  * garbage. No answer is a 500 or carries a stack trace, every error is in one of the three shapes,
@@ -316,7 +316,7 @@ describe("malformed requests over TCP, without the key", () => {
       } else if (status === 404 && /^\/+daemon/i.test(decodeURIComponentSafe(urlPath))) {
         if (!head && errorShapeOf(404, body) !== "simple") problems.push(`${what}: 404 with ${text.slice(0, 200)}`)
       } else if (status >= 400 && status < 500 && /^\/ws(\?|$)/.test(urlPath)) {
-        // The WebSocket handshake is public (SPEC §5): without a key the route itself answers,
+        // The WebSocket handshake is public (docs/api.md §8): without a key the route itself answers,
         // and for anything but a proper GET upgrade that is an error without data.
         if (!head && errorShapeOf(status, body) === undefined) problems.push(`${what}: ${status} with ${text.slice(0, 200)}`)
       } else {

@@ -1,5 +1,5 @@
 /**
- * The TCP listener (`PUT /daemon/web`, `pmfx web`; DESIGN §7, §9): the same API as the socket
+ * The TCP listener (`PUT /daemon/web`, `pmfx web`; docs/api.md, docs/architecture.md §10): the same API as the socket
  * without the daemon routes, API keys in three header forms, the read-only key, browser
  * protections, PORT_IN_USE, and the listener coming back with the next daemon.
  */

@@ -1,5 +1,5 @@
 /**
- * `GET /ws` (DESIGN §7–8): the live feed over the TCP listener — `process_list` on connect,
+ * `GET /ws` (docs/api.md, docs/architecture.md §9): the live feed over the TCP listener — `process_list` on connect,
  * `process_status` on changes, metrics each sample, `log` after `subscribe`; the key by header or
  * first message; Origin checks; a client that stops reading is dropped while another keeps
  * receiving; bad client messages get `error` messages and leave the session and the daemon up.

@@ -1,5 +1,5 @@
 /**
- * `pmfx daemon --web --host --port --api-key --read-only-api-key --config` (DESIGN §9): the
+ * `pmfx daemon --web --host --port --api-key --read-only-api-key --config` (docs/architecture.md §10): the
  * foreground daemon opens its TCP listener at start (the command line winning over the settings
  * state.json remembers), starts an ecosystem file's apps once the saved ones are back, and refuses
  * bad options (exit 2) and bad files (exit 3) before it starts anything.

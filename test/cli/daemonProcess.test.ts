@@ -1,6 +1,6 @@
 /**
  * How the daemon process is started: from the launcher with the daemon's Node flags (its memory
- * budget, DESIGN §10), and from a code cache that V8 accepts under those flags (a cache made
+ * budget, docs/architecture.md §12), and from a code cache that V8 accepts under those flags (a cache made
  * under other flags is silently rejected, which would cost start-up time and ~12 MB of RSS).
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"

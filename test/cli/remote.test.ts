@@ -1,5 +1,5 @@
 /**
- * The remote CLI (DESIGN §9): the global `--url` / PMFX_URL with `--api-key` / PMFX_API_KEY drive
+ * The remote CLI (docs/architecture.md §10): the global `--url` / PMFX_URL with `--api-key` / PMFX_API_KEY drive
  * another daemon's TCP listener (`pmfx web`). The daemon runs in one sandbox ("server"); the CLI
  * runs with the PMFX_HOME of another ("client"), where no daemon may ever start.
  */

@@ -1,4 +1,4 @@
-/** `pmfx status`, and `show` / `validate` given a process name or id instead of a file (DESIGN §9). */
+/** `pmfx status`, and `show` / `validate` given a process name or id instead of a file (docs/architecture.md §10). */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -1,6 +1,6 @@
 /**
  * Environment settings of an app: `env_file` (dotenv syntax, checked when the file is loaded) and
- * the `env_<name>` blocks selected with `--env <name>` (DESIGN §4-§5).
+ * the `env_<name>` blocks selected with `--env <name>` (docs/architecture.md §4, §6).
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"

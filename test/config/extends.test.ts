@@ -1,5 +1,5 @@
 /**
- * `extends` (DESIGN §5, SPEC 2.4): a base file merged under the file (apps merged by name, objects
+ * `extends` (docs/architecture.md §6, docs/configuration.md §3): a base file merged under the file (apps merged by name, objects
  * such as `env` key by key) or under one app; paths relative to the extending file; chains; cycles
  * and missing bases are INVALID_CONFIG.
  */

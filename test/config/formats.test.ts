@@ -1,6 +1,6 @@
 /**
- * The four formats (DESIGN §5): the example files describe the same three apps and must load to
- * identical definitions, with defaults applied (DESIGN §4), absolute paths, durations in
+ * The four formats (docs/architecture.md §6): the example files describe the same three apps and must load to
+ * identical definitions, with defaults applied (docs/architecture.md §4), absolute paths, durations in
  * milliseconds and sizes in bytes.
  */
 import { describe, expect, it } from "@effect/vitest"

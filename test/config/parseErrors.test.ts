@@ -1,5 +1,5 @@
 /**
- * CONFIG_PARSE_ERROR (DESIGN §5, §7): a file that cannot be read or parsed names the file and the
+ * CONFIG_PARSE_ERROR (docs/architecture.md §6, docs/api.md): a file that cannot be read or parsed names the file and the
  * line (and the column when the parser knows it).
  */
 import { describe, expect, it } from "@effect/vitest"

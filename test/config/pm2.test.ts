@@ -1,5 +1,5 @@
 /**
- * PM2 compatibility (DESIGN §4-§5): a PM2 `ecosystem.config.js` loads unchanged, PM2-only keys are
+ * PM2 compatibility (docs/architecture.md §4, §6): a PM2 `ecosystem.config.js` loads unchanged, PM2-only keys are
  * ignored with warnings, `--env <name>` selects `env_<name>` blocks, and `instances` follows PM2
  * (`max` or 0 = CPU count, -1 = CPU count minus one).
  */

@@ -1,6 +1,5 @@
 /**
- * `${NAME}` and `${NAME:-default}` in string values, before validation (SPEC 2.4 rule 1, DESIGN
- * §5): so strings may stand for numbers and booleans; `$$` writes a literal `$`; an unset variable
+ * `${NAME}` and `${NAME:-default}` in string values, before validation (docs/configuration.md §3, docs/architecture.md §6): so strings may stand for numbers and booleans; `$$` writes a literal `$`; an unset variable
  * without a default is INVALID_CONFIG naming it.
  */
 import { describe, expect, it } from "@effect/vitest"

@@ -1,5 +1,5 @@
 /**
- * INVALID_CONFIG (DESIGN §5, §7): each problem names the setting's path (`apps[1].max_memory_restart`),
+ * INVALID_CONFIG (docs/architecture.md §6, docs/api.md): each problem names the setting's path (`apps[1].max_memory_restart`),
  * the offending value and a suggestion; every problem of a file is reported at once, the first one
  * repeated at the top of `details`.
  */

@@ -1,5 +1,5 @@
 /**
- * An ecosystem file's top-level `webhooks` and `alerts` belong to the daemon (DESIGN §8): they
+ * An ecosystem file's top-level `webhooks` and `alerts` belong to the daemon (docs/architecture.md §9): they
  * are saved in state.json, come back with the next daemon before its apps do, merge by url when
  * another file is started, and can be applied again to apps that exist already.
  */

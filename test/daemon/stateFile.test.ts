@@ -1,4 +1,4 @@
-/** state.json (DESIGN §3): files written before a field existed still load; the fields round-trip. */
+/** state.json (docs/architecture.md §5): files written before a field existed still load; the fields round-trip. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"

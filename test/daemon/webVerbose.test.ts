@@ -1,5 +1,5 @@
 /**
- * `pmfx web --verbose` (DESIGN §7, §9): each TCP request is logged to daemon.log with its method,
+ * `pmfx web --verbose` (docs/api.md, docs/architecture.md §10): each TCP request is logged to daemon.log with its method,
  * path, status and time — never its headers (the key) nor its query string.
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"

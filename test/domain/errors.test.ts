@@ -12,9 +12,9 @@ interface Case {
   readonly error: E.PmfxError
   readonly message: string
   readonly details: Record<string, unknown>
-  /** DESIGN §7. */
+  /** docs/api.md. */
   readonly status: number
-  /** DESIGN §9. */
+  /** docs/architecture.md §10. */
   readonly exitCode: number
 }
 
@@ -224,7 +224,7 @@ describe.each(cases)("$code", (c) => {
     expect(json(decoded.details)).toStrictEqual(c.details)
   })
 
-  it("carries the HTTP status of DESIGN §7", () => {
+  it("carries the HTTP status of docs/api.md", () => {
     expect(E.errorMeta[c.code].status).toBe(c.status)
     expect(HttpApiSchema.getStatusErrorAST(c.wire.ast)).toBe(c.status)
     // Read the annotation itself too: getStatusErrorAST falls back to 500 when none is set.
@@ -232,7 +232,7 @@ describe.each(cases)("$code", (c) => {
     expect(W.errorWires[c.code]).toBe(c.wire)
   })
 
-  it("carries the CLI exit code of DESIGN §9", () => {
+  it("carries the CLI exit code of docs/architecture.md §10", () => {
     expect(E.errorMeta[c.code].exitCode).toBe(c.exitCode)
   })
 

@@ -1,4 +1,4 @@
-/** `cpu_threshold` (DESIGN §8): a row above `cpu_percent` in every sample for `cpu_duration`. */
+/** `cpu_threshold` (docs/architecture.md §9): a row above `cpu_percent` in every sample for `cpu_duration`. */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"

@@ -1,5 +1,5 @@
 /**
- * Measures what DESIGN §10 budgets: metrics for 100 processes each second, under 2% of one core.
+ * Measures what docs/architecture.md §12 budgets: metrics for 100 processes each second, under 2% of one core.
  * Not a test (timings are never asserted): run it by hand with
  *
  *   npx vite-node test/monitor/measureSamplingCost.ts

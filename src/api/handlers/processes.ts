@@ -1,4 +1,4 @@
-/** Handlers of `/api/processes…` (DESIGN §7). */
+/** Handlers of `/api/processes…` (docs/api.md). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Deferred, Effect, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
@@ -154,7 +154,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
     const webhooks = yield* Effect.serviceOption(Webhooks)
     /**
      * An ecosystem's top-level `webhooks` (merged by url into the daemon's list) and `alerts`
-     * (replacing the global thresholds), when it has them (DESIGN §8, docs/decisions.md). Applied
+     * (replacing the global thresholds), when it has them (docs/architecture.md §9, docs/decisions.md). Applied
      * before the apps start, so their first crash is covered; the result puts the previous
      * settings back, for a start that fails (all or nothing). StateStore saves the change.
      */

@@ -112,7 +112,7 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
             logs: logHealth
           }
           // `?strict=true` lets a load balancer treat a degraded daemon as down; by default a
-          // liveness probe must not kill the daemon over one app (DESIGN §7).
+          // liveness probe must not kill the daemon over one app (docs/api.md).
           if (!healthy && strict) {
             return HttpServerResponse.unsafeJson(report, { status: 503 })
           }

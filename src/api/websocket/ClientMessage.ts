@@ -1,5 +1,5 @@
 /**
- * What a WebSocket client may send (DESIGN §8): `auth` (first message, when the handshake had no
+ * What a WebSocket client may send (docs/architecture.md §9): `auth` (first message, when the handshake had no
  * key), `subscribe` / `unsubscribe` to log lines (all apps, or the listed ids or names), and
  * `ping` (answered with `pong`). Anything else gets an `error` message whose reason says, in a
  * few words, what was wrong (`parseClientMessage`); the session stays open.

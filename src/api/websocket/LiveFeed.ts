@@ -1,5 +1,5 @@
 /**
- * Turns bus events into `/ws` messages (DESIGN §8). Every session reads the same events, so a
+ * Turns bus events into `/ws` messages (docs/architecture.md §9). Every session reads the same events, so a
  * metrics sample — which also needs the rows' uptime and restarts and a reading of the host — is
  * built into its two messages once and shared, not once per connected client.
  */
@@ -23,7 +23,7 @@ export class LiveFeed extends Effect.Service<LiveFeed>()("pmfx/LiveFeed", {
 
     const sampleMessages = (sample: MetricsSample): Effect.Effect<ReadonlyArray<string>> =>
       Effect.gen(function* () {
-        // Every row, as DESIGN §8 says: one without a live process (stopped, errored, restarting)
+        // Every row, as docs/architecture.md §9 says: one without a live process (stopped, errored, restarting)
         // has the figures its summary has then — 0 cpu, 0 memory, uptime 0h 0m 0s — so a client
         // can replace its whole table with each sample.
         const measured = new Map(sample.processes.map((metric) => [metric.id, metric]))

@@ -1,5 +1,5 @@
 /**
- * The messages the daemon sends on `/ws` (DESIGN §8), each `{type, data, timestamp}` as one JSON
+ * The messages the daemon sends on `/ws` (docs/architecture.md §9), each `{type, data, timestamp}` as one JSON
  * text frame. Built once per event and shared by every session (see `LiveFeed`).
  */
 import type { LogEntry } from "../../logs/LogEntry"

@@ -1,5 +1,5 @@
 /**
- * How a `/ws` session proves the API key (DESIGN §7): the TCP guard lets the handshake through
+ * How a `/ws` session proves the API key (docs/api.md): the TCP guard lets the handshake through
  * (SPEC: `/ws` is public) and sets this for the session. `Open` — no key configured, or the
  * handshake carried a valid one in a header; `FirstMessage` — process data flows only after a
  * first message `{type:"auth", key}` that `verify` accepts. The unix socket leaves it `Open`.

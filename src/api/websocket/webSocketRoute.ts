@@ -1,6 +1,6 @@
 /**
- * `GET /ws` on the API's router (DESIGN §7–8). Routes added to the router this way run with the
- * platform's default services only (NOTES.md), so the services a session needs are read when the
+ * `GET /ws` on the API's router (docs/api.md, docs/architecture.md §9). Routes added to the router this way run with the
+ * platform's default services only, so the services a session needs are read when the
  * layer is built and provided to each session. A plain GET without the upgrade answers 426.
  */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"

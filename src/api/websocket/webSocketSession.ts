@@ -1,5 +1,5 @@
 /**
- * One `/ws` connection (DESIGN §8). After the handshake (and the key, when one is needed) the
+ * One `/ws` connection (docs/architecture.md §9). After the handshake (and the key, when one is needed) the
  * client gets `process_list`, then every status change, metrics sample, alert and — once it sent
  * `subscribe` — log lines.
  *

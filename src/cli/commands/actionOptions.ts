@@ -4,7 +4,7 @@ import { Either } from "effect"
 import { formatPort, parsePort, portHint } from "../../domain/Port"
 import { optionValue } from "../usage"
 
-/** `{id}` as DESIGN §4 resolves it: a numeric id, `all`, an app name, or a namespace. */
+/** `{id}` as docs/architecture.md §4 resolves it: a numeric id, `all`, an app name, or a namespace. */
 export const targetArg = Args.text({ name: "id|name|namespace|all" }).pipe(
   Args.withDescription("a process id, an app name (all its instances), a namespace, or all")
 )

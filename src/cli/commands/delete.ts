@@ -1,5 +1,5 @@
 /**
- * `pmfx delete <id|name|namespace|all|stopped|errored> [--status] [--force]` (DESIGN §9): stops and
+ * `pmfx delete <id|name|namespace|all|stopped|errored> [--status] [--force]` (docs/architecture.md §10): stops and
  * removes rows. `stopped` and `errored` remove the rows in that state; with `--status` the
  * argument is read as state names (`delete online --status`, `delete stopped,errored --status`).
  * `all` asks first when stdin is a terminal, unless `--force`.

@@ -1,7 +1,7 @@
 /**
  * `pmfx kill`: stops every app and then the daemon, and returns only once the daemon is gone (its
  * socket no longer answers and its pid is dead). The apps are marked stopped-by-kill: the next
- * daemon keeps them stopped until `pmfx resurrect` (DESIGN §3). With no daemon running there is
+ * daemon keeps them stopped until `pmfx resurrect` (docs/architecture.md §5). With no daemon running there is
  * nothing to do — `kill` never starts one.
  */
 import { Command } from "@effect/cli"

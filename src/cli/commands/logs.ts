@@ -1,7 +1,7 @@
 /**
  * `pmfx logs <name|id>`: the last lines of an app's logs, filtered, and with `--follow` the new
  * ones as they are written. The last lines come from the typed client; the live lines from the
- * daemon's Server-Sent Events stream (`GET .../logs?follow=true`, DESIGN §7), read with the
+ * daemon's Server-Sent Events stream (`GET .../logs?follow=true`, docs/api.md), read with the
  * platform HttpClient the typed client uses (the unix socket, or a remote's TCP listener with
  * `--url`) — the one request the typed client cannot make.
  */

@@ -1,6 +1,6 @@
 /**
  * `pmfx monit`: a live full-screen view of every process with its CPU and memory, refreshed every
- * `--interval` seconds (SPEC §8: default 1). It draws on the terminal's alternate screen with the
+ * `--interval` seconds (README "The CLI": default 1). It draws on the terminal's alternate screen with the
  * cursor hidden and reads keys in raw mode (`q` or Ctrl-C quits); the terminal is given back as it
  * was on every way out — quit, SIGINT/SIGTERM, an error, even a `process.exit` elsewhere. What is
  * drawn is `renderMonit`, a pure function (monitView.ts).

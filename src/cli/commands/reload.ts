@@ -1,6 +1,6 @@
 /**
  * `pmfx reload <id|name|namespace|all> [--port P]`: replaces the instances one at a time so n-1
- * keep serving (DESIGN §4). An app with a single instance is restarted instead, and the output
+ * keep serving (docs/architecture.md §4). An app with a single instance is restarted instead, and the output
  * says so. `--json` prints `{processes, restarted_instead}` (the one action whose result carries
  * more than the rows).
  */

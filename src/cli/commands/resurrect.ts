@@ -1,4 +1,4 @@
-/** `pmfx resurrect`: starts the apps that should run, such as those `pmfx kill` stopped (DESIGN §3). */
+/** `pmfx resurrect`: starts the apps that should run, such as those `pmfx kill` stopped (docs/architecture.md §5). */
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
 import { withDaemon } from "../daemonCall"

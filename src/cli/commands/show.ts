@@ -1,6 +1,5 @@
 /**
- * `pmfx show <file|name|id>`: for a file, the fully resolved definitions; for a process (DESIGN
- * §9), what the daemon knows of it — state, resources, health, configuration and log files — as
+ * `pmfx show <file|name|id>`: for a file, the fully resolved definitions; for a process (docs/architecture.md §10), what the daemon knows of it — state, resources, health, configuration and log files — as
  * people or programs read them.
  */
 import { Command } from "@effect/cli"

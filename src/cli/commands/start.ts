@@ -1,5 +1,5 @@
 /**
- * `pmfx start <command|script|file>` (SPEC §4.2, DESIGN §4, §5, §9).
+ * `pmfx start <command|script|file>` (README "The CLI", docs/architecture.md §4, §6, §10).
  *
  * - An ecosystem file (the argument, or `--config <file>`) is loaded with the caller's environment
  *   (and `--env <name>` to select `env_<name>` blocks), optionally narrowed to one app by `--name`.
@@ -204,7 +204,7 @@ interface Plan {
   /** The file the apps came from, or null for a command. */
   readonly file: string | null
   readonly definitions: ReadonlyArray<AppDefinition>
-  /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (DESIGN §8). */
+  /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (docs/architecture.md §9). */
   readonly notifications?: { readonly webhooks: ReadonlyArray<Webhook>; readonly alerts: AlertRules | null }
   /** An app the daemon holds already, named by the argument (`pmfx start api`, as with PM2). */
   readonly existing?: string
@@ -409,7 +409,7 @@ export const startCommand = Command.make(
                 existing !== null ? Effect.succeed<Plan>({ file: null, definitions: [], existing }) : fromCommand(target.value, o, variables, blocks)
               )
 
-      // The apps get the CLI's own environment (DESIGN §4), under their env_file and env.
+      // The apps get the CLI's own environment (docs/architecture.md §4), under their env_file and env.
       const env = environmentForApps(caller.env, yield* DaemonTarget)
       const names = plan.existing !== undefined ? [plan.existing] : plan.definitions.map((app) => app.name)
 

@@ -1,5 +1,5 @@
 /**
- * `pmfx startup [--install]` (DESIGN §9): a systemd unit that runs `pmfx daemon` in the foreground
+ * `pmfx startup [--install]` (docs/architecture.md §10): a systemd unit that runs `pmfx daemon` in the foreground
  * as the current user, so the daemon — and with it every app that should run — comes back at boot.
  * Printed by default; `--install` (root only) writes it to /etc/systemd/system and enables it.
  */

@@ -1,5 +1,5 @@
 /**
- * `pmfx status [file|name|id]` (DESIGN §9): without an argument, the daemon (pid, uptime, home,
+ * `pmfx status [file|name|id]` (docs/architecture.md §10): without an argument, the daemon (pid, uptime, home,
  * socket, web listener, processes per state); with a process name/id, its rows with their health;
  * with an ecosystem file, each app of the file and whether it runs.
  */
@@ -22,7 +22,7 @@ import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
 const out = process.stdout
 
-/** The rows a target names, in the daemon's order (DESIGN §4): an id, `all`, an app name, a namespace. */
+/** The rows a target names, in the daemon's order (docs/architecture.md §4): an id, `all`, an app name, a namespace. */
 export const selectRows = (rows: ReadonlyArray<ProcessSummary>, target: string): Array<ProcessSummary> => {
   const trimmed = target.trim()
   if (/^\d+$/.test(trimmed)) return rows.filter((row) => row.id === Number(trimmed))

@@ -1,6 +1,6 @@
 /**
  * `pmfx validate <file|name|id>`: every problem in an ecosystem file, or OK with a line per app;
- * for a process name/id (DESIGN §9), whether the daemon holds that definition (exit 4 when not).
+ * for a process name/id (docs/architecture.md §10), whether the daemon holds that definition (exit 4 when not).
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"

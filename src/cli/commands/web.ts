@@ -2,7 +2,7 @@
  * `pmfx web`: makes the daemon open (or re-open) its TCP listener with these settings — the same
  * API as the socket, without the daemon control routes — and returns; the daemon remembers the
  * settings across restarts. `--stop` closes it. Keys come from the options or from
- * PMFX_API_KEY / PMFX_READONLY_API_KEY (DESIGN §7, §9).
+ * PMFX_API_KEY / PMFX_READONLY_API_KEY (docs/api.md, docs/architecture.md §10).
  */
 import { Command, Options } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
