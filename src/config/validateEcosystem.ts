@@ -326,6 +326,13 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
     }
   }
 
+  // A difference kept on purpose (README, "Coming from PM2"): said where a file may rely on PM2's way.
+  if (typeof input.cwd === "string" && !path.isAbsolute(input.cwd.trim()) && !/^\.\/?$/.test(input.cwd.trim())) {
+    warnings.push(
+      `${joinPath(at, "cwd")} "${input.cwd}" is relative: pmfx resolves it from the ecosystem file's folder, PM2 from the folder you run pm2 in; write an absolute path if the file relied on that`
+    )
+  }
+
   const envBlocks: Record<string, Record<string, string>> = {}
   for (const [name, value] of Object.entries(envBlockInputs)) {
     const block = decodeAll(EnvMap, value, joinPath(at, `env_${name}`), [])

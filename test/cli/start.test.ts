@@ -296,7 +296,7 @@ describe("pmfx start errors", () => {
     const result = sandbox.pmfx(["start", file])
     expect(result.code).toBe(3)
     expect(result.stderr).toContain("INVALID_CONFIG")
-    expect(result.stderr).toContain('did you mean "script"?')
+    expect(result.stderr).toContain('rename "scirpt" to "script"')
   })
 
   it("exits 3 for an option value the configuration refuses (a numeric name)", () => {

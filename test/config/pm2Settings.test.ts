@@ -50,6 +50,18 @@ describe("PM2 settings with PM2's meaning", () => {
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
+  it.effect("a relative cwd loads with a warning naming PM2's different base folder; an absolute or \".\" one does not", () =>
+    Effect.gen(function* () {
+      const relative = yield* appWith({ cwd: "./app" })
+      expect(relative.app.cwd.endsWith("/app")).toBe(true)
+      expect(relative.warnings).toEqual([
+        `apps[0].cwd "./app" is relative: pmfx resolves it from the ecosystem file's folder, PM2 from the folder you run pm2 in; write an absolute path if the file relied on that`
+      ])
+      expect((yield* appWith({ cwd: "/srv" })).warnings).toEqual([])
+      expect((yield* appWith({ cwd: "." })).warnings).toEqual([])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
   it.effect("instance_var and increment_var are variable names", () =>
     Effect.gen(function* () {
       expect((yield* appWith({ instance_var: "INSTANCE_ID", increment_var: "PORT" })).app).toMatchObject({ instance_var: "INSTANCE_ID", increment_var: "PORT" })
