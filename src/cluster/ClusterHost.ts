@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { makeKeyedLocks } from "../supervisor/keyedLocks"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { readStartTime, readUptimeTicks } from "../monitor/procfs"
@@ -80,15 +81,7 @@ export interface ClusterHost {
 
 export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
   const primaries = new Map<string, Primary>()
-  const locks = new Map<string, Effect.Semaphore>()
-  const withLock = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) => {
-    let lock = locks.get(name)
-    if (lock === undefined) {
-      lock = Effect.unsafeMakeSemaphore(1)
-      locks.set(name, lock)
-    }
-    return lock.withPermits(1)(effect)
-  }
+  const withLock = makeKeyedLocks()
 
   const onMessage = (primary: Primary, raw: unknown): void => {
     const decoded = decodeMessage(raw)

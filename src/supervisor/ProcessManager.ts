@@ -6,6 +6,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Stream, SubscriptionRef } from "effect"
 import { makeClusterHost } from "../cluster/ClusterHost"
+import { makeKeyedLocks } from "./keyedLocks"
 import { closestKey } from "../config/closestKey"
 import { Paths } from "../daemon/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
@@ -90,15 +91,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     /** Guards the table's shape (adding and removing apps). */
     const tableLock = yield* Effect.makeSemaphore(1)
     /** One lock per app, so a slow reload of one app never holds up the others. */
-    const appLocks = new Map<string, Effect.Semaphore>()
-    const withAppLock = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>) => {
-      let lock = appLocks.get(name)
-      if (lock === undefined) {
-        lock = Effect.unsafeMakeSemaphore(1)
-        appLocks.set(name, lock)
-      }
-      return lock.withPermits(1)(effect)
-    }
+    const withAppLock = makeKeyedLocks()
     /**
      * The rows of `selected` that are still in the table, as the table now holds them (a reload
      * may have swapped a row object for its replacement). Called with the app's lock held, it
