@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { isNodeInterpreter } from "../domain/nodeProgram"
 import { makeKeyedLocks } from "../supervisor/keyedLocks"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -213,7 +214,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       const at = command.args.indexOf(app.script)
       // Only a Node interpreter runs the primary: a script without an extension (`./bin/www`,
       // whose `#!/usr/bin/env node` the command line may follow) runs on the daemon's Node.
-      const viaInterpreter = command.file !== app.script && at >= 0 && /^(node|nodejs)\d*$/.test(path.basename(command.file))
+      const viaInterpreter = command.file !== app.script && at >= 0 && isNodeInterpreter(command.file)
       const node = viaInterpreter ? command.file : process.execPath
       const execArgv = viaInterpreter ? command.args.slice(0, at) : []
       const primary = yield* acquirePrimary(app, node, execArgv, prepared.env, prepared.identity)

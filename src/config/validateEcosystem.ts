@@ -19,6 +19,7 @@ import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys, scriptAliases } from 
 import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
 import { honouredWatchOptions } from "./watchOptions"
 import * as path from "node:path"
+import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
 
 export interface ValidatedApp {
   /** Position in `apps`, for problem paths. */
@@ -419,8 +420,8 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
 /** Whether `script` runs on Node: a .js/.mjs/.cjs file, or `interpreter` node (cluster mode needs it). */
 export const runsOnNode = (script: string, interpreter: string | undefined): boolean =>
   interpreter !== undefined && interpreter !== "none"
-    ? /^(node|nodejs)(\d+)?$/.test(path.basename(interpreter.trim()))
-    : /\.(js|mjs|cjs)$/i.test(script.trim())
+    ? isNodeInterpreter(interpreter)
+    : isNodeScript(script)
 
 /**
  * Whether cluster mode can run `script`: a Node script, or a file without an extension, which PM2

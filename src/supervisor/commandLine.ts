@@ -8,6 +8,7 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import type { AppDefinition } from "../domain/AppDefinition"
+import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
 
 export interface CommandLine {
   readonly file: string
@@ -50,12 +51,6 @@ export const findInPath = (command: string, pathVariable: string | undefined): s
 
 export type CommandProblem = { readonly reason: string; readonly suggestion: string }
 
-const NODE_EXTENSIONS = new Set([".js", ".mjs", ".cjs"])
-
-const isNodeScript = (script: string): boolean => NODE_EXTENSIONS.has(path.extname(script).toLowerCase())
-
-/** Whether an interpreter is Node (`node`, `nodejs`, `node20`, or the daemon's own binary). */
-export const isNodeInterpreter = (file: string): boolean => file === process.execPath || /^node(js)?[\d.]*$/.test(path.basename(file))
 
 /**
  * PM2's source map rule (docs/configuration.md, source_map_support): on or off when set, otherwise
