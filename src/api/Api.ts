@@ -28,6 +28,7 @@ import {
   ProcessListQuery,
   ReadyQuery,
   ReloadResult,
+  ScaleResult,
   ServiceInfo,
   SystemInfo,
   WebListenerResult,
@@ -111,6 +112,18 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .setPath(IdPath)
       .setPayload(Schema.Unknown)
       .addSuccess(ReloadResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.ProcessStartFailedWire)
+      .addError(W.PortInUseWire)
+      .addError(W.InsufficientResourcesWire)
+      .addError(W.InvalidConfigWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.post("scale", "/api/processes/:id/scale")
+      .setPath(IdPath)
+      .setPayload(Schema.Unknown)
+      .addSuccess(ScaleResult)
       .addError(W.ProcessNotFoundWire)
       .addError(W.ProcessStartFailedWire)
       .addError(W.PortInUseWire)

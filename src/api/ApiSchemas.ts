@@ -55,6 +55,21 @@ export const CreateRequest = Schema.Struct({
   alerts: Schema.optional(Schema.NullOr(AlertRules))
 })
 
+/** `POST …/scale`: the new instance count (`4`, `"4"`), or a change of it (`"+2"`, `"-1"`). */
+export const ScaleRequest = Schema.Struct({
+  instances: Schema.Union(Schema.Int, Schema.String).annotations({ description: "the new count (4), or a change of it (\"+2\", \"-1\")" })
+})
+
+export const ScaleResult = Schema.Struct({
+  ...ActionResult.fields,
+  /** The instance count before and after. */
+  from: Schema.Int,
+  to: Schema.Int,
+  /** Ids of the rows added (started when the app runs) and of the rows stopped and removed. */
+  added: Schema.Array(Schema.Int),
+  removed: Schema.Array(Schema.Int)
+})
+
 /** `restart` / `reload`: an optional one-time port or range. */
 export const PortOverride = Schema.Struct({ port: Schema.optional(Schema.String) })
 

@@ -18,6 +18,7 @@ import { pingCommand } from "./commands/ping"
 import { reloadCommand } from "./commands/reload"
 import { restartCommand } from "./commands/restart"
 import { resurrectCommand } from "./commands/resurrect"
+import { scaleCommand } from "./commands/scale"
 import { showCommand } from "./commands/show"
 import { startupCommand } from "./commands/startup"
 import { statusCommand } from "./commands/status"
@@ -49,6 +50,7 @@ export const pmfx = Command.make("pmfx", globalOptions).pipe(
     deleteCommand,
     killCommand,
     resurrectCommand,
+    scaleCommand,
     listCommand,
     logsCommand,
     monitCommand,

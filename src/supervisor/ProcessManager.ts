@@ -43,6 +43,7 @@ import { refreshFromSample } from "./ProcessFamily"
 import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
 import { checkAppPaths, checkInstancePaths } from "./checkAppPaths"
 import { StdioPipes } from "./StdioPipes"
+import { type ScaleCount, type ScaleResult, scaleApp, type ScaleTable } from "./scaleApp"
 import { type Adoption, awaitRow, type StartError, superviseRow, type SupervisorContext, updateRow } from "./Supervisor"
 
 const HISTORY_LENGTH = 60
@@ -635,6 +636,37 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       }
     }
 
+    /** What `scale` (scaleApp.ts) needs of the table; every call is made with the app's lock held. */
+    const scaleTable: ScaleTable = {
+      allRows,
+      addRows: (make) =>
+        tableLock.withPermits(1)(
+          Effect.gen(function* () {
+            const added = yield* make(() => nextId++)
+            for (const row of added) rows.set(row.id, row)
+            return added
+          })
+        ),
+      removeRows: (leaving) =>
+        Effect.gen(function* () {
+          const ids: Array<number> = []
+          for (const row of leaving) {
+            // Marked first: the supervisor never spawns again for a removed row.
+            row.removed = true
+            yield* halt(row)
+            yield* tableLock.withPermits(1)(
+              Effect.sync(() => {
+                if (rows.get(row.id) !== row) return
+                rows.delete(row.id)
+                lastPids.delete(row.id)
+                ids.push(row.id)
+              })
+            )
+          }
+          return ids
+        })
+    }
+
     return {
       /**
        * Adds apps and starts them in dependency order; every row gets an id, none is reused. A
@@ -752,6 +784,28 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           yield* unlessAllGone(target, selected, ids.length === 0 ? [] : selected)
           if (ids.length > 0) yield* bus.publish({ _tag: "TableChanged" })
           return ids
+        }),
+
+      /**
+       * Changes an app's instance count live (scaleApp.ts): `count` is the new count or `{by}` a
+       * change of it. Takes an app name only (an id or a namespace names no one count).
+       */
+      scale: (name: string, count: ScaleCount) =>
+        Effect.gen(function* () {
+          const appRows = rowsOfApp(name)
+          if (appRows.length === 0) {
+            const found = yield* resolve(name)
+            return yield* new ProcessNotFound({
+              message: `${JSON.stringify(name)} is not an app name: scale changes the instance count of one app`,
+              details: { process_id: name, suggestion: `name the app, like \`pmfx scale ${appNames(found)[0] ?? "<app>"} 4\`` }
+            })
+          }
+          const [result] = yield* forEachApp(appRows, (_name, current) =>
+            scaleApp(scaleTable, current, count, (added) => Effect.forEach(added, (row) => launch(row), { concurrency: "unbounded", discard: true }))
+          )
+          if (result === undefined) return yield* Effect.fail(deletedMeanwhile(name))
+          yield* bus.publish({ _tag: "TableChanged" })
+          return { ...result, processes: yield* summaries(rowsOfApp(name)) } satisfies ScaleResult & { processes: ReadonlyArray<ProcessSummary> }
         }),
 
       list: () => Effect.suspend(() => summaries(allRows())),

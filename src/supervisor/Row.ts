@@ -66,7 +66,11 @@ export interface AppRecord {
 export interface Row {
   readonly id: number
   readonly instance: number
-  readonly app: AppRecord
+  /**
+   * The definition the row runs. Replaced only while the row is halted or about to be restarted
+   * under its app's lock (`ProcessManager.redefine`): each run reads it when it starts.
+   */
+  app: AppRecord
   readonly state: SubscriptionRef.SubscriptionRef<RowState>
   /** Restart requests from the sampler, health probes and the watcher (at most one pending). */
   readonly requests: Queue.Queue<RestartReason>

@@ -16,8 +16,9 @@ import type { LogQuery } from "../../logs/LogQuery"
 import { Alerts } from "../../events/Alerts"
 import { Webhooks } from "../../events/Webhooks"
 import { ProcessManager } from "../../supervisor/ProcessManager"
+import type { ScaleCount } from "../../supervisor/scaleApp"
 import { PmfxApi } from "../Api"
-import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride } from "../ApiSchemas"
+import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest } from "../ApiSchemas"
 import { maskEnvIfReadOnly } from "../readOnly"
 import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
@@ -99,6 +100,21 @@ const portOverride = (body: unknown) => {
     Effect.mapError(() => badRequest("port", "the body must be {\"port\": \"<port or range>\"}", 'send {"port": "4000"} or {"port": "4000-4003"}, or no body'))
   )
 }
+
+/** `{instances}` of a scale body: `4`/`"4"` (the new count) or `"+2"`/`"-1"` (a change of it). */
+const scaleCount = (body: unknown): Effect.Effect<ScaleCount, BadRequest> =>
+  Effect.gen(function* () {
+    const suggestion = 'give the new count (4) or a change of it (+2, -1); over HTTP send {"instances": 4} or {"instances": "+2"}'
+    const decoded = yield* Schema.decodeUnknown(ScaleRequest, { onExcessProperty: "error" })(body).pipe(
+      Effect.mapError(() => badRequest("instances", "the body must be {\"instances\": <count or +n/-n>}", suggestion))
+    )
+    const value = decoded.instances
+    if (typeof value === "number") return value
+    const match = /^([+-]?)(\d{1,7})$/.exec(value.trim())
+    if (match === null) return yield* badRequest("instances", `${JSON.stringify(value)} is not a count (4) or a change (+2, -1)`, suggestion)
+    const n = Number(match[2])
+    return match[1] === "" ? n : { by: match[1] === "-" ? -n : n }
+  })
 
 const logQuery = (params: typeof import("../ApiSchemas").LogsQuery.Type) =>
   Effect.gen(function* () {
@@ -272,6 +288,14 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           const result = yield* manager.reload(path.id, { port })
           const note = result.restartedInstead.length > 0 ? ` (${result.restartedInstead.join(", ")}: one instance, restarted instead)` : ""
           return { ...action(`reloaded ${path.id}${note}`, result.rows), restarted_instead: result.restartedInstead }
+        })
+      )
+      .handle("scale", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const count = yield* scaleCount(payload)
+          const result = yield* manager.scale(path.id, count)
+          const change = result.to === result.from ? "kept" : result.to > result.from ? `scaled up from ${result.from} to` : `scaled down from ${result.from} to`
+          return { ...action(`${path.id}: ${change} ${plural(result.to, "instance")}`, result.processes), from: result.from, to: result.to, added: [...result.added], removed: [...result.removed] }
         })
       )
       .handle("ready", ({ path, urlParams }) =>
