@@ -14,6 +14,7 @@ import { ProcessSummary } from "../domain/ProcessSummary"
 import { SystemStats } from "../monitor/systemStats"
 import {
   ActionResult,
+  ApplyResult,
   CreateRequest,
   DaemonStatus,
   DeleteQuery,
@@ -149,6 +150,10 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.BadRequestWire)
   )
   .add(HttpApiEndpoint.get("metrics", "/api/processes/:id/metrics").setPath(IdPath).addSuccess(ProcessMetrics).addError(W.ProcessNotFoundWire))
+  .add(
+    // A whole ecosystem file in one request; each app's outcome is in the answer (docs/api.md).
+    HttpApiEndpoint.post("apply", "/api/apply").setPayload(Schema.Unknown).addSuccess(ApplyResult).addError(W.InvalidConfigWire).addError(W.BadRequestWire)
+  )
   .addError(W.ServiceUnavailableWire)
   // Any change fails with one of these when state.json cannot be saved (a full disk: INSUFFICIENT_RESOURCES).
   .addError(W.InsufficientResourcesWire)

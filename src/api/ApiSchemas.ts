@@ -70,8 +70,62 @@ export const ScaleResult = Schema.Struct({
   removed: Schema.Array(Schema.Int)
 })
 
-/** `restart` / `reload`: an optional one-time port or range. */
-export const PortOverride = Schema.Struct({ port: Schema.optional(Schema.String) })
+/**
+ * `restart` / `reload`: an optional one-time port or range; `update_env` with `env` makes `env`
+ * the apps' starting environment from now on (PM2's `--update-env`).
+ */
+export const PortOverride = Schema.Struct({
+  port: Schema.optional(Schema.String),
+  update_env: Schema.optional(Schema.Boolean),
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String }))
+})
+
+/** `POST /api/apply`: how the file's apps are applied (docs/api.md, "POST /api/apply"). */
+export const ApplyMode = Schema.Literal("start", "restart", "reload", "apply")
+
+/** `POST /api/apply`: an ecosystem file's apps, resolved by the caller, and how to apply them. */
+export const ApplyRequest = Schema.Struct({
+  apps: Schema.Array(AppDefinition),
+  mode: ApplyMode,
+  /** mode apply: also delete the apps of the file's namespaces that the file does not name. */
+  prune: Schema.optional(Schema.Boolean),
+  /** Only answer the plan; change nothing. */
+  dry_run: Schema.optional(Schema.Boolean),
+  /** Give every app of the file `env` as its starting environment (new apps always get it). */
+  update_env: Schema.optional(Schema.Boolean),
+  /** The caller's environment (the CLI's own), the lowest layer of each app's environment. */
+  env: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  webhooks: Schema.optional(Schema.Array(Webhook)),
+  alerts: Schema.optional(Schema.NullOr(AlertRules))
+})
+export type ApplyRequest = typeof ApplyRequest.Type
+
+/** What happened to one app of `POST /api/apply`. */
+export const AppOutcome = Schema.Struct({
+  name: Schema.String,
+  namespace: Schema.String,
+  action: Schema.Literal("create", "start", "restart", "reload", "update", "unchanged", "changed", "delete"),
+  /** Settings that differ from the app's current definition (`caller_env`: its starting environment, with update_env). */
+  changed_keys: Schema.Array(Schema.String),
+  ok: Schema.Boolean,
+  /** Present (true) when a reload restarted the app instead (one instance). */
+  restarted_instead: Schema.optional(Schema.Boolean),
+  /** Why this app's step failed: the `error` object of the error shape. */
+  error: Schema.optional(
+    Schema.Struct({ code: Schema.String, message: Schema.String, details: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+  )
+})
+
+export const ApplyResult = Schema.Struct({
+  /** True when every app's step succeeded. */
+  success: Schema.Boolean,
+  message: Schema.String,
+  dry_run: Schema.Boolean,
+  apps: Schema.Array(AppOutcome),
+  /** The rows of the file's apps afterwards (empty for a dry run). */
+  processes: Schema.Array(ProcessSummary)
+})
+export type ApplyResult = typeof ApplyResult.Type
 
 export const ProcessListQuery = Schema.Struct({
   /** Comma-separated states, exact. */
@@ -84,8 +138,14 @@ export const ProcessListQuery = Schema.Struct({
 /** `DELETE /api/processes`: by state (`status`), or one target (`id`) with the ids it removed in the answer. */
 export const DeleteQuery = Schema.Struct({ status: Schema.optional(Schema.String), id: Schema.optional(Schema.String) })
 
-/** The largest request body the daemon reads (413 above it); the CLI sends big files in parts under it. */
+/** The largest request body the daemon reads (413 above it). */
 export const MAX_BODY_BYTES = 1024 * 1024
+
+/**
+ * The largest body of `POST /api/apply`: a whole file in one request — up to `MAX_APPS` resolved
+ * definitions with their environments, which can pass 1 MiB.
+ */
+export const MAX_APPLY_BODY_BYTES = 8 * MAX_BODY_BYTES
 
 /** `GET …/ready`: how long it waits when no `timeout` is given, and the longest `timeout` it takes. */
 export const DEFAULT_READY_TIMEOUT_MS = 60_000

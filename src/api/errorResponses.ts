@@ -17,7 +17,7 @@ import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
 import { PmfxApi } from "./Api"
-import { MAX_BODY_BYTES } from "./ApiSchemas"
+import { MAX_APPLY_BODY_BYTES, MAX_BODY_BYTES } from "./ApiSchemas"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
 export { MAX_BODY_BYTES }
@@ -101,8 +101,10 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     } else {
       length = 0
     }
-    if (length > MAX_BODY_BYTES) {
-      return Option.some(bad(413, "body", `the body is ${length} bytes, more than ${MAX_BODY_BYTES}`, "send at most 1 MiB"))
+    // A whole ecosystem file goes to /api/apply in one request: it may be bigger.
+    const limit = method === "POST" && pathOf(request) === "/api/apply" ? MAX_APPLY_BODY_BYTES : MAX_BODY_BYTES
+    if (length > limit) {
+      return Option.some(bad(413, "body", `the body is ${length} bytes, more than ${limit}`, `send at most ${limit / MAX_BODY_BYTES} MiB`))
     }
     const type = request.headers["content-type"]
     if (length > 0 && (type === undefined || !/^application\/json\b/i.test(type.trim()))) {

@@ -5,6 +5,7 @@
  * layers; the daemon is just one host of it.
  */
 import { Clock, Deferred, Duration, Effect, Either, Fiber, Option, Queue, Stream, SubscriptionRef } from "effect"
+import { isDeepStrictEqual } from "node:util"
 import { makeClusterHost } from "../cluster/ClusterHost"
 import { makeKeyedLocks } from "./keyedLocks"
 import { closestKey } from "../config/closestKey"
@@ -15,7 +16,7 @@ import { formatUptime } from "../domain/Duration"
 import {
   type InsufficientResources,
   InvalidConfig,
-  type PortInUse,
+  PortInUse,
   ProcessAlreadyExists,
   ProcessAlreadyRunning,
   ProcessNotFound,
@@ -38,6 +39,7 @@ import type { EngineSnapshot, RowSnapshot } from "./EngineSnapshot"
 import { dependencyOrder } from "./dependencyOrder"
 import { EngineOptions } from "./EngineOptions"
 import { assignPorts } from "./PortAllocator"
+import { isPortFree } from "./portProbe"
 import type { AppRecord, RestartReason, Row, RowState } from "./Row"
 import { refreshFromSample } from "./ProcessFamily"
 import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
@@ -52,6 +54,37 @@ export interface RuntimePortOption {
   /** A port or range for this run only (`restart`/`reload --port`); the definition keeps its own. */
   readonly port?: string | undefined
 }
+
+/** How `restart`/`reload` run a row: a one-time port, and (`--update-env`) a new starting environment. */
+export interface RunOptions extends RuntimePortOption {
+  /** Replaces the app's starting environment (the caller's, PM2's `--update-env`); kept without it. */
+  readonly baseEnv?: Readonly<Record<string, string>> | undefined
+  /** Each row's own port under a new definition (`redefine`), by position in the app's rows. */
+  readonly basePorts?: ReadonlyArray<number | null>
+}
+
+export interface RedefineOptions {
+  /** The starting environment to keep from now on (`update_env`); the app keeps its own without it. */
+  readonly baseEnv?: Readonly<Record<string, string>> | undefined
+  /** restart: all rows at once; reload: one at a time (one instance: restarted); keep: only stored, for an app with nothing running. */
+  readonly run: "restart" | "reload" | "keep"
+}
+
+/** One app as `ProcessManager.app` shows it. */
+export interface AppView {
+  readonly definition: AppDefinition
+  readonly baseEnv: Readonly<Record<string, string>>
+  readonly rows: ReadonlyArray<ProcessSummary>
+}
+
+export interface RedefineResult {
+  readonly rows: ReadonlyArray<ProcessSummary>
+  /** A reload of an app that cannot reload (one instance, or a cluster whose program changed) restarted it. */
+  readonly restartedInstead: boolean
+}
+
+/** Settings a cluster primary is started with: a change means a new primary (ClusterHost). */
+const PRIMARY_SETTINGS = ["script", "args", "interpreter", "interpreter_args", "source_map_support", "cwd", "user", "group", "umask", "exec_mode"] as const
 
 export type CreateError = ProcessAlreadyExists | PortInUse | InsufficientResources | InvalidConfig | StartError
 
@@ -305,6 +338,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         readonly change?: (state: RowState) => Partial<RowState>
         readonly pick?: (row: Row, state: RowState) => boolean
         readonly desired?: "running"
+        /** Filled with the error of each app whose own launch failed (not its wait for a dependency). */
+        readonly launchFailures?: Map<string, StartError>
       } = {}
     ) =>
       Effect.gen(function* () {
@@ -315,7 +350,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         const launched: Array<Row> = []
         yield* forEachApp(
           selected,
-          (_name, appRows) =>
+          (name, appRows) =>
             Effect.gen(function* () {
               listed.push(...appRows)
               if (options.desired !== undefined) yield* want(appRows, options.desired)
@@ -335,7 +370,10 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               }
               const started = yield* Effect.forEach(toStart, (row) => Effect.either(launch(row, options.change)), { concurrency: "unbounded" })
               const failed = started.find(Either.isLeft)
-              if (failed !== undefined) return yield* Effect.fail(failed.left)
+              if (failed !== undefined) {
+                options.launchFailures?.set(name, failed.left)
+                return yield* Effect.fail(failed.left)
+              }
             }).pipe(
               Effect.catchAll((error: StartError) =>
                 Effect.sync(() => {
@@ -425,10 +463,21 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         return cluster ? appRows.map(() => ports[0]!) : ports
       })
 
+    /** `--update-env`: the app's rows start from the caller's environment from now on (the caller holds the lock). */
+    const refreshEnvironment = (appRows: ReadonlyArray<Row>, options: RunOptions) => {
+      if (options.baseEnv === undefined || appRows.length === 0) return
+      const record: AppRecord = { definition: appRows[0]!.app.definition, baseEnv: options.baseEnv }
+      for (const row of appRows) row.app = record
+    }
+
+    /** The row's own port under a new definition (`redefine`), when there is one. */
+    const ownPort = (options: RunOptions, i: number): Partial<RowState> => (options.basePorts === undefined ? {} : { port: options.basePorts[i] ?? null })
+
     /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */
-    const restartApp = (name: string, appRows: ReadonlyArray<Row>, options: RuntimePortOption) =>
+    const restartApp = (name: string, appRows: ReadonlyArray<Row>, options: RunOptions) =>
       Effect.gen(function* () {
         const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+        refreshEnvironment(appRows, options)
         yield* want(appRows, "running")
         yield* Effect.forEach(
           appRows,
@@ -436,7 +485,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
             Effect.gen(function* () {
               const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
               yield* halt(row)
-              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null, ...ownPort(options, i) }))
               if (wasRunning) {
                 const state = yield* SubscriptionRef.get(row.state)
                 yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
@@ -477,7 +526,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
      * and the old process stops only once the replacement is ready (online). The
      * replacement is a new row object with the same id, swapped into the table when ready.
      */
-    const replaceFirst = (row: Row, name: string) =>
+    const replaceFirst = (row: Row, name: string, newPort?: number | null) =>
       Effect.gen(function* () {
         const current = yield* SubscriptionRef.get(row.state)
         const held = new Set<number>()
@@ -487,7 +536,9 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }
         // A cluster worker's replacement listens on the same port (the primary shares it).
         const [port] =
-          row.app.definition.exec_mode === "cluster" ? [current.portOverride ?? current.port] : yield* assignPorts(row.app.definition.port!, 1, held, name)
+          row.app.definition.exec_mode === "cluster"
+            ? [newPort !== undefined ? newPort : (current.portOverride ?? current.port)]
+            : yield* assignPorts(row.app.definition.port!, 1, held, name)
         const replacement: Row = {
           id: row.id,
           instance: row.instance,
@@ -519,7 +570,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
      * Reloads one app's rows (the caller holds the app's lock): one instance at a time, each
      * waiting for its replacement; an app with one instance is restarted instead (returns true).
      */
-    const reloadApp = (name: string, appRows: ReadonlyArray<Row>, options: RuntimePortOption) =>
+    const reloadApp = (name: string, appRows: ReadonlyArray<Row>, options: RunOptions) =>
       Effect.gen(function* () {
         const cluster = appRows[0]!.app.definition.exec_mode === "cluster"
         if (appRows.length === 1 && !cluster) {
@@ -527,6 +578,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           return true
         }
         const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
+        refreshEnvironment(appRows, options)
         yield* want(appRows, "running")
         yield* Effect.forEach(
           appRows,
@@ -536,10 +588,10 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
               // Replacement first: an auto: port takes a new port; a cluster worker shares the app's.
               if (wasRunning && ports === undefined && (cluster || row.app.definition.port?.startsWith("auto:") === true)) {
-                return yield* replaceFirst(row, name)
+                return yield* replaceFirst(row, name, options.basePorts?.[i])
               }
               yield* halt(row)
-              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null }))
+              yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null, ...ownPort(options, i) }))
               const state = yield* SubscriptionRef.get(row.state)
               yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
               yield* awaitReplacement(row, name, false)
@@ -548,6 +600,145 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         )
         return false
       })
+
+    /**
+     * A creation that fails before its first spawn is not kept (docs/decisions.md, "Applying a
+     * file"): the rows of each app whose launch failed and that never had a process leave the
+     * table, so fixing the cause and starting again works instead of meeting
+     * PROCESS_ALREADY_EXISTS. (An app whose dependency never came online stays, errored, saying why.)
+     */
+    const discardNeverSpawned = (created: ReadonlyArray<Row>, failures: ReadonlyMap<string, StartError>) =>
+      Effect.gen(function* () {
+        let removed = 0
+        for (const name of failures.keys()) {
+          yield* withAppLock(
+            name,
+            Effect.gen(function* () {
+              const appRows = stillListed(created.filter((row) => row.app.definition.name === name))
+              for (const row of appRows) if ((yield* SubscriptionRef.get(row.state)).startedAt !== null) return
+              removed += (yield* scaleTable.removeRows(appRows)).length
+            })
+          )
+        }
+        if (removed > 0) yield* bus.publish({ _tag: "TableChanged" })
+      })
+
+    /** PORT_IN_USE when something outside pmfx listens on `port`. */
+    const ensurePortFree = (port: number, owner: string) =>
+      Effect.flatMap(isPortFree(port), (free) =>
+        free
+          ? Effect.void
+          : Effect.fail(
+              new PortInUse({
+                message: `${owner}: port ${port} is already in use by another program`,
+                details: { port, suggestion: `find it with \`ss -ltnp 'sport = :${port}'\`, or choose another port` }
+              })
+            )
+      )
+
+    /**
+     * Each instance's port under a new definition of the app (instance i at index i): an instance
+     * keeps its port while the `port` setting is the same; new instances, or all of them when the
+     * setting changed, get ports as a new app would — except that the app's own ports are not
+     * bind-tested (its processes hold them until they are restarted).
+     */
+    const portsUnder = (definition: AppDefinition, appRows: ReadonlyArray<Row>) =>
+      Effect.gen(function* () {
+        const count = definition.instances
+        if (definition.port === null) return Array.from({ length: count }, () => null)
+        const setting = definition.port
+        const previous = appRows[0]!.app.definition
+        const cluster = definition.exec_mode === "cluster"
+        const own = new Set(appRows.map((row) => row.id))
+        const held = new Set<number>()
+        const mine = new Map<number, number>()
+        for (const row of allRows()) {
+          const state = yield* SubscriptionRef.get(row.state)
+          if (!own.has(row.id)) {
+            for (const port of [state.port, state.portOverride]) if (port !== null) held.add(port)
+          } else if (state.port !== null) mine.set(row.instance, state.port)
+        }
+        const ownPorts = new Set(mine.values())
+        const slots = cluster ? 1 : count
+        const auto = setting.startsWith("auto:")
+        const same = previous.port === setting && previous.exec_mode === definition.exec_mode
+        const kept = Array.from({ length: slots }, (_, i) => (same ? mine.get(i) : undefined))
+        const missing = kept.flatMap((port, i) => (port === undefined ? [i] : []))
+        let ports: ReadonlyArray<number>
+        if (missing.length === 0) {
+          ports = kept as ReadonlyArray<number>
+        } else if (auto) {
+          const fresh = [...(yield* assignPorts(setting, missing.length, new Set([...held, ...kept.filter((p) => p !== undefined)]), definition.name))]
+          ports = kept.map((port) => port ?? fresh.shift()!)
+        } else {
+          const all = yield* assignPorts(setting, slots, held, definition.name, { bindTest: false })
+          for (const i of missing) if (!ownPorts.has(all[i]!)) yield* ensurePortFree(all[i]!, definition.name)
+          ports = kept.map((port, i) => port ?? all[i]!)
+        }
+        return cluster ? Array.from({ length: count }, () => ports[0]!) : [...ports]
+      })
+
+    /**
+     * Gives an app a new definition and runs it (docs/api.md, `POST /api/apply`): the paths and
+     * ports of the new definition are checked first (a failure changes nothing); a smaller
+     * `instances` removes the highest instances, a larger one adds rows with new ids; then every
+     * row restarts, reloads one at a time, or — `keep`, for an app with nothing running — only
+     * takes the definition for its next start.
+     */
+    const redefine = (definition: AppDefinition, options: RedefineOptions) =>
+      withAppLock(
+        definition.name,
+        Effect.gen(function* () {
+          const name = definition.name
+          const current = rowsOfApp(name).filter((row) => row.removed !== true)
+          if (current.length === 0) return yield* deletedMeanwhile(name)
+          yield* checkAppPaths([definition], paths.home)
+          const previous = current[0]!.app
+          const ports = yield* portsUnder(definition, current)
+          const record: AppRecord = { definition, baseEnv: options.baseEnv ?? previous.baseEnv }
+          // A cluster primary runs the program it was started with: every worker stops first, so
+          // the next one starts a new primary with the new program.
+          const primaryChanged = previous.definition.exec_mode === "cluster" && PRIMARY_SETTINGS.some((key) => !isDeepStrictEqual(previous.definition[key], definition[key]))
+          if (primaryChanged && options.run !== "keep") yield* Effect.forEach(current, halt, { concurrency: "unbounded", discard: true })
+          // The instance count changes as `scale` changes it (scaleApp.ts), with the ports above.
+          const dropped = current.filter((row) => row.instance >= definition.instances).sort((a, b) => b.instance - a.instance)
+          if (dropped.length > 0) yield* scaleTable.removeRows(dropped)
+          const kept = current.filter((row) => row.instance < definition.instances)
+          for (const row of kept) row.app = record
+          const have = new Set(kept.map((row) => row.instance))
+          const missing = Array.from({ length: definition.instances }, (_, instance) => instance).filter((instance) => !have.has(instance))
+          const added = yield* scaleTable.addRows((id) =>
+            Effect.forEach(missing, (instance) =>
+              Effect.gen(function* () {
+                const row: Row = {
+                  id: id(),
+                  instance,
+                  app: record,
+                  state: yield* SubscriptionRef.make(initialRowState(ports[instance] ?? null, hasHealthCheck(definition))),
+                  requests: yield* Queue.dropping<RestartReason>(1),
+                  fiber: null
+                }
+                return row
+              })
+            )
+          )
+          const appRows = [...kept, ...added].sort((a, b) => a.instance - b.instance)
+          const rowPorts = appRows.map((row) => ports[row.instance] ?? null)
+          yield* bus.publish({ _tag: "TableChanged" })
+          if (options.run === "keep") {
+            for (const [i, row] of appRows.entries()) {
+              yield* updateRow(row, bus, () => ({ port: rowPorts[i] ?? null, portOverride: null, health: initialHealth(hasHealthCheck(definition)) }))
+            }
+            return { rows: yield* summaries(appRows), restartedInstead: false } satisfies RedefineResult
+          }
+          if (options.run === "reload" && !primaryChanged) {
+            const restartedInstead = yield* reloadApp(name, appRows, { basePorts: rowPorts })
+            return { rows: yield* summaries(appRows.map((row) => rows.get(row.id) ?? row)), restartedInstead } satisfies RedefineResult
+          }
+          yield* restartApp(name, appRows, { basePorts: rowPorts })
+          return { rows: yield* summaries(appRows), restartedInstead: options.run === "reload" } satisfies RedefineResult
+        })
+      )
 
     /** One sample of every live row's process tree: metrics, history, memory limit (docs/architecture.md §4). */
     const sampleOnce = Effect.gen(function* () {
@@ -678,12 +869,29 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           // Paths are checked before anything is added: an app with an unusable path is not created.
           yield* checkAppPaths(definitions, paths.home)
           const created = yield* register(definitions, options.baseEnv ?? {})
+          const failures = new Map<string, StartError>()
           // PM2's autostart: false registers the app stopped; `start` runs it (it stays stopped after a daemon restart).
-          yield* startRows(
-            created.filter((row) => row.app.definition.autostart),
-            { desired: "running" }
+          const started = yield* Effect.either(
+            startRows(
+              created.filter((row) => row.app.definition.autostart),
+              { desired: "running", launchFailures: failures }
+            )
           )
+          yield* discardNeverSpawned(created, failures)
+          if (Either.isLeft(started)) return yield* Effect.fail(started.left)
           return yield* summaries(created)
+        }),
+
+      redefine,
+
+      /** An app as the table holds it now (its definition, starting environment and rows), if it exists. */
+      app: (name: string) =>
+        Effect.suspend(() => {
+          const appRows = rowsOfApp(name).filter((row) => row.removed !== true)
+          if (appRows.length === 0) return Effect.succeed(Option.none<AppView>())
+          return Effect.map(summaries(appRows), (summaryRows) =>
+            Option.some<AppView>({ definition: appRows[0]!.app.definition, baseEnv: appRows[0]!.app.baseEnv, rows: summaryRows })
+          )
         }),
 
       /** Starts the rows that are not running; PROCESS_ALREADY_RUNNING when all of them run. */
@@ -726,7 +934,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           return yield* summaries(stopped.flat())
         }),
 
-      restart: (target: string, options: RuntimePortOption = {}) =>
+      restart: (target: string, options: RunOptions = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
           const restarted = (yield* forEachApp(selected, (name, appRows) => restartApp(name, appRows, options))).flat()
@@ -735,7 +943,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         }),
 
       /** Replaces instances one at a time, each waiting for its replacement to be ready (docs/architecture.md §4). */
-      reload: (target: string, options: RuntimePortOption = {}) =>
+      reload: (target: string, options: RunOptions = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
           const restartedInstead: Array<string> = []

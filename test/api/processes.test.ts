@@ -124,8 +124,12 @@ describe("POST /api/processes", () => {
     expect(savedApps()).toContain("saved:running")
     expect((await daemon.request("POST", "/api/processes/saved/stop")).status).toBe(200)
     expect(savedApps()).toContain("saved:stopped")
-    // A failed request that changed the table (an errored row) is saved too.
+    // A creation that fails before its first spawn is not kept, so not saved either.
     expect((await daemon.request("POST", "/api/processes", { name: "saved-broken", script: "/nonexistent/pmfx-x" })).status).toBe(422)
+    expect(savedApps()).not.toContain("saved-broken:running")
+    // A failed request that changed the table (a start that left the row errored) is saved.
+    expect((await daemon.request("POST", "/api/processes", { name: "saved-broken", script: "/nonexistent/pmfx-x", autostart: false })).status).toBe(201)
+    expect((await daemon.request("POST", "/api/processes/saved-broken/start")).status).toBe(422)
     expect(savedApps()).toContain("saved-broken:running")
     expect((await daemon.request("DELETE", "/api/processes/saved")).status).toBe(204)
     expect((await daemon.request("DELETE", "/api/processes/saved-broken")).status).toBe(204)
@@ -145,12 +149,17 @@ describe("POST /api/processes", () => {
     expect(await list("?name=no-script")).toEqual([])
   })
 
-  it("answers 422 PROCESS_START_FAILED for a missing executable, and keeps the row errored", async () => {
+  it("answers 422 PROCESS_START_FAILED for a missing executable and keeps no row; a start that fails leaves its row errored", async () => {
     const reply = await daemon.request("POST", "/api/processes", { name: "missing-exe", script: "/nonexistent/pmfx-test-binary" })
     expect(reply.status).toBe(422)
     expect(reply.body).toEqual(
       structured("PROCESS_START_FAILED", { process_id: "missing-exe", reason: expect.stringContaining("/nonexistent/pmfx-test-binary"), suggestion: expect.any(String) })
     )
+    // A creation that fails before its first spawn is not kept: the name is free for the fixed app.
+    expect((await daemon.request("GET", "/api/processes/missing-exe")).status).toBe(404)
+    // Registered stopped (autostart: false), the row exists; its failed start leaves it errored.
+    expect((await daemon.request("POST", "/api/processes", { name: "missing-exe", script: "/nonexistent/pmfx-test-binary", autostart: false })).status).toBe(201)
+    expect((await daemon.request("POST", "/api/processes/missing-exe/start")).body).toMatchObject(structured("PROCESS_START_FAILED", { process_id: "missing-exe" }))
     const detail = await daemon.request("GET", "/api/processes/missing-exe")
     expect(detail.status).toBe(200)
     expect(detail.body).toMatchObject({ name: "missing-exe", status: "errored", pid: null })

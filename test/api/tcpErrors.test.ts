@@ -167,13 +167,16 @@ describe("structured errors over TCP, with the key", () => {
     expect(created.body).toEqual(
       structured("PROCESS_START_FAILED", { process_id: "tcp-missing-exe", reason: expect.stringContaining(MISSING), suggestion: expect.any(String) })
     )
-    expect(await rowsOf("tcp-missing-exe")).toEqual([expect.objectContaining({ status: "errored", pid: null })])
-    // Starting it again fails the same way.
+    // A creation that fails before its first spawn is not kept; registered stopped, the row stays.
+    expect(await rowsOf("tcp-missing-exe")).toEqual([])
+    expect((await send("POST", "/api/processes", { name: "tcp-missing-exe", script: MISSING, autostart: false })).status).toBe(201)
+    // Starting it fails the same way, and leaves the row errored.
     const start = await send("POST", "/api/processes/tcp-missing-exe/start")
     expect(start.status).toBe(422)
     expect(start.body).toEqual(
       structured("PROCESS_START_FAILED", { process_id: "tcp-missing-exe", reason: expect.stringContaining(MISSING), suggestion: expect.any(String) })
     )
+    expect(await rowsOf("tcp-missing-exe")).toEqual([expect.objectContaining({ status: "errored", pid: null })])
   })
 
   it("INSUFFICIENT_RESOURCES: 422 {resource, available, required, suggestion} for a restart on one port of a two-instance app", async () => {

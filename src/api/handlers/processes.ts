@@ -15,8 +15,10 @@ import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
 import { Alerts } from "../../events/Alerts"
 import { Webhooks } from "../../events/Webhooks"
+import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
+import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
 import { PmfxApi } from "../Api"
 import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest } from "../ApiSchemas"
 import { maskEnvIfReadOnly } from "../readOnly"
@@ -59,7 +61,7 @@ const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<vo
 export const MAX_INSTANCES_PER_REQUEST = MAX_INSTANCES
 
 /** INVALID_CONFIG when the definitions ask for more than `MAX_INSTANCES_PER_REQUEST` processes. */
-const checkInstances = (definitions: ReadonlyArray<AppDefinition>, list: "apps" | "definitions"): Effect.Effect<void, InvalidConfig> => {
+export const checkInstances = (definitions: ReadonlyArray<AppDefinition>, list: "apps" | "definitions"): Effect.Effect<void, InvalidConfig> => {
   const suggestion = `ask for at most ${MAX_INSTANCES_PER_REQUEST} instances in one request`
   let total = 0
   for (const [i, definition] of definitions.entries()) {
@@ -92,14 +94,23 @@ const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 
 
 const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({ success: true as const, message, processes })
 
-/** `{port?}` from a restart/reload body; an empty body means no override. */
-const portOverride = (body: unknown) => {
-  if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0)) return Effect.succeed(undefined)
-  return Schema.decodeUnknown(PortOverride, { onExcessProperty: "error" })(body).pipe(
-    Effect.map((decoded) => decoded.port),
-    Effect.mapError(() => badRequest("port", "the body must be {\"port\": \"<port or range>\"}", 'send {"port": "4000"} or {"port": "4000-4003"}, or no body'))
-  )
-}
+/**
+ * `{port?, update_env?, env?}` from a restart/reload body; an empty body means no override.
+ * `update_env` makes `env` the apps' starting environment (PM2's `--update-env`).
+ */
+const runOptions = (body: unknown) =>
+  Effect.gen(function* () {
+    if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0)) return { port: undefined, baseEnv: undefined }
+    const decoded = yield* Schema.decodeUnknown(PortOverride, { onExcessProperty: "error" })(body).pipe(
+      Effect.mapError(() =>
+        badRequest("port", "the body must be {\"port\": \"<port or range>\"} and/or {\"update_env\": true, \"env\": {...}}", 'send {"port": "4000"}, {"update_env": true, "env": {"KEY": "value"}}, or no body')
+      )
+    )
+    if (decoded.update_env === true && decoded.env === undefined) {
+      return yield* badRequest("env", "update_env needs the environment to give the apps", "send env (the caller's environment) with update_env")
+    }
+    return { port: decoded.port, baseEnv: decoded.update_env === true ? decoded.env : undefined }
+  })
 
 /** `{instances}` of a scale body: `4`/`"4"` (the new count) or `"+2"`/`"-1"` (a change of it). */
 const scaleCount = (body: unknown): Effect.Effect<ScaleCount, BadRequest> =>
@@ -277,15 +288,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       .handle("stop", ({ path }) => Effect.map(manager.stop(path.id), (rows) => action(`stopped ${path.id}`, rows)))
       .handle("restart", ({ path, payload }) =>
         Effect.gen(function* () {
-          const port = yield* portOverride(payload)
-          const rows = yield* manager.restart(path.id, { port })
-          return action(`restarted ${path.id}${port === undefined ? "" : ` on port ${port}`}`, rows)
+          const options = yield* runOptions(payload)
+          const port = options.port
+          const rows = yield* manager.restart(path.id, options)
+          return action(`restarted ${path.id}${port === undefined ? "" : ` on port ${port}`}${options.baseEnv === undefined ? "" : " with the updated environment"}`, rows)
         })
       )
       .handle("reload", ({ path, payload }) =>
         Effect.gen(function* () {
-          const port = yield* portOverride(payload)
-          const result = yield* manager.reload(path.id, { port })
+          const options = yield* runOptions(payload)
+          const result = yield* manager.reload(path.id, options)
           const note = result.restartedInstead.length > 0 ? ` (${result.restartedInstead.join(", ")}: one instance, restarted instead)` : ""
           return { ...action(`reloaded ${path.id}${note}`, result.rows), restarted_instead: result.restartedInstead }
         })
@@ -320,5 +332,30 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         })
       )
       .handle("metrics", ({ path }) => manager.metrics(path.id))
+      .handle("apply", ({ payload }) =>
+        Effect.gen(function* () {
+          const request = yield* decodeApplyRequest(payload)
+          const known = new Set((yield* manager.list()).map((row) => row.name))
+          yield* checkApplyApps(request.apps, known)
+          yield* checkInstances(request.apps, "apps")
+          const dryRun = request.dry_run === true
+          // The file's latest webhooks and alerts apply before its apps start (their first crash is reported).
+          if (!dryRun) yield* applyNotifications(request)
+          const outcome = yield* applyApps({
+            mode: request.mode,
+            apps: request.apps,
+            prune: request.prune === true,
+            dryRun,
+            env: request.env ?? {},
+            updateEnv: request.update_env === true
+          })
+          const failed = outcome.apps.filter((app) => !app.ok)
+          const counts = new Map<string, number>()
+          for (const app of outcome.apps) counts.set(app.action, (counts.get(app.action) ?? 0) + 1)
+          const summary = [...counts].map(([name, n]) => `${n} ${name}`).join(", ")
+          const message = `${dryRun ? "plan" : "applied"}: ${summary}${failed.length === 0 ? "" : `; ${plural(failed.length, "app")} failed: ${failed.map((app) => app.name).join(", ")}`}`
+          return { success: failed.length === 0, message, dry_run: dryRun, apps: outcome.apps, processes: outcome.processes }
+        })
+      )
   })
 )
