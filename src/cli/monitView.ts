@@ -1,8 +1,8 @@
 /**
- * What `pmfx monit` draws, as a pure function of the data and the terminal's size (so it can be
- * tested without a terminal): a header with the host's load, then one line per process with CPU
- * and memory bars. Every line fits the width; the lines fit the height (rows that do not fit are
- * counted on the last line).
+ * The snapshot `pmfx monit` prints when its output is no terminal (docs/cli.md, `monit`), as a pure
+ * function of the data and a size: a header with the host's load, then one line per process with
+ * CPU and memory bars. Every line fits the width; the lines fit the height (rows that do not fit
+ * are counted on the last line). The live full-screen view is monit/monitScreen.ts.
  */
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { humanBytes } from "../domain/Size"
@@ -17,8 +17,6 @@ export interface MonitFrame {
   readonly rows: ReadonlyArray<ProcessSummary>
   /** Host-wide figures; null when they could not be read. */
   readonly host: MonitHost | null
-  /** Seconds between refreshes. */
-  readonly interval: number
   /** When the data was read. */
   readonly time: Date
   /** Why the last refresh failed (the rows shown are older); null when it worked. */
@@ -137,7 +135,7 @@ export const renderMonit = (frame: MonitFrame, size: MonitSize, color = false): 
       : `  host cpu ${frame.host.cpuPercent.toFixed(0)}%  mem ${humanBytes(frame.host.memoryUsed)} / ${humanBytes(frame.host.memoryTotal)}`
   const online = frame.rows.filter((row) => row.status === "online").length
   const title = `${p.bold("pmfx monit")}  ${online}/${frame.rows.length} online${host}`
-  const help = p.dim(`${clock(frame.time)}  every ${frame.interval}s  q quit`)
+  const help = p.dim(clock(frame.time))
   const gap = width - visibleLength(title) - visibleLength(help)
   const header = gap >= 2 ? `${title}${" ".repeat(gap)}${help}` : title
 

@@ -20,7 +20,9 @@ export const ProcessDetail = Schema.Struct({
     /** Bytes; null when no limit is set. */
     max_memory_restart: Schema.NullOr(Schema.Int),
     port: Schema.NullOr(Schema.String),
-    env: Schema.Record({ key: Schema.String, value: Schema.String })
+    env: Schema.Record({ key: Schema.String, value: Schema.String }),
+    /** The working directory the app runs in (optional when decoding, as `shell`). */
+    cwd: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
   }),
   /** With no check configured: `{enabled:false}` and every other field null. */
   health_check: Schema.Struct({
@@ -35,6 +37,13 @@ export const ProcessDetail = Schema.Struct({
   }),
   logs: Schema.Struct({ out_file: Schema.String, error_file: Schema.String }),
   /** The `cron_restart` schedule and its next time (ISO 8601 UTC); null without a schedule. */
-  cron_restart: Schema.NullOr(Schema.Struct({ schedule: Schema.String, next_run: Schema.NullOr(Schema.String) }))
+  cron_restart: Schema.NullOr(Schema.Struct({ schedule: Schema.String, next_run: Schema.NullOr(Schema.String) })),
+  /**
+   * How the row's last process ended (`signal` like "SIGTERM"); null while none has ended since the
+   * row was created or the daemon started. Optional when decoding, so the CLI still reads an older daemon.
+   */
+  last_exit: Schema.optionalWith(Schema.NullOr(Schema.Struct({ code: Schema.NullOr(Schema.Int), signal: Schema.NullOr(Schema.String) })), {
+    default: () => null
+  })
 })
 export type ProcessDetail = typeof ProcessDetail.Type

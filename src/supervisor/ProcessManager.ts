@@ -809,7 +809,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           exec_mode: app.exec_mode,
           max_memory_restart: app.max_memory_restart,
           port: app.port,
-          env: app.env
+          env: app.env,
+          cwd: app.cwd
         },
         health_check:
           check === null
@@ -823,7 +824,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
                 response_time: state.health.response_time
               },
         logs: { out_file: files.out_file, error_file: files.error_file },
-        cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) }
+        cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) },
+        last_exit: state.lastExit === null ? null : { code: state.lastExit.code, signal: state.lastExit.signal }
       }
     }
 

@@ -1,4 +1,4 @@
-/** `pmfx monit`: the pure renderer, the refusal without a terminal, and a run on a pseudo-terminal. */
+/** `pmfx monit`: the snapshot without a terminal (pure renderer and command), and the terminal given back on a pseudo-terminal. */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { bar, type MonitFrame, renderMonit, truncateVisible, visibleLength } from "../../src/cli/monitView"
 import type { ProcessSummary } from "../../src/domain/ProcessSummary"
@@ -27,7 +27,6 @@ const row = (fields: Partial<ProcessSummary>): ProcessSummary => ({
 const frame = (rows: ReadonlyArray<ProcessSummary>, extra: Partial<MonitFrame> = {}): MonitFrame => ({
   rows,
   host: { cpuPercent: 37.4, memoryUsed: 3 * 1024 ** 3, memoryTotal: 8 * 1024 ** 3 },
-  interval: 1,
   time: new Date(2026, 10, 21, 14, 3, 9),
   error: null,
   ...extra
@@ -39,10 +38,10 @@ const rows = [
   row({ id: 2, name: "worker", pid: null, status: "stopped", cpu_usage: 0, memory_usage: 0, health_status: "none", restarts: 0 })
 ]
 
-describe("monit's screen", () => {
+describe("monit's snapshot", () => {
   it("shows a header with the host's load and a line per process with CPU and memory", () => {
     const lines = renderMonit(frame(rows), { width: 120, height: 30 })
-    expect(lines[0]).toMatch(/^pmfx monit\s+2\/3 online\s+host cpu 37%\s+mem 3\.0 GB \/ 8\.0 GB\s+14:03:09\s+every 1s\s+q quit$/)
+    expect(lines[0]).toMatch(/^pmfx monit\s+2\/3 online\s+host cpu 37%\s+mem 3\.0 GB \/ 8\.0 GB\s+14:03:09$/)
     expect(lines[0]).toHaveLength(120)
     const header = lines.find((line) => line.startsWith("ID"))!
     for (const title of ["Name", "Status", "PID", "CPU", "Memory", "Uptime", "Restarts", "Health"]) expect(header).toContain(title)
@@ -114,11 +113,21 @@ describe("pmfx monit", () => {
     sandbox.cleanup()
   })
 
-  it("refuses to run without a terminal (exit 2), before starting a daemon", () => {
+  it("prints one snapshot and exits 0 when stdout is no terminal", async () => {
+    await createApps(sandbox, { name: "idle", script: node, args: ["-e", "setInterval(() => {}, 1000)"] })
     const result = sandbox.pmfx(["monit"])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain("needs a terminal")
-    expect(result.stderr).toContain("pmfx list")
+    expect(result.code, result.stderr).toBe(0)
+    const lines = result.stdout.trimEnd().split("\n")
+    expect(lines[0]).toMatch(/^pmfx monit\s+\d\/1 online/)
+    expect(result.stdout).toMatch(/^\s*0\s+idle\s+(online|starting)\s/m)
+    expect(result.stdout).not.toMatch(/\u001b/)
+    expect(result.stderr).toBe("")
+  })
+
+  it("says the daemon is unreachable in a snapshot of a remote that does not answer (exit 7)", () => {
+    const result = sandbox.pmfx(["--url", "http://127.0.0.1:1", "monit"])
+    expect(result.code).toBe(7)
+    expect(result.stderr).toContain("DAEMON_UNREACHABLE")
     expect(result.stdout).toBe("")
   })
 
@@ -141,10 +150,10 @@ describe("pmfx monit", () => {
 
   it.runIf(hasScript)("draws on the alternate screen, refreshes, and gives the terminal back when q is typed", async () => {
     await createApps(sandbox, { name: "idle", script: node, args: ["-e", "setInterval(() => {}, 1000)"] })
-    const monit = monitOnTerminal(["--interval", "0.2"])
+    const monit = monitOnTerminal([])
     await eventually(() => expect(monit.text()).toMatch(/idle\s+online/), 20_000)
-    // Refreshed: the screen is drawn again from the top.
-    await eventually(() => expect(monit.output().split("\u001b[H").length).toBeGreaterThan(4))
+    // Refreshed: the header (with its clock) is drawn again.
+    await eventually(() => expect(monit.output().split("\u001b[1;1H").length).toBeGreaterThan(3))
     monit.type("q")
     expect(await monit.exited).toBe(0)
     const output = monit.output()
@@ -175,12 +184,5 @@ describe("pmfx monit", () => {
     process.kill(pid!, "SIGTERM")
     expect(await terminated.exited).toBe(0)
     expect(terminated.output()).toContain("\u001b[?25h\u001b[?1049l")
-  })
-
-  it("refuses an interval below 0.1 s (exit 2), as it reads the command line", () => {
-    const result = sandbox.pmfx(["monit", "--interval", "0"])
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain("BAD_REQUEST --interval: 0 is below 0.1 seconds")
-    expect(result.stderr).toContain("suggestion:")
   })
 })
