@@ -9,16 +9,24 @@ import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
+import { readCommandLine } from "./cli/help/commandLine"
+import { findCommand, programModel, type ProgramModel } from "./cli/help/commandModel"
+import { catalogue } from "./cli/help/catalogue"
+import { handlerWithRealConsole, withQuietParsing } from "./cli/help/quietParsing"
+import { helpWidth, renderCommandHelp, renderRootHelp } from "./cli/help/renderHelp"
+import { lineError, usageError } from "./cli/help/usageError"
 import { hoistGlobalOptions } from "./cli/hoistGlobalOptions"
-import { pmfx } from "./cli/main"
+import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
-import { CliExit, renderError } from "./cli/output"
+import { CliExit, printJson, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { Paths } from "./daemon/Paths"
+import type { BadRequest } from "./domain/errors"
 import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
+import { toWire } from "./domain/ErrorWire"
 
-const run = Command.run(pmfx, { name: "pmfx", version: packageJson.version })
+const run = Command.run(pmfx.pipe(Command.transformHandler(handlerWithRealConsole)), { name: "pmfx", version: packageJson.version })
 
 /**
  * `PMFX_DEBUG=1` shows what the CLI logs at debug level — the full cause of an internal error, an
@@ -50,18 +58,57 @@ const internalError = (cause: Cause.Cause<unknown>) =>
     Effect.as(ExitCode.unexpected as number)
   )
 
-const program = run(hoistGlobalOptions(process.argv)).pipe(
+const argv = hoistGlobalOptions(process.argv)
+const words = argv.slice(2)
+const beforeDashes = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
+
+/** Read only when the help or a usage error needs it (a few milliseconds). */
+let model: ProgramModel | undefined
+const theModel = (): ProgramModel => (model ??= programModel(pmfx, commands))
+
+/** A bad command line: exit 2, the error as text on stderr or, with --json, as JSON on stdout. */
+const reportUsage = (error: BadRequest, json: boolean) =>
+  (json ? printJson(toWire(error)) : Console.error(renderError(error))).pipe(Effect.as(ExitCode.usage as number))
+
+/**
+ * `--help`, `-h`, no command at all, or an option pmfx refuses: answered from the command model
+ * without @effect/cli (its help is not readable; docs/decisions.md, "The CLI's help").
+ */
+const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
+  const mayBeHelp = beforeDashes.some((word) => word === "-h" || word === "--help" || word === "--wizard" || word === "--completions")
+  const noCommand = beforeDashes.every((word) => word.startsWith("-")) && !beforeDashes.includes("--version")
+  if (!mayBeHelp && !noCommand) return undefined
+  const line = readCommandLine(words, theModel())
+  const error = lineError(line, theModel())
+  if (error !== undefined) return reportUsage(error, line.json)
+  if (!line.helpRequested && !noCommand) return undefined
+  const width = helpWidth(process.stdout)
+  const command = line.command ?? theModel().root
+  const text =
+    command.path.length === 0
+      ? renderRootHelp(theModel(), packageJson.version, width)
+      : renderCommandHelp(theModel(), findCommand(theModel(), command.path) ?? command, catalogue[command.path.join(" ")], width)
+  return Console.log(text).pipe(Effect.as(ExitCode.ok as number))
+}
+
+const parsedAndRun = run(argv).pipe(
+  withQuietParsing,
   withPlainConsole,
   Effect.as(ExitCode.ok as number),
   Effect.catchAll((error: unknown) => {
-    // @effect/cli has already printed what was wrong with the command line.
-    if (ValidationError.isValidationError(error)) return Effect.succeed(ExitCode.usage as number)
+    if (ValidationError.isValidationError(error)) {
+      const line = readCommandLine(words, theModel())
+      return reportUsage(usageError(error, line, theModel()), line.json)
+    }
     if (error instanceof CliExit) return Effect.succeed(error.code)
     if (isPmfxError(error)) return Console.error(renderError(error)).pipe(Effect.as(errorMeta[error._tag].exitCode))
     return internalError(Cause.fail(error))
   }),
   // Ctrl-C and SIGTERM stay interruptions (their exit code is set below); anything else is a defect.
-  Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : internalError(cause))),
+  Effect.catchAllCause((cause) => (Cause.isInterruptedOnly(cause) ? Effect.failCause(cause) : internalError(cause)))
+)
+
+const program = Effect.suspend(() => answeredWithoutParsing() ?? parsedAndRun).pipe(
   // (The daemon client is provided by the command tree, which knows from --url which daemon it is.)
   Effect.provide(Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default))),
   Effect.provide(logging)

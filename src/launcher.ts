@@ -12,6 +12,7 @@ import * as fs from "node:fs"
 import Module from "node:module"
 import * as path from "node:path"
 import * as vm from "node:vm"
+import { isCompletionNames, printCompletionNames } from "./cli/completionNames"
 import { fastList, isFastList } from "./cli/fastList"
 
 /** The exports of a bundle next to this launcher, compiled from its code cache when V8 takes it. */
@@ -54,6 +55,9 @@ if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") &&
   // loading both would cost the long-running process the memory of code it never runs.
   const daemon = loadBundle("daemon.cjs") as { readonly main: (args: ReadonlyArray<string>) => void }
   daemon.main(args.slice(1))
+} else if (isCompletionNames(args)) {
+  // The shell completion scripts' call for app names: answered here, never starting a daemon.
+  void printCompletionNames(process.env)
 } else if (isFastList(args, process.env)) {
   void fastList(process.env).then((answered) => {
     if (!answered) loadBundle("pmfx-main.cjs")

@@ -7,6 +7,7 @@ import { Command, Options } from "@effect/cli"
 import { Layer } from "effect"
 import { DaemonClient } from "./DaemonClient"
 import { DaemonTarget, resolveTarget } from "./DaemonTarget"
+import { makeCompletionCommand } from "./commands/completion"
 import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
 import { daemonRestartCommand, updateCommand } from "./commands/daemonRestart"
@@ -26,6 +27,7 @@ import { startCommand } from "./commands/start"
 import { stopCommand } from "./commands/stop"
 import { validateCommand } from "./commands/validate"
 import { webCommand } from "./commands/web"
+import { programModel, type ProgramModel } from "./help/commandModel"
 
 const globalOptions = {
   url: Options.text("url").pipe(
@@ -40,29 +42,37 @@ const globalOptions = {
   )
 }
 
+/**
+ * Every command under `pmfx`, in the order `pmfx --help` lists them. The help, the usage errors
+ * and the shell completions read their options from here (src/cli/help/commandModel.ts).
+ */
+export const commands = [
+  startCommand,
+  stopCommand,
+  restartCommand,
+  reloadCommand,
+  deleteCommand,
+  killCommand,
+  resurrectCommand,
+  scaleCommand,
+  listCommand,
+  logsCommand,
+  monitCommand,
+  statusCommand,
+  pingCommand,
+  validateCommand,
+  showCommand,
+  startupCommand,
+  webCommand,
+  daemonCommand.pipe(Command.withSubcommands([daemonRestartCommand])),
+  updateCommand,
+  // (The completion script is written from this tree, read when the command runs.)
+  makeCompletionCommand((): ProgramModel => programModel(pmfx, commands))
+] as const
+
 export const pmfx = Command.make("pmfx", globalOptions).pipe(
   Command.withDescription("pmfx — a process manager for Linux servers, built on Effect"),
-  Command.withSubcommands([
-    startCommand,
-    stopCommand,
-    restartCommand,
-    reloadCommand,
-    deleteCommand,
-    killCommand,
-    resurrectCommand,
-    scaleCommand,
-    listCommand,
-    logsCommand,
-    monitCommand,
-    statusCommand,
-    pingCommand,
-    validateCommand,
-    showCommand,
-    startupCommand,
-    webCommand,
-    daemonCommand.pipe(Command.withSubcommands([daemonRestartCommand])),
-    updateCommand
-  ]),
+  Command.withSubcommands(commands),
   Command.provide((options) =>
     DaemonClient.Default.pipe(Layer.provideMerge(Layer.effect(DaemonTarget, resolveTarget({ url: options.url, apiKey: options.apiKey }))))
   )

@@ -12,6 +12,12 @@ import { BadRequest } from "../domain/errors"
 const usageText = (option: string, reason: string, suggestion: string) =>
   `BAD_REQUEST ${option}: ${reason}\n  suggestion: ${suggestion}`
 
+/** The option, reason and suggestion back from a text `optionValue` made (help/usageError.ts). */
+export const readUsageText = (text: string): { readonly field: string; readonly reason: string; readonly suggestion: string } | undefined => {
+  const match = /^BAD_REQUEST (\S+): (.*)\n {2}suggestion: ([\s\S]*)$/.exec(text.trim())
+  return match === null ? undefined : { field: match[1]!, reason: match[2]!, suggestion: match[3]! }
+}
+
 /**
  * For `Options.mapEffect`: parses an option's text, or refuses it as a usage error naming the
  * option, what is wrong and what to write instead.

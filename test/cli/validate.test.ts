@@ -27,7 +27,7 @@ describe("pmfx basics", () => {
   })
 
   it("prints a bash completion script", () => {
-    const result = sandbox.pmfx(["--completions", "bash"])
+    const result = sandbox.pmfx(["completion", "bash"])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("pmfx")
     expect(result.stdout).toContain("complete")

@@ -11,6 +11,7 @@ export const fileArg = Args.file({ name: "file", exists: "either" }).pipe(
 
 export const envOption = Options.text("env").pipe(
   Options.withAlias("e"),
+  Options.withPseudoName("NAME"),
   Options.withDescription("merge each app's env_<NAME> block over its env (as PM2's --env)"),
   Options.optional
 )

@@ -91,6 +91,7 @@ export const logsCommand = Command.make(
     target: Args.text({ name: "name|id" }).pipe(Args.withDescription("an app name, a process id, a namespace or all")),
     lines: Options.integer("lines").pipe(
       Options.withAlias("n"),
+      Options.withPseudoName("n"),
       Options.withDescription(`how many of the newest matching lines to print (default ${DEFAULT_LINES})`),
       Options.withDefault(DEFAULT_LINES),
       Options.mapEffect(optionValue("--lines", wholeNumber, "use --lines 0 or more"))
@@ -99,17 +100,18 @@ export const logsCommand = Command.make(
     timestamps: Options.boolean("timestamps").pipe(Options.withAlias("t"), Options.withDescription("print each line's timestamp")),
     error: Options.boolean("error").pipe(Options.withDescription("standard error lines only")),
     instance: Options.integer("instance").pipe(
+      Options.withPseudoName("n"),
       Options.withDescription("one instance of the app (0, 1, ...)"),
       Options.mapEffect(optionValue("--instance", wholeNumber, "use an instance number from 0")),
       Options.optional
     ),
-    grep: Options.text("grep").pipe(Options.withDescription("lines matching a regular expression in RE2 syntax, like grep -E (/pattern/i for flags)"), Options.optional),
+    grep: Options.text("grep").pipe(Options.withPseudoName("regex"), Options.withDescription("lines matching a regular expression in RE2 syntax, like grep -E (/pattern/i for flags)"), Options.optional),
     level: Options.choice("level", LogLevel.literals).pipe(
       Options.withDescription("lines of this level or more severe"),
       Options.optional
     ),
-    since: Options.text("since").pipe(Options.withDescription("lines from this time on: 2026-11-21T13:00:00Z, 2026-11-21, 10m, 2h"), Options.optional),
-    until: Options.text("until").pipe(Options.withDescription("lines up to this time (same forms as --since)"), Options.optional),
+    since: Options.text("since").pipe(Options.withPseudoName("time"), Options.withDescription("lines from this time on: 2026-11-21T13:00:00Z, 2026-11-21, 10m, 2h"), Options.optional),
+    until: Options.text("until").pipe(Options.withPseudoName("time"), Options.withDescription("lines up to this time (same forms as --since)"), Options.optional),
     json: jsonOption
   },
   ({ target, lines, follow, timestamps, error, instance, grep, level, since, until, json }) =>

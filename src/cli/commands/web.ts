@@ -15,14 +15,15 @@ import { CliExit, printJson } from "../output"
 import { jsonOption } from "./configOptions"
 
 const options = {
-  host: Options.text("host").pipe(Options.withDescription("address to listen on"), Options.withDefault(DEFAULT_WEB_HOST)),
-  port: Options.integer("port").pipe(Options.withDescription("TCP port to listen on"), Options.withDefault(DEFAULT_WEB_PORT)),
-  apiKey: Options.text("api-key").pipe(Options.withDescription("key every route but GET / requires (or PMFX_API_KEY)"), Options.optional),
+  host: Options.text("host").pipe(Options.withPseudoName("host"), Options.withDescription("address to listen on (default localhost)"), Options.withDefault(DEFAULT_WEB_HOST)),
+  port: Options.integer("port").pipe(Options.withPseudoName("port"), Options.withDescription("TCP port to listen on (default 9615)"), Options.withDefault(DEFAULT_WEB_PORT)),
+  apiKey: Options.text("api-key").pipe(Options.withPseudoName("key"), Options.withDescription("key every route but GET / requires (or PMFX_API_KEY)"), Options.optional),
   readOnlyApiKey: Options.text("read-only-api-key").pipe(
+    Options.withPseudoName("key"),
     Options.withDescription("a key that may only read, with app environments masked (or PMFX_READONLY_API_KEY)"),
     Options.optional
   ),
-  corsOrigin: Options.text("cors-origin").pipe(Options.withDescription("a browser origin allowed to call the API (repeatable)"), Options.repeated),
+  corsOrigin: Options.text("cors-origin").pipe(Options.withPseudoName("origin"), Options.withDescription("a browser origin allowed to call the API (repeatable)"), Options.repeated),
   allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("listen on a non-loopback address without an API key")),
   verbose: Options.boolean("verbose").pipe(Options.withDescription("log each TCP request (method, path, status, time) to the daemon log")),
   stop: Options.boolean("stop").pipe(Options.withDescription("close the listener")),

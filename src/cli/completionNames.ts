@@ -1,0 +1,50 @@
+/**
+ * `pmfx completion --list-names`: what a shell completes a process argument with — every app
+ * name, every namespace, and `all` — one per line, read from the local daemon's socket by the
+ * launcher before the CLI bundle is loaded (a completion must come back at once). It never starts
+ * a daemon: when none answers within a second, it prints nothing and exits 0, and the shell
+ * offers no names.
+ */
+import * as http from "node:http"
+import { resolveHome, socketPathFor } from "../daemon/homePaths"
+
+const ANSWER_TIMEOUT_MS = 1_000
+
+/** Whether these arguments are the completion scripts' call for names. */
+export const isCompletionNames = (args: ReadonlyArray<string>): boolean =>
+  args.length === 2 && args[0] === "completion" && args[1] === "--list-names"
+
+/** The names to offer for rows of the daemon's list (`name`, `namespace`), sorted, without repeats. */
+export const completionNames = (rows: ReadonlyArray<unknown>): Array<string> => {
+  const names = new Set<string>()
+  for (const row of rows) {
+    if (typeof row !== "object" || row === null) continue
+    const { name, namespace } = row as { readonly name?: unknown; readonly namespace?: unknown }
+    if (typeof name === "string" && name !== "") names.add(name)
+    if (typeof namespace === "string" && namespace !== "" && namespace !== "default") names.add(namespace)
+  }
+  return [...[...names].sort(), "all"]
+}
+
+/** Prints the names (or nothing) and resolves once done. */
+export const printCompletionNames = (env: NodeJS.ProcessEnv): Promise<void> =>
+  new Promise((resolve) => {
+    const socketPath = socketPathFor(resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] }))
+    const request = http.request({ socketPath, path: "/api/processes", method: "GET", headers: { host: "pmfx" }, agent: false }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("error", () => resolve())
+      response.on("end", () => {
+        try {
+          const rows: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+          if (response.statusCode === 200 && Array.isArray(rows)) process.stdout.write(completionNames(rows).map((name) => `${name}\n`).join(""))
+        } catch {
+          // Not the daemon's list: no names.
+        }
+        resolve()
+      })
+    })
+    request.setTimeout(ANSWER_TIMEOUT_MS, () => request.destroy())
+    request.on("error", () => resolve())
+    request.end()
+  })

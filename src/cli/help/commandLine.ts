@@ -1,0 +1,106 @@
+/**
+ * A light reading of the command line against the command model, done before and after
+ * @effect/cli parses it: which command it names, whether it asks for help or JSON, and the first
+ * word that is not a command or an option of that command (for "did you mean …?"). It never
+ * decides that a command line is valid — @effect/cli does — it only explains why one is not.
+ */
+import { closestKey } from "../../config/closestKey"
+import type { CommandModel, OptionModel, ProgramModel } from "./commandModel"
+import { findOption } from "./commandModel"
+
+/** Options of @effect/cli that pmfx refuses: they are not part of its interface (docs/cli.md). */
+export const REFUSED_BUILT_INS: Readonly<Record<string, string>> = {
+  "--wizard": "pmfx has no wizard mode: run `pmfx <command> --help` to see a command's options",
+  "--completions": "print a completion script with `pmfx completion bash|zsh|fish`"
+}
+
+/** Options @effect/cli reads on every command, besides the root's own. */
+const BUILT_INS: ReadonlyArray<OptionModel> = [
+  { names: ["-h", "--help"], value: undefined, choices: [], description: "", repeatable: false, defaultValue: undefined },
+  { names: ["--version"], value: undefined, choices: [], description: "", repeatable: false, defaultValue: undefined },
+  { names: ["--log-level"], value: "level", choices: [], description: "", repeatable: false, defaultValue: undefined }
+]
+
+export interface CommandLine {
+  /** The command named, `[]` for none (`pmfx --help`), undefined when the word is not a command. */
+  readonly command: CommandModel | undefined
+  /** The word in the command's place that is not a command. */
+  readonly unknownCommand: string | undefined
+  readonly helpRequested: boolean
+  readonly json: boolean
+  /** The first option that the command does not have. */
+  readonly unknownOption: string | undefined
+  /** A refused @effect/cli option, when one is given. */
+  readonly refusedBuiltIn: string | undefined
+  /** The words read. */
+  readonly words: ReadonlyArray<string>
+}
+
+const takesValue = (option: OptionModel | undefined): boolean => option !== undefined && option.value !== undefined
+
+const isOptionWord = (word: string): boolean => word.startsWith("-") && word !== "-" && !/^-\d/.test(word)
+
+/** `args`: the words after `pmfx`, with the global options in front (hoistGlobalOptions). */
+export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel): CommandLine => {
+  const globals = [...model.root.options, ...BUILT_INS]
+  let i = 0
+  let helpRequested = false
+  let refusedBuiltIn: string | undefined
+  let unknownOption: string | undefined
+  while (i < args.length && isOptionWord(args[i]!) && args[i] !== "--") {
+    const name = args[i]!.split("=", 1)[0]!
+    if (name === "-h" || name === "--help") helpRequested = true
+    if (name in REFUSED_BUILT_INS) refusedBuiltIn ??= name
+    const option = findOption(globals, name)
+    if (option === undefined && !(name in REFUSED_BUILT_INS)) unknownOption ??= name
+    i += takesValue(option) && !args[i]!.includes("=") ? 2 : 1
+  }
+  const word = args[i]
+  const top = word === undefined || word === "--" ? undefined : model.commands.find((command) => command.path.length === 1 && command.path[0] === word)
+  if (word !== undefined && word !== "--" && top === undefined) {
+    return { command: undefined, unknownCommand: word, helpRequested, json: args.includes("--json"), unknownOption, refusedBuiltIn, words: args }
+  }
+  let command = top ?? model.root
+  if (top !== undefined) {
+    i++
+    const child = model.commands.find((other) => other.path.length === 2 && other.path[0] === top.path[0] && other.path[1] === args[i])
+    if (child !== undefined) {
+      command = child
+      i++
+    }
+  }
+  const known = [...command.options, ...globals]
+  let json = false
+  for (; i < args.length; i++) {
+    const arg = args[i]!
+    if (arg === "--") break
+    if (!isOptionWord(arg)) continue
+    const name = arg.split("=", 1)[0]!
+    if (name === "-h" || name === "--help") helpRequested = true
+    if (name === "--json") json = true
+    if (name in REFUSED_BUILT_INS) {
+      refusedBuiltIn ??= name
+      continue
+    }
+    const option = findOption(known, name)
+    // `-ft`: short flags written together.
+    const cluster = /^-[A-Za-z]{2,}$/.test(arg) && [...arg.slice(1)].every((letter) => findOption(known, `-${letter}`) !== undefined)
+    if (option === undefined && !cluster) unknownOption ??= name
+    if (takesValue(option) && !arg.includes("=")) i++
+  }
+  return { command, unknownCommand: undefined, helpRequested, json, unknownOption, refusedBuiltIn, words: args }
+}
+
+/** The closest command name, for "did you mean …?". */
+export const closestCommand = (model: ProgramModel, word: string): string | undefined =>
+  closestKey(
+    word,
+    model.commands.filter((command) => command.path.length === 1).map((command) => command.path[0]!)
+  )
+
+/** The closest option of a command (or a global one). */
+export const closestOption = (model: ProgramModel, command: CommandModel | undefined, word: string): string | undefined =>
+  closestKey(
+    word,
+    [...(command?.options ?? []), ...model.root.options, ...BUILT_INS].flatMap((option) => option.names.filter((name) => name.startsWith("--")))
+  )

@@ -1,0 +1,82 @@
+/**
+ * A bad command line as a structured error (BAD_REQUEST, exit 2), printed like every other error
+ * of the CLI — `BAD_REQUEST <what>` and a `suggestion:` line on stderr, or with `--json` the API's
+ * error shape on stdout — instead of @effect/cli's own text. An unknown command or option gets
+ * "did you mean …?" when a close name exists.
+ */
+import type { ValidationError } from "@effect/cli"
+import { BadRequest } from "../../domain/errors"
+import { readUsageText } from "../usage"
+import type { CommandLine } from "./commandLine"
+import { closestCommand, closestOption, REFUSED_BUILT_INS } from "./commandLine"
+import type { ProgramModel } from "./commandModel"
+import { plainText } from "./commandModel"
+
+/** PM2 commands pmfx has no counterpart for, and what to do instead. */
+const PM2_ONLY: Readonly<Record<string, string>> = {
+  save: "pmfx saves its state on every change: there is nothing to save",
+  dump: "pmfx saves its state on every change: there is nothing to dump",
+  unstartup: "run `systemctl disable --now pmfx-$USER.service` and remove the unit file",
+  deploy: "pmfx supervises apps, it does not deploy code: use your deployment tool, then `pmfx reload <app>`"
+}
+
+const helpOf = (line: CommandLine): string =>
+  line.command === undefined || line.command.path.length === 0 ? "pmfx --help" : `pmfx ${line.command.path.join(" ")} --help`
+
+/** An option's problem reads `--port: …`; the others are whole sentences. */
+const badRequest = (field: string, reason: string, suggestion: string) =>
+  new BadRequest({ message: field.startsWith("-") ? `${field}: ${reason}` : reason, details: { field, reason, suggestion } })
+
+/** The error for an unknown command, option or refused built-in found by reading the line. */
+export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | undefined => {
+  if (line.refusedBuiltIn !== undefined) return badRequest(line.refusedBuiltIn, "unknown option", REFUSED_BUILT_INS[line.refusedBuiltIn]!)
+  if (line.unknownCommand !== undefined) {
+    const word = line.unknownCommand
+    const pm2 = PM2_ONLY[word]
+    if (pm2 !== undefined) return badRequest("command", `pmfx has no \`${word}\` command`, pm2)
+    const close = closestCommand(model, word)
+    return badRequest(
+      "command",
+      `unknown command '${word}'${close === undefined ? "" : `; did you mean '${close}'?`}`,
+      close === undefined ? "run `pmfx --help` to see every command" : `run \`pmfx ${close}\`, or \`pmfx --help\` to see every command`
+    )
+  }
+  if (line.unknownOption !== undefined) {
+    const word = line.unknownOption
+    const close = closestOption(model, line.command, word)
+    const where = line.command === undefined || line.command.path.length === 0 ? "pmfx" : `pmfx ${line.command.path.join(" ")}`
+    return badRequest(
+      word,
+      `unknown option for ${where}${close === undefined ? "" : `; did you mean '${close}'?`}`,
+      `run \`${helpOf(line)}\` to see its options`
+    )
+  }
+  return undefined
+}
+
+const lowerFirst = (text: string) => (text === "" ? text : text[0]!.toLowerCase() + text.slice(1))
+
+/**
+ * The error for what @effect/cli refused: an unknown command or option (with a close name), a
+ * bad option value (already structured by `optionValue`), or the library's reason in one line.
+ */
+export const usageError = (error: ValidationError.ValidationError, line: CommandLine, model: ProgramModel): BadRequest => {
+  const found = lineError(line, model)
+  if (found !== undefined) return found
+  const text = error._tag === "HelpRequested" ? "" : plainText(error.error)
+  const structured = readUsageText(text)
+  if (structured !== undefined) return badRequest(structured.field, structured.reason, structured.suggestion)
+  const help = `run \`${helpOf(line)}\` to see its usage`
+  // "'x' is not a integer": name the option the value was given to.
+  const badValue = /^'(.*)' is not an? (.+)$/.exec(text.trim())
+  if (badValue !== null) {
+    const [, value, kind] = badValue
+    const option = line.words.find((word, i) => word.startsWith("-") && line.words[i + 1] === value)
+    const article = /^[aeiou]/.test(kind!) ? "an" : "a"
+    return badRequest(option ?? "arguments", `'${value}' is not ${article} ${kind}`, help)
+  }
+  const unexpected = /^Received unknown argument: '(.*)'$/.exec(text.trim())
+  if (unexpected !== null) return badRequest("arguments", `unexpected argument '${unexpected[1]}'`, help)
+  const reason = lowerFirst(text.split("\n").map((part) => part.trim()).filter((part) => part !== "").join("; ")) || "the command line could not be read"
+  return badRequest("arguments", reason, help)
+}
