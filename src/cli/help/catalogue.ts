@@ -128,9 +128,13 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     docs: docs("pmfx-logs")
   },
   monit: {
-    summary: "a live full-screen view of every process",
-    usage: ["pmfx monit [--interval <seconds>]"],
-    examples: [{ command: "pmfx monit" }, { command: "pmfx monit --interval 2" }],
+    summary: "a live full-screen view: processes, details, logs, actions",
+    usage: ["pmfx monit"],
+    examples: [
+      { command: "pmfx monit", comment: "j/k select, / filters the logs, q quits" },
+      { command: "pmfx --url http://server:9615 monit", comment: "a remote daemon" },
+      { command: "pmfx monit > snapshot.txt", comment: "not a terminal: one snapshot" }
+    ],
     completes: "nothing",
     pm2: "pm2 monit",
     docs: docs("pmfx-monit")
