@@ -9,7 +9,7 @@ import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import * as path from "node:path"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
-import { readCommandLine } from "./cli/help/commandLine"
+import { helpWordAsOption, readCommandLine } from "./cli/help/commandLine"
 import { findCommand, programModel, type ProgramModel } from "./cli/help/commandModel"
 import { catalogue } from "./cli/help/catalogue"
 import { handlerWithRealConsole, withQuietParsing } from "./cli/help/quietParsing"
@@ -59,7 +59,7 @@ const internalError = (cause: Cause.Cause<unknown>) =>
   )
 
 const argv = hoistGlobalOptions(process.argv)
-const words = argv.slice(2)
+const words = helpWordAsOption(argv.slice(2))
 const beforeDashes = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
 
 /** Read only when the help or a usage error needs it (a few milliseconds). */

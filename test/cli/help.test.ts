@@ -102,6 +102,11 @@ describe("pmfx --help", () => {
     // No command at all, and -h, print the same.
     expect(sandbox.pmfx([]).stdout).toBe(result.stdout)
     expect(sandbox.pmfx(["-h"]).stdout).toBe(result.stdout)
+    expect(sandbox.pmfx(["help"]).stdout).toBe(result.stdout)
+    // `pmfx help <command>` is the command's help.
+    const logs = sandbox.pmfx(["help", "logs"])
+    expect(logs.code).toBe(0)
+    expect(logs.stdout).toContain("pmfx logs — ")
   })
 
   it("prints each command's help: usage, one entry per option with its description, examples", () => {

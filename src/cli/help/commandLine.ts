@@ -91,6 +91,16 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
   return { command, unknownCommand: undefined, helpRequested, json, unknownOption, refusedBuiltIn, words: args }
 }
 
+/**
+ * `pmfx help [command]` is `pmfx [command] --help` (git's and npm's way of asking). `args`: the
+ * words after `pmfx`, global options in front.
+ */
+export const helpWordAsOption = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
+  let at = 0
+  while (at < args.length && args[at]!.startsWith("-") && args[at] !== "--") at += args[at] === "--url" || args[at] === "--api-key" ? 2 : 1
+  return args[at] === "help" ? [...args.slice(0, at), ...args.slice(at + 1), "--help"] : args
+}
+
 /** The closest command name, for "did you mean …?". */
 export const closestCommand = (model: ProgramModel, word: string): string | undefined =>
   closestKey(
