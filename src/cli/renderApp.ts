@@ -1,5 +1,6 @@
 /** The readable block `pmfx show` prints for one resolved app. */
 import type { AppDefinition } from "../domain/AppDefinition"
+import { describeDependency } from "../domain/Dependency"
 import { formatDuration } from "../domain/Duration"
 import { instanceFiles } from "../domain/logPaths"
 import { quoteShellWord } from "../domain/shellWords"
@@ -55,7 +56,8 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["watch", app.watch ? app.watch_paths.join(", ") : "off"],
     ["ignore_watch", app.ignore_watch.length === 0 ? none : app.ignore_watch.join(", ")],
     ...(Object.keys(app.watch_options).length === 0 ? [] : [["watch_options", JSON.stringify(app.watch_options)] satisfies [string, string]]),
-    ["depends_on", app.depends_on.length === 0 ? none : app.depends_on.join(", ")],
+    ["depends_on", app.depends_on.length === 0 ? none : app.depends_on.map(describeDependency).join(", ")],
+    ...(app.ready_log_line === null ? [] : [["ready_log_line", app.ready_log_line] satisfies [string, string]]),
     [
       "health_check",
       health === null

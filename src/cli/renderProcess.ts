@@ -2,6 +2,7 @@
  * Readable blocks for what the daemon says about processes: `show <name|id>` (a process detail),
  * `status` (the daemon) and `status <name|id>` (health lines).
  */
+import { describeDependency } from "../domain/Dependency"
 import type { ProcessDetail } from "../domain/ProcessDetail"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import { formatSize, humanBytes } from "../domain/Size"
@@ -50,7 +51,7 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
   const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
   const running = detail.pid !== null
   const rows: Array<[string, string]> = [
-    ["status", statusColor(detail.status)(detail.status)],
+    ["status", statusColor(detail.status)(detail.status) + (detail.waiting_for === null ? "" : ` (waiting for ${detail.waiting_for})`)],
     ["pid", detail.pid === null ? none : String(detail.pid)],
     ["port", detail.port ?? none],
     ["cpu", running ? `${detail.cpu_usage.toFixed(1)}%` : none],
@@ -65,6 +66,8 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["max_memory_restart", config.max_memory_restart === null ? none : formatSize(config.max_memory_restart)],
     ["env", env.length === 0 ? none : env[0]!],
     ...env.slice(1).map((line): [string, string] => ["", line]),
+    ["depends_on", config.depends_on.length === 0 ? none : config.depends_on.map(describeDependency).join(", ")],
+    ...(config.ready_log_line === null ? [] : [["ready_log_line", config.ready_log_line] satisfies [string, string]]),
     ["cron_restart", detail.cron_restart === null ? none : `${detail.cron_restart.schedule} (next ${localTime(detail.cron_restart.next_run)})`],
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]

@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { MAX_LINE_LENGTH_RANGE, WebhookEvent } from "../domain/AppDefinition"
+import { Dependency } from "../domain/Dependency"
 import { DurationMs, DurationSecondsMs } from "../domain/Duration"
 import { PortSetting } from "../domain/Port"
 import { SizeBetween, SizeBytes } from "../domain/Size"
@@ -96,7 +97,9 @@ export const AppSettings = Schema.Struct({
   watch: opt(WatchSetting),
   ignore_watch: opt(TextList),
   watch_options: opt(WatchOptionsSettings),
-  depends_on: opt(TextList),
+  /** Checked entry by entry by `dependsOnSetting.ts` (each with its own field path), never decoded here. */
+  depends_on: opt(Schema.Array(Dependency)),
+  ready_log_line: opt(NonEmptyText),
   namespace: opt(NonEmptyText),
   extends: opt(NonEmptyText),
   out_file: opt(NonEmptyText),

@@ -104,6 +104,7 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     ignore_watch: s.ignore_watch ?? [],
     watch_options: resolveWatchOptions(s.watch_options, watchBase),
     depends_on: s.depends_on ?? [],
+    ready_log_line: s.ready_log_line ?? null,
     out_file: fromBase(log.out_file),
     error_file: fromBase(log.error_file),
     log_file: fromBase(log.log_file),

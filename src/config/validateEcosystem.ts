@@ -18,6 +18,7 @@ import { isRecord } from "./mergeSettings"
 import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys, scriptAliases } from "./pm2Keys"
 import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
 import { honouredWatchOptions } from "./watchOptions"
+import { checkConditions, readDependsOn, readyLogLineProblem } from "./dependsOnSetting"
 import * as path from "node:path"
 import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
 
@@ -249,11 +250,11 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
     const checked = validateApp(rawApp, at, options, findings)
     if (checked.app !== undefined) {
       apps.push({ ...checked.app, index })
-      identities.push({ index, name: checked.app.name, depends_on: checked.app.settings.depends_on ?? [] })
+      identities.push({ index, name: checked.app.name, depends_on: (checked.app.settings.depends_on ?? []).map((entry) => entry.name) })
     } else if (checked.identity !== undefined) identities.push({ index, ...checked.identity })
   })
 
-  problems.push(...checkNames(identities), ...checkDependencies(identities))
+  problems.push(...checkNames(identities), ...checkDependencies(identities), ...checkConditions(apps))
   const processes = apps.reduce((sum, app) => sum + resolveInstances(app.settings.instances ?? 1, options.cpus), 0)
   // (One app over the limit is already reported at its own `instances`.)
   if (processes > MAX_INSTANCES && apps.every((app) => resolveInstances(app.settings.instances ?? 1, options.cpus) <= MAX_INSTANCES)) {
@@ -274,12 +275,10 @@ interface AppCheck {
 }
 
 /** What the cross-app checks need, read leniently from a definition that failed to decode. */
-const identityOf = (raw: Record<string, unknown>): AppCheck["identity"] => {
+const identityOf = (raw: Record<string, unknown>, depends_on: ReadonlyArray<string>): AppCheck["identity"] => {
   const name = typeof raw.name === "string" ? raw.name : typeof raw.script === "string" ? defaultAppName(raw.script) : undefined
   // An empty name is already reported by its decoder.
   if (name === undefined || name.trim() === "") return undefined
-  const depends = raw.depends_on
-  const depends_on = typeof depends === "string" ? [depends] : Array.isArray(depends) ? depends.filter((d): d is string => typeof d === "string") : []
   return { name, depends_on }
 }
 
@@ -341,12 +340,23 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
     if (block.value !== undefined) envBlocks[name] = block.value
   }
 
-  const decoded = decodeAll(AppSettings, input, at, appKeys)
+  // depends_on is read entry by entry, each problem at its own path (dependsOnSetting.ts).
+  const { depends_on: dependsOnInput, ...settingsInput } = input
+  const dependsOn = dependsOnInput === undefined ? undefined : readDependsOn(dependsOnInput, joinPath(at, "depends_on"))
+  if (dependsOn !== undefined) {
+    findings.unknown(dependsOn.unknownKeys)
+    problems.push(...dependsOn.problems)
+  }
+  const decoded = decodeAll(AppSettings, settingsInput, at, appKeys)
   findings.unknown(decoded.unknownKeys)
-  const settings = decoded.value
+  const settings = decoded.value === undefined ? undefined : dependsOn === undefined ? decoded.value : { ...decoded.value, depends_on: dependsOn.entries }
   if (settings === undefined) {
     findings.problems.push(...problems, ...decoded.problems)
-    return { identity: identityOf(input) }
+    return { identity: identityOf(input, dependsOn?.names ?? []) }
+  }
+  if (settings.ready_log_line !== undefined) {
+    const refused = readyLogLineProblem(settings.ready_log_line, joinPath(at, "ready_log_line"))
+    if (refused !== undefined) problems.push(refused)
   }
   const name = settings.name ?? defaultAppName(settings.script)
 

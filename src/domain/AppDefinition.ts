@@ -4,6 +4,7 @@
  * milliseconds and sizes whole bytes. (What users *write* is decoded by `config/AppSettings.ts`.)
  */
 import { Schema } from "effect"
+import { DependencyEntry } from "./Dependency"
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 const Milliseconds = NonNegativeInt.annotations({ description: "milliseconds" })
@@ -101,7 +102,13 @@ export const AppDefinition = Schema.Struct({
   ignore_watch: Schema.Array(Schema.String),
   /** Optional when decoding, so a state file saved before the setting existed still loads. */
   watch_options: Schema.optionalWith(WatchOptions, { default: () => ({}) }),
-  depends_on: Schema.Array(Schema.String),
+  /** Apps to wait for and the condition of each; a bare name (a state file before conditions) is `online`. */
+  depends_on: Schema.Array(DependencyEntry),
+  /**
+   * An RE2 pattern: a line of the app's output matching it makes the app ready for dependents
+   * waiting on `log_ready`; null for none. Optional when decoding, so an older state file loads.
+   */
+  ready_log_line: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /** Absolute log and pid paths; null means the default under `PMFX_HOME`. */
   out_file: Schema.NullOr(Schema.String),
   error_file: Schema.NullOr(Schema.String),

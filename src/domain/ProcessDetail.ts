@@ -1,5 +1,6 @@
 /** `GET /api/processes/{id}` (docs/api.md §3 plus `app_instances`). */
 import { Schema } from "effect"
+import { Dependency } from "./Dependency"
 import { HealthStatus, ProcessSummary } from "./ProcessSummary"
 
 export const ProcessDetail = Schema.Struct({
@@ -22,8 +23,17 @@ export const ProcessDetail = Schema.Struct({
     port: Schema.NullOr(Schema.String),
     env: Schema.Record({ key: Schema.String, value: Schema.String }),
     /** The working directory the app runs in (optional when decoding, as `shell`). */
-    cwd: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+    cwd: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+    /**
+     * The apps this one waits for before it starts, each with its condition, and the pattern of
+     * the line that makes this app ready for `log_ready` (docs/configuration.md, depends_on).
+     * Optional when decoding, as `shell`.
+     */
+    depends_on: Schema.optionalWith(Schema.Array(Dependency), { default: () => [] }),
+    ready_log_line: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
   }),
+  /** While the row waits for its `depends_on` apps: what for (`db to be healthy`); else null. */
+  waiting_for: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
   /** With no check configured: `{enabled:false}` and every other field null. */
   health_check: Schema.Struct({
     enabled: Schema.Boolean,

@@ -26,7 +26,14 @@ export class ProcessAlreadyExists extends Schema.TaggedError<ProcessAlreadyExist
 
 export class ProcessStartFailed extends Schema.TaggedError<ProcessStartFailed>()("PROCESS_START_FAILED", {
   message: Schema.String,
-  details: Schema.Struct({ process_id: Schema.String, reason: Schema.String, suggestion })
+  details: Schema.Struct({
+    process_id: Schema.String,
+    reason: Schema.String,
+    /** The `depends_on` app that can no longer meet its condition, when that is why. */
+    dependency: Schema.optional(Schema.String),
+    condition: Schema.optional(Schema.String),
+    suggestion
+  })
 }) {}
 
 /** One problem found while validating a configuration. */

@@ -29,7 +29,9 @@ export interface GrepRefusal {
   readonly suggestion: string
 }
 
-const SYNTAX_HINT = "grep uses RE2 syntax (like grep -E and Go), see docs/api.md"
+/** Where the syntax is explained, for `grep` or another setting that takes a pattern (`ready_log_line`). */
+const syntaxHint = (subject: string) =>
+  subject === "grep" ? "grep uses RE2 syntax (like grep -E and Go), see docs/api.md" : `${subject} uses RE2 syntax (like grep -E and Go), see docs/configuration.md`
 
 const FLAGS: Readonly<Record<string, number>> = {
   i: RE2JS.CASE_INSENSITIVE,
@@ -47,7 +49,8 @@ const PLAIN = /^[^\\^$.|?*+()[\]{}]*$/
 const refuse = (reason: string, suggestion: string): Either.Either<never, GrepRefusal> => Either.left({ reason, suggestion })
 
 /** What RE2 refused, said for a user who wrote a JavaScript or PCRE pattern. */
-const explain = (error: RE2JSSyntaxException): GrepRefusal => {
+const explain = (error: RE2JSSyntaxException, subject: string): GrepRefusal => {
+  const SYNTAX_HINT = syntaxHint(subject)
   const at = error.input ?? ""
   if (/^\\(?:[1-9]|k)/.test(at)) {
     return {
@@ -73,8 +76,8 @@ const explain = (error: RE2JSSyntaxException): GrepRefusal => {
   }
 }
 
-/** Compiles `text`: a pattern, or `/pattern/flags`. */
-export const compileGrep = (text: string): Either.Either<GrepPattern, GrepRefusal> => {
+/** Compiles `text`: a pattern, or `/pattern/flags`; `subject` names the setting in refusals. */
+export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepPattern, GrepRefusal> => {
   if (text.length > MAX_GREP_LENGTH) {
     return refuse(`the pattern is longer than ${MAX_GREP_LENGTH} characters`, "search for a shorter, distinctive part of the line")
   }
@@ -94,7 +97,7 @@ export const compileGrep = (text: string): Either.Either<GrepPattern, GrepRefusa
   try {
     return Either.right(RE2JS.compile(pattern, flags))
   } catch (error) {
-    if (error instanceof RE2JSSyntaxException) return Either.left(explain(error))
+    if (error instanceof RE2JSSyntaxException) return Either.left(explain(error, subject))
     if (error instanceof RE2JSException) return refuse(error.message, "use a simpler pattern: fewer and smaller repetition counts")
     throw error
   }

@@ -36,7 +36,8 @@ import type { ProcessMetrics } from "../domain/ProcessMetrics"
 import { MetricsSampler } from "../monitor/MetricsSampler"
 import { readStartTime } from "../monitor/procfs"
 import type { EngineSnapshot, RowSnapshot } from "./EngineSnapshot"
-import { dependencyOrder } from "./dependencyOrder"
+import { dependencyOrder, stopLevels } from "./dependencyOrder"
+import { awaitDependency, dependencyProblem, waitingText } from "./dependencyConditions"
 import { EngineOptions } from "./EngineOptions"
 import { assignPorts } from "./PortAllocator"
 import { isPortFree } from "./portProbe"
@@ -167,6 +168,33 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         (results) => results.flatMap((result) => (Option.isSome(result) ? [result.value] : []))
       )
 
+    /**
+     * {@link forEachApp} for stopping several apps (stop, delete, kill): in reverse dependency
+     * order, dependents first (docs/architecture.md §4, depends_on). The apps of one level stop
+     * together; the next level starts once they all have stopped.
+     */
+    const forEachAppDependentsFirst = <A, E>(selected: ReadonlyArray<Row>, body: (name: string, appRows: ReadonlyArray<Row>) => Effect.Effect<A, E>) =>
+      Effect.map(
+        Effect.forEach(stopLevels(appNames(selected), allRows().map((row) => row.app.definition)), (level) =>
+          forEachApp(
+            selected.filter((row) => level.includes(row.app.definition.name)),
+            body,
+            { concurrent: true }
+          )
+        ),
+        (levels) => levels.flat()
+      )
+
+    /** Stops every row, dependents first, without changing what the user wants (kill, shutdown). */
+    const haltAll = () =>
+      Effect.suspend(() =>
+        Effect.forEach(
+          stopLevels(appNames(allRows()), allRows().map((row) => row.app.definition)),
+          (level) => Effect.forEach(allRows().filter((row) => level.includes(row.app.definition.name)), halt, { concurrency: "unbounded", discard: true }),
+          { discard: true }
+        )
+      )
+
     /** The target's rows were all deleted while the request waited for them (docs/api.md). */
     const deletedMeanwhile = (target: string) =>
       new ProcessNotFound({
@@ -287,45 +315,11 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         yield* bus.publish({ _tag: "TableChanged" })
       })
 
-    /**
-     * Waits until a dependency row is online *and* its process has stayed up for its `min_uptime`
-     * (docs/configuration.md, depends_on) — `online` alone comes at once, even for a process that
-     * exits a moment later — or until it settles `errored`/`stopped`.
-     */
-    const awaitStable = (row: Row): Effect.Effect<RowState> =>
-      Effect.gen(function* () {
-        for (;;) {
-          const state = yield* awaitRow(row, (s) => s.status === "online" || s.status === "errored" || s.status === "stopped")
-          if (state.status !== "online") return state
-          const now = yield* Clock.currentTimeMillis
-          const left = row.app.definition.min_uptime - (now - (state.startedAt ?? now))
-          if (left <= 0) return state
-          // The rest of min_uptime, unless the process exits or is replaced meanwhile (then look again).
-          const changed = yield* awaitRow(row, (s) => s.status !== "online" || s.startedAt !== state.startedAt).pipe(
-            Effect.timeoutOption(Duration.millis(left))
-          )
-          if (Option.isNone(changed)) return state
-        }
-      })
-
-    /** Waits until every app named in `depends_on` is online and stable; their failure fails this app's start. */
+    /** Waits until every app named in `depends_on` meets its condition; one that never will fails this app's start. */
     const awaitDependencies = (app: AppDefinition) =>
-      Effect.forEach(app.depends_on, (dependency) =>
-        Effect.gen(function* () {
-          const dependencyRows = rowsOfApp(dependency)
-          const settled = yield* Effect.forEach(dependencyRows, awaitStable).pipe(Effect.timeoutOption(Duration.millis(settings.dependencyTimeoutMs)))
-          const ok = Option.isSome(settled) && settled.value.every((state) => state.status === "online")
-          if (!ok) {
-            const reason = Option.isNone(settled)
-              ? `its dependency ${dependency} did not come online within ${settings.dependencyTimeoutMs / 1000}s`
-              : `its dependency ${dependency} is ${settled.value.find((s) => s.status !== "online")?.status ?? "not online"}`
-            return yield* new ProcessStartFailed({
-              message: `${app.name} was not started: ${reason}`,
-              details: { process_id: app.name, reason, suggestion: `check ${dependency} with \`pmfx logs ${dependency}\`` }
-            })
-          }
-        })
-      )
+      Effect.forEach(app.depends_on, (dependency) => awaitDependency(app, dependency, rowsOfApp(dependency.name), settings.dependencyTimeoutMs), {
+        discard: true
+      })
 
     /**
      * Starts the given rows app by app in dependency order, each app under its lock with the rows
@@ -360,11 +354,15 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               launched.push(...toStart)
               const app = toStart[0]!.app.definition
               if (app.depends_on.length > 0) {
-                // Waiting for dependencies is part of starting (no pid yet).
-                for (const row of toStart) yield* updateRow(row, bus, () => ({ status: "starting", pid: null }))
+                // Waiting for dependencies is part of starting (no pid yet); `show` says what for.
+                const waitingFor = waitingText(app)
+                yield* Effect.logInfo(`${app.name} waits for ${waitingFor}`)
+                for (const row of toStart) yield* updateRow(row, bus, () => ({ status: "starting", pid: null, waitingFor }))
               }
               const waited = yield* Effect.either(awaitDependencies(app))
+              for (const row of toStart) yield* updateRow(row, bus, () => ({ waitingFor: null }))
               if (Either.isLeft(waited)) {
+                yield* Effect.logWarning(waited.left.message)
                 for (const row of toStart) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
                 return yield* Effect.fail(waited.left)
               }
@@ -403,11 +401,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           }
           for (const app of definitions) {
             for (const [i, dependency] of app.depends_on.entries()) {
-              if (!batch.has(dependency) && rowsOfApp(dependency).length === 0) {
-                return yield* InvalidConfig.fromProblems([
-                  { field: `${app.name}.depends_on[${i}]`, value: dependency, message: `no app named "${dependency}"`, suggestion: "start it in the same file or before this one" }
-                ])
-              }
+              const problem = dependencyProblem(dependency, batch.has(dependency.name) ? definitions.find((d) => d.name === dependency.name) : rowsOfApp(dependency.name)[0]?.app.definition)
+              if (problem !== undefined) return yield* InvalidConfig.fromProblems([{ field: `${app.name}.depends_on[${i}]`, value: dependency.name, ...problem }])
             }
           }
           const held = new Set<number>()
@@ -791,8 +786,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       )
     )
 
-    // Runs first when the engine closes: every app is stopped at once, not one after another.
-    yield* Effect.addFinalizer(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true }))
+    // Runs first when the engine closes: the apps of a dependency level stop at once, dependents first.
+    yield* Effect.addFinalizer(haltAll)
 
     const detailOf = (row: Row, state: RowState, now: number): ProcessDetail => {
       const app = row.app.definition
@@ -810,8 +805,11 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           max_memory_restart: app.max_memory_restart,
           port: app.port,
           env: app.env,
-          cwd: app.cwd
+          cwd: app.cwd,
+          depends_on: app.depends_on,
+          ready_log_line: app.ready_log_line
         },
+        waiting_for: state.waitingFor,
         health_check:
           check === null
             ? { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null }
@@ -923,14 +921,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       stop: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          const stopped = yield* forEachApp(
-            selected,
-            (_name, appRows) =>
-              Effect.zipRight(
-                want(appRows, "stopped"),
-                Effect.as(Effect.forEach(appRows, stopRow, { concurrency: "unbounded", discard: true }), appRows)
-              ),
-            { concurrent: true }
+          const stopped = yield* forEachAppDependentsFirst(selected, (_name, appRows) =>
+            Effect.zipRight(want(appRows, "stopped"), Effect.as(Effect.forEach(appRows, stopRow, { concurrency: "unbounded", discard: true }), appRows))
           )
           yield* unlessAllGone(target, selected, stopped.flat())
           return yield* summaries(stopped.flat())
@@ -968,7 +960,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       delete: (target: string) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          const deleted = yield* forEachApp(
+          const deleted = yield* forEachAppDependentsFirst(
             selected,
             (_name, appRows) =>
               Effect.gen(function* () {
@@ -987,8 +979,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
                     return ids
                   })
                 )
-              }),
-            { concurrent: true }
+              })
           )
           const ids = deleted.flat().sort((a, b) => a - b)
           yield* unlessAllGone(target, selected, ids.length === 0 ? [] : selected)
@@ -1224,8 +1215,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       /** Starts `effect` right after each spawn (the daemon saves its state: the new pid is recorded at once). */
       onSpawned: (effect: Effect.Effect<void>) => Effect.sync(() => void (onSpawned = effect)),
 
-      /** Stops every row without changing what the user wants (the host is shutting down). */
-      shutdown: () => Effect.suspend(() => Effect.forEach(allRows(), halt, { concurrency: "unbounded", discard: true })),
+      /** Stops every row, dependents first, without changing what the user wants (the host is shutting down, or `kill`). */
+      shutdown: haltAll,
 
       /** Starts every row the user wants running that does not run (after `kill`, docs/architecture.md §5). */
       resurrect: () =>

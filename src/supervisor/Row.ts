@@ -48,6 +48,10 @@ export interface RowState {
   /** Why the row is errored or could not start. */
   readonly lastError: string | null
   readonly health: HealthState
+  /** A line of this run's output matched the app's `ready_log_line` (dependents waiting on `log_ready`). */
+  readonly readyLine: boolean
+  /** While the row waits for its `depends_on` apps: what it waits for (`db to be healthy`), else null. */
+  readonly waitingFor: string | null
   readonly cpu: number
   readonly memory: number
   readonly history: ReadonlyArray<MetricsPoint>
@@ -112,6 +116,8 @@ export const initialRowState = (port: number | null, hasCheck: boolean): RowStat
   lastExit: null,
   lastError: null,
   health: initialHealth(hasCheck),
+  readyLine: false,
+  waitingFor: null,
   cpu: 0,
   memory: 0,
   history: []

@@ -26,6 +26,7 @@ import { openReaders, type PipePair, removePair, type StdioPipes } from "./Stdio
 import { nextCronRun, parseCronSchedule } from "../domain/cronSchedule"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
+import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
 import { writePidFile } from "./writePidFile"
 
 export interface SupervisorContext {
@@ -286,7 +287,8 @@ const runOnce = (
   slot: PipeSlot,
   attach: (pipes: PipePair) => Effect.Effect<ReadonlyArray<AttachedStream>>,
   firstSpawn: Deferred.Deferred<void, StartError> | undefined,
-  adoption: Adoption | undefined
+  adoption: Adoption | undefined,
+  readyLine: ReadyLineWatch
 ): Effect.Effect<RunOutcome> =>
   Effect.scoped(
     Effect.gen(function* () {
@@ -295,7 +297,9 @@ const runOnce = (
       const before = yield* SubscriptionRef.get(row.state)
       const port = before.portOverride ?? before.port
       const pidFile = instanceFiles(app, row.instance, home).pid_file
-      yield* updateRow(row, bus, () => ({ status: "starting", pid: null, health: initialHealth(hasHealthCheck(app)) }))
+      // An adopted process printed its ready line under the previous daemon (its dependents were started then).
+      if (adoption === undefined) readyLine.rearm()
+      yield* updateRow(row, bus, () => ({ status: "starting", pid: null, health: initialHealth(hasHealthCheck(app)), readyLine: adoption !== undefined }))
 
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
@@ -394,11 +398,16 @@ export const superviseRow = (
       const app = row.app.definition
       const name = app.name
       const scope = yield* Effect.scope
+      // A Node callback of the log path: the row's state changes through its own run.
+      const readyLine = watchReadyLine(app.ready_log_line, () => void Effect.runFork(updateRow(row, bus, () => ({ readyLine: true }))))
       const instanceLogs = yield* logs.openInstance(
         app,
         row.instance,
-        (entry) => bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry }),
-        bus.wantsLogLines,
+        (entry) => {
+          readyLine.see(entry.message)
+          bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
+        },
+        () => bus.wantsLogLines() || readyLine.watching(),
         context.handingOff
       )
       const attach = (pipes: PipePair) =>
@@ -422,7 +431,7 @@ export const superviseRow = (
       for (;;) {
         // A row that left the table is never spawned for again (its fiber is being interrupted).
         if (row.removed === true) return
-        const outcome = yield* runOnce(row, context, slot, attach, pendingFirst, pendingAdoption)
+        const outcome = yield* runOnce(row, context, slot, attach, pendingFirst, pendingAdoption, readyLine)
         pendingFirst = undefined
         pendingAdoption = undefined
         if (outcome._tag === "StartFailed") {

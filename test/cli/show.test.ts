@@ -48,7 +48,7 @@ describe("pmfx show", () => {
       }
     ])
     expect(worker).toMatchObject({ namespace: "jobs", restart_delay: 1000, env: { TICK_MS: "1000" } })
-    expect(job).toMatchObject({ depends_on: ["api"], max_restarts: 3, min_uptime: 2000 })
+    expect(job).toMatchObject({ depends_on: [{ name: "api", condition: "online" }], max_restarts: 3, min_uptime: 2000 })
   })
 
   it("prints the command line node_args make, and a cron_restart with its next run", () => {

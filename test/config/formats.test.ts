@@ -42,6 +42,7 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
     ignore_watch: [],
     watch_options: {},
     depends_on: [],
+    ready_log_line: null,
     out_file: null,
     error_file: null,
     log_file: null,
@@ -98,7 +99,7 @@ const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
       script: path.join(dir, "apps/failing-job.js"),
       max_restarts: 3,
       min_uptime: 2000,
-      depends_on: ["api"]
+      depends_on: [{ name: "api", condition: "online" }]
     }
   ]
 }

@@ -50,7 +50,7 @@ describe("fromDocument", () => {
         cwd: "/srv/app/api",
         script: "/srv/app/api/server.js",
         out_file: "/srv/app/logs/out.log",
-        depends_on: ["db"]
+        depends_on: [{ name: "db", condition: "online" }]
       })
       expect(db).toMatchObject({ script: "/usr/bin/postgres", args: ["-D", "/var/lib/my data"], cwd: "/srv/app" })
     }).pipe(Effect.provide(ConfigLoader.Default))

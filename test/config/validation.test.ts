@@ -371,10 +371,11 @@ describe("depends_on", () => {
         { "pmfx.json": ecosystem(api({ depends_on: ["db", "cache"] }), { name: "db", script: "db.js" }, { name: "cache", script: "c.js", depends_on: "db" }) },
         "pmfx.json"
       )
-      expect(loaded.apps.map((a) => [a.name, a.depends_on])).toEqual([
-        ["api", ["db", "cache"]],
+      // A bare name is the condition online.
+      expect(loaded.apps.map((a) => [a.name, a.depends_on.map((d) => `${d.name}:${d.condition}`)])).toEqual([
+        ["api", ["db:online", "cache:online"]],
         ["db", []],
-        ["cache", ["db"]]
+        ["cache", ["db:online"]]
       ])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )

@@ -59,6 +59,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   ignore_watch: [],
   watch_options: {},
   depends_on: [],
+  ready_log_line: null,
   out_file: null,
   error_file: null,
   log_file: null,
