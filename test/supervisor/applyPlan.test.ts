@@ -23,6 +23,7 @@ const app = (name: string, extra: Partial<AppDefinition> = {}): AppDefinition =>
   ignore_watch: [],
   watch_options: {},
   depends_on: [],
+  ready_log_line: null,
   out_file: null,
   error_file: null,
   log_file: null,
@@ -85,9 +86,9 @@ describe("planApply", () => {
   })
 
   it("deletes in reverse dependency order and acts on the file in dependency order", () => {
-    const current = table([app("db"), 1], [app("api", { depends_on: ["db"] }), 1], [app("keep"), 1])
+    const current = table([app("db"), 1], [app("api", { depends_on: [{ name: "db", condition: "online" }] }), 1], [app("keep"), 1])
     expect(plan("apply", [app("keep")], current, { prune: true }).map(([name, action]) => `${action} ${name}`)).toEqual(["delete api", "delete db", "unchanged keep"])
-    expect(plan("start", [app("front", { depends_on: ["back"] }), app("back")], new Map()).map(([name]) => name)).toEqual(["back", "front"])
+    expect(plan("start", [app("front", { depends_on: [{ name: "back", condition: "online" }] }), app("back")], new Map()).map(([name]) => name)).toEqual(["back", "front"])
   })
 
   it("update_env: a different caller environment is a change (caller_env); the same one is not", () => {

@@ -62,8 +62,8 @@ export const checkApplyApps = (apps: ReadonlyArray<AppDefinition>, known: Readon
   }
   for (const [i, app] of apps.entries()) {
     for (const [j, dependency] of app.depends_on.entries()) {
-      if (!names.has(dependency) && !known.has(dependency)) {
-        problems.push({ field: `apps[${i}].depends_on[${j}]`, value: dependency, message: `no app named "${dependency}"`, suggestion: "add it to the file, or start it before this one" })
+      if (!names.has(dependency.name) && !known.has(dependency.name)) {
+        problems.push({ field: `apps[${i}].depends_on[${j}]`, value: dependency.name, message: `no app named "${dependency.name}"`, suggestion: "add it to the file, or start it before this one" })
       }
     }
   }
