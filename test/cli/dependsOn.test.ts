@@ -1,0 +1,75 @@
+/**
+ * `depends_on` conditions through the built binary and a real daemon (docs/configuration.md,
+ * depends_on): `show` says what a starting app waits for, a condition that can never be met fails
+ * the start with PROCESS_START_FAILED (exit 6) naming the dependency, and a bad condition is
+ * INVALID_CONFIG (exit 3) with its field — the apps already running are left alone each time.
+ */
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { makeSandbox, type Sandbox } from "../support/cli"
+import { eventually, idleCommand, json, list, node, ok } from "./helpers"
+
+let sandbox: Sandbox
+beforeEach(() => {
+  sandbox = makeSandbox()
+})
+afterEach(() => sandbox.cleanup())
+
+describe("depends_on conditions from the CLI", () => {
+  it("show says what a starting app waits for; it starts once the ready line appears", async () => {
+    const marker = path.join(sandbox.dir, "go")
+    const db = `const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(marker)})) { clearInterval(t); console.log("db ready"); setInterval(() => {}, 1000) } }, 50)`
+    const file = sandbox.write(
+      "eco.json",
+      JSON.stringify({
+        apps: [
+          { name: "db", script: node, args: ["-e", db], ready_log_line: "^db ready$" },
+          { name: "api", script: "sleep", args: ["300"], depends_on: [{ name: "db", condition: "log_ready" }] }
+        ]
+      })
+    )
+    const starting = sandbox.pmfxAsync(["start", file])
+    await eventually(() => expect(ok(sandbox, ["show", "api"]).stdout).toMatch(/status\s+starting \(waiting for db to print its ready line\)/), 30_000)
+    expect(ok(sandbox, ["show", "api"]).stdout).toMatch(/depends_on\s+db \(log_ready\)/)
+    fs.writeFileSync(marker, "")
+    const started = await starting
+    expect(started.code).toBe(0)
+    const api = json<{ status: string; waiting_for: string | null }>(ok(sandbox, ["show", "api", "--json"]))
+    expect([api.status, api.waiting_for]).toEqual(["online", null])
+  })
+
+  it("a condition that can never be met is exit 6 naming the dependency; a bad condition is exit 3 with its field", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "bystander"])
+    const bystander = list(sandbox)[0]!
+    const failing = sandbox.write(
+      "migrate.json",
+      JSON.stringify({
+        apps: [
+          { name: "migrate", script: node, args: ["-e", "process.exit(2)"], autorestart: false },
+          { name: "api", script: "sleep", args: ["300"], depends_on: [{ name: "migrate", condition: "completed_successfully" }] }
+        ]
+      })
+    )
+    const result = sandbox.pmfx(["start", failing, "--json"])
+    expect(result.code).toBe(6)
+    const body = JSON.parse(result.stdout) as { error: { code: string; details: Record<string, unknown> } }
+    expect(body.error.code).toBe("PROCESS_START_FAILED")
+    expect(body.error.details).toMatchObject({ process_id: "api", dependency: "migrate", condition: "completed_successfully" })
+    expect(body.error.details.reason).toBe("it waits for migrate to complete successfully (exit 0), but migrate is errored (exited with code 2)")
+
+    const typo = sandbox.write(
+      "typo.json",
+      JSON.stringify({ apps: [{ name: "db2", script: "sleep", args: ["300"] }, { name: "api2", script: "sleep", args: ["300"], depends_on: [{ name: "db2", condition: "helthy" }] }] })
+    )
+    const invalid = sandbox.pmfx(["start", typo])
+    expect(invalid.code).toBe(3)
+    expect(invalid.stderr + invalid.stdout).toContain('apps[1].depends_on[0].condition: unknown condition "helthy"')
+    expect(invalid.stderr + invalid.stdout).toContain('did you mean "healthy"?')
+
+    // The app that was running still runs, with the same pid; the typo file added nothing.
+    const after = list(sandbox)
+    expect(after.find((r) => r.name === "bystander")).toMatchObject({ status: "online", pid: bystander.pid })
+    expect(after.some((r) => r.name === "db2" || r.name === "api2")).toBe(false)
+  })
+})
