@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import { makeSandbox, PMFX_BIN, processesOfHome, type Sandbox } from "../support/cli"
 import { createApps } from "./createApp"
 import { eventually, hasScript, node } from "./helpers"
+import { freePort } from "./tcp"
 
 const row = (fields: Partial<ProcessSummary>): ProcessSummary => ({
   id: 0,
@@ -129,6 +130,22 @@ describe("pmfx monit", () => {
     expect(result.code).toBe(7)
     expect(result.stderr).toContain("DAEMON_UNREACHABLE")
     expect(result.stdout).toBe("")
+  })
+
+  it("prints a snapshot of a remote daemon over --url with its key, and exits 8 on a wrong key", async () => {
+    await createApps(sandbox, { name: "far", script: node, args: ["-e", "setInterval(() => {}, 1000)"] })
+    const port = await freePort()
+    expect(sandbox.pmfx(["web", "--port", String(port), "--api-key", "monit-key"]).code).toBe(0)
+    const url = `http://127.0.0.1:${port}`
+    const elsewhere = { PMFX_HOME: `${sandbox.dir}/client-home` }
+    const seen = sandbox.pmfx(["--url", url, "--api-key", "monit-key", "monit"], elsewhere)
+    expect(seen.code, seen.stderr).toBe(0)
+    expect(seen.stdout).toMatch(/^\s*0\s+far\s+online\s/m)
+    const refused = sandbox.pmfx(["--url", url, "--api-key", "wrong-key", "monit"], elsewhere)
+    expect(refused.code).toBe(8)
+    expect(refused.stderr).toContain("UNAUTHORIZED")
+    expect(refused.stderr).not.toContain("wrong-key")
+    expect(fs.existsSync(elsewhere.PMFX_HOME)).toBe(false)
   })
 
   /** `pmfx monit` on a pseudo-terminal (util-linux `script`), with keys typed when the test wants. */

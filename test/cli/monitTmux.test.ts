@@ -9,7 +9,8 @@ import * as path from "node:path"
 import { makeSandbox, PMFX_BIN, type Sandbox } from "../support/cli"
 import { request, waitFor } from "../support/daemon"
 import { createApps } from "./createApp"
-import { eventually, node } from "./helpers"
+import { eventually, node, ok } from "./helpers"
+import { freePort } from "./tcp"
 
 const hasTmux = spawnSync("tmux", ["-V"], { encoding: "utf8" }).status === 0
 if (!hasTmux) console.warn("monit tmux tests SKIPPED: tmux is not installed (apt-get install tmux; .ci/run installs it)")
@@ -39,6 +40,28 @@ describe("pmfx monit in tmux", () => {
   afterEach(() => {
     if (hasTmux) tmux("kill-server")
     sandbox.cleanup()
+  })
+
+  it.runIf(hasTmux)("watches a remote daemon over --url with a key; a read-only key watches but cannot act", async () => {
+    await createApps(sandbox, printer("remote"))
+    const port = await freePort()
+    ok(sandbox, ["web", "--port", String(port), "--api-key", "monit-full-key", "--read-only-api-key", "monit-read-key"])
+    // The CLI's own home is elsewhere: nothing local is started or read.
+    const elsewhere = path.join(sandbox.dir, "client-home")
+    const command = `PMFX_HOME='${elsewhere}' '${node}' '${PMFX_BIN}' --url http://127.0.0.1:${port} --api-key monit-read-key monit; echo "monit exit=$?"; exec sleep 600`
+    expect(tmux("-f", "/dev/null", "new-session", "-d", "-s", "monit", "-x", "120", "-y", "30", command).code).toBe(0)
+    await eventually(() => {
+      expect(screen()).toMatch(/^▸ remote +online/m)
+      expect(screen()).toContain("● live")
+      expect(logPane().join("\n")).toMatch(/out remote-line \d+/)
+    }, 30_000)
+    keys("s")
+    await eventually(() => expect(screen()).toContain("Stop remote? y/n"))
+    keys("y")
+    await eventually(() => expect(screen()).toMatch(/FORBIDDEN: .*read-only.*give monit the daemon's full API key/))
+    expect(((await request(path.join(sandbox.home, "pmfx.sock"), "GET", "/api/processes/remote")).body as { status: string }).status).toBe("online")
+    keys("q")
+    await eventually(() => expect(screen()).toContain("monit exit=0"))
   })
 
   it.runIf(hasTmux)("lists both apps, follows the selected one's logs, restarts with a confirmation, redraws on resize, and gives the terminal back on q", async () => {

@@ -96,7 +96,8 @@ export type MonitEvent =
       readonly processes: ReadonlyArray<{ readonly id: number; readonly cpu_usage: number; readonly memory_usage: number; readonly uptime: string; readonly restarts: number }>
     }
   | { readonly _tag: "Host"; readonly host: MonitHost }
-  | { readonly _tag: "Log"; readonly id: number; readonly line: LogLine }
+  /** New lines of a row, oldest first (the shell joins lines that arrive together into one event). */
+  | { readonly _tag: "Log"; readonly id: number; readonly lines: ReadonlyArray<LogLine> }
   | { readonly _tag: "Backlog"; readonly id: number; readonly lines: ReadonlyArray<LogLine> }
   | { readonly _tag: "Detail"; readonly detail: ProcessDetail }
   | { readonly _tag: "History"; readonly id: number; readonly samples: ReadonlyArray<Sample> }
@@ -285,8 +286,8 @@ export const reduce = (state: MonitState, event: MonitEvent): Step => {
     case "Log": {
       if (event.id !== state.logsFor) return unchanged(state)
       // A pane scrolled back stays on the lines it shows.
-      const logScroll = state.logScroll > 0 && matchesFilter(event.line, state.filter) ? state.logScroll + 1 : state.logScroll
-      return unchanged({ ...state, logs: pushRing(state.logs, event.line), logScroll })
+      const logScroll = state.logScroll > 0 ? state.logScroll + event.lines.filter((line) => matchesFilter(line, state.filter)).length : 0
+      return unchanged({ ...state, logs: pushRing(state.logs, ...event.lines), logScroll })
     }
     case "Backlog": {
       if (event.id !== state.logsFor) return unchanged(state)

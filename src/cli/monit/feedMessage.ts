@@ -87,7 +87,7 @@ export const feedEvents = (message: FeedMessage): ReadonlyArray<MonitEvent> => {
       return [{ _tag: "Host", host: { cpuPercent: message.data.cpu.usage_percent, memoryUsed: message.data.memory.used, memoryTotal: message.data.memory.total } }]
     case "log": {
       const { id, timestamp, stream, level, message: text } = message.data
-      return [{ _tag: "Log", id, line: { timestamp, stream, level, message: text } }]
+      return [{ _tag: "Log", id, lines: [{ timestamp, stream, level, message: text }] }]
     }
     case "error":
       return [{ _tag: "ActionDone", notice: { text: `${message.data.code}: ${message.data.message}`, tone: "error" } }]

@@ -57,7 +57,8 @@ export const openLiveFeed = (address: FeedAddress, emit: (event: MonitEvent) => 
         if (message !== undefined) for (const event of feedEvents(message)) emit(event)
       })
       ws.on("error", (error: Error) => {
-        reason = `daemon unreachable (${error.message})`
+        // ws reports a refused handshake as "Unexpected server response: 401".
+        reason = /: 401$/.test(error.message) ? "the daemon refused the API key" : `daemon unreachable (${error.message})`
       })
       ws.on("close", (code: number) => {
         if (socket === ws) socket = null

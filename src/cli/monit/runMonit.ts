@@ -3,9 +3,10 @@
  * one loop — take the events that arrived, `reduce` them, carry out the requests the reducer
  * asked for (each in its own fiber, its answer coming back as an event), draw what changed.
  */
-import { Duration, Effect, Queue, type Scope } from "effect"
+import { Duration, Effect, Option, Queue, type Scope } from "effect"
 import { isPmfxError } from "../../domain/errors"
 import type { DaemonClient } from "../DaemonClient"
+import { refusalOf } from "../remoteRefusal"
 import { colorEnabled } from "../style"
 import { feedAddress, type LiveFeed, openLiveFeed } from "./liveFeed"
 import { type Action, BACKLOG_LINES, initialMonitState, type MonitCommand, type MonitEvent, type MonitState, reduce, type Sample } from "./MonitState"
@@ -15,22 +16,39 @@ import { takeTerminal } from "./terminal"
 type Api = Effect.Effect.Success<DaemonClient["ensureDaemon"]>
 type Client = Pick<DaemonClient, "target" | "paths">
 
-type ShellEvent = MonitEvent | { readonly _tag: "Resize" }
+export type ShellEvent = MonitEvent | { readonly _tag: "Resize" }
 
 /** The detail (health, ports) of the selected row is read again this often. */
 const TICK = Duration.seconds(1)
-/** Events that arrive within this long of each other are drawn as one frame. */
-const FRAME = Duration.millis(16)
+/** Events that arrive within this long of each other are drawn as one frame (at most 20 a second). */
+const FRAME = Duration.millis(50)
+
+/** Log lines of one row that arrived one after another become one event: one copy of the ring, not one per line. */
+export const joinLogEvents = (events: ReadonlyArray<ShellEvent>): Array<ShellEvent> => {
+  const joined: Array<ShellEvent> = []
+  for (const event of events) {
+    const last = joined.at(-1)
+    if (event._tag === "Log" && last?._tag === "Log" && last.id === event.id) joined[joined.length - 1] = { ...last, lines: [...last.lines, ...event.lines] }
+    else joined.push(event)
+  }
+  return joined
+}
 
 /** One line for a failed request: the daemon's message and what to do, or what went wrong. */
-const describeFailure = (error: unknown): string => {
-  if (isPmfxError(error)) {
-    const suggestion = (error.details as { readonly suggestion?: unknown }).suggestion
-    return typeof suggestion === "string" ? `${error._tag}: ${error.message} (${suggestion})` : `${error._tag}: ${error.message}`
-  }
-  const tagged = error as { readonly _tag?: string; readonly message?: string }
-  return tagged._tag === "RequestError" ? "the daemon does not answer; try again once it is back" : `${tagged._tag ?? "error"}: ${tagged.message ?? String(error)}`
-}
+const describeFailure = (error: unknown): Effect.Effect<string> =>
+  Effect.gen(function* () {
+    if (isPmfxError(error)) {
+      const suggestion = (error.details as { readonly suggestion?: unknown }).suggestion
+      return typeof suggestion === "string" ? `${error._tag}: ${error.message} (${suggestion})` : `${error._tag}: ${error.message}`
+    }
+    const refusal = yield* refusalOf(error)
+    if (Option.isSome(refusal)) {
+      const { error: code, message } = refusal.value
+      return `${code.toUpperCase()}: ${message}${/read-only/i.test(message) ? " (give monit the daemon's full API key to act)" : ""}`
+    }
+    const tagged = error as { readonly _tag?: string; readonly message?: string }
+    return tagged._tag === "RequestError" ? "the daemon does not answer; try again once it is back" : `${tagged._tag ?? "error"}: ${tagged.message ?? String(error)}`
+  })
 
 const act = (api: Api, action: Action, app: string): Effect.Effect<{ readonly message: string }, unknown> => {
   const path = { id: app }
@@ -90,9 +108,9 @@ export const runMonit = (api: Api, client: Client) =>
           case "Act":
             return Effect.forkScoped(
               act(api, command.action, command.app).pipe(
-                Effect.match({
-                  onSuccess: (result): MonitEvent => ({ _tag: "ActionDone", notice: { text: result.message, tone: "info" } }),
-                  onFailure: (error): MonitEvent => ({ _tag: "ActionDone", notice: { text: describeFailure(error), tone: "error" } })
+                Effect.matchEffect({
+                  onSuccess: (result) => Effect.succeed<MonitEvent>({ _tag: "ActionDone", notice: { text: result.message, tone: "info" } }),
+                  onFailure: (error) => Effect.map(describeFailure(error), (text): MonitEvent => ({ _tag: "ActionDone", notice: { text, tone: "error" } }))
                 }),
                 Effect.tap((event) => Effect.sync(() => emit(event)))
               )
@@ -119,7 +137,7 @@ export const runMonit = (api: Api, client: Client) =>
         const batch = [yield* Queue.take(events), ...(yield* Effect.sleep(FRAME).pipe(Effect.zipRight(Queue.takeAll(events))))]
         let resized = false
         const commands: Array<MonitCommand> = []
-        for (const event of batch) {
+        for (const event of joinLogEvents(batch)) {
           if (event._tag === "Resize") {
             resized = true
             continue

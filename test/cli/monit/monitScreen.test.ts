@@ -21,9 +21,9 @@ const busy = stateOf([
   { _tag: "Detail", detail: detail(api) },
   ...[10, 20, 90, 30].map((cpu, i): MonitEvent => ({ _tag: "Metrics", at: NOW - (4 - i) * 1000, processes: [{ id: 0, cpu_usage: cpu, memory_usage: (40 + i) * 1024 * 1024, uptime: "0h 3m 2s", restarts: 1 }] })),
   { _tag: "Status", id: 0, status: "online", pid: 4242, exit: { code: 1, signal: null }, at: new Date(2026, 10, 21, 14, 1, 0).getTime() },
-  { _tag: "Log", id: 0, line: { timestamp: at(1), stream: "out", level: "info", message: "GET /health 200" } },
-  { _tag: "Log", id: 0, line: { timestamp: at(2), stream: "err", level: "error", message: "ERROR db timeout\u001b[31m red\u0007" } },
-  { _tag: "Log", id: 0, line: { timestamp: at(3), stream: "out", level: "warn", message: "WARN slow request" } }
+  { _tag: "Log", id: 0, lines: [{ timestamp: at(1), stream: "out", level: "info", message: "GET /health 200" }] },
+  { _tag: "Log", id: 0, lines: [{ timestamp: at(2), stream: "err", level: "error", message: "ERROR db timeout\u001b[31m red\u0007" }] },
+  { _tag: "Log", id: 0, lines: [{ timestamp: at(3), stream: "out", level: "warn", message: "WARN slow request" }] }
 ])
 
 describe("monit's screen", () => {
@@ -137,7 +137,7 @@ describe("monit's parts", () => {
     const log = decodeFeedMessage(
       JSON.stringify({ type: "log", data: { id: 2, name: "w", instance: 0, timestamp: null, stream: "err", level: "warn", message: "hm" }, timestamp: "2026-11-21T14:00:00.000Z" })
     )
-    expect(feedEvents(log!)).toEqual([{ _tag: "Log", id: 2, line: { timestamp: null, stream: "err", level: "warn", message: "hm" } }])
+    expect(feedEvents(log!)).toEqual([{ _tag: "Log", id: 2, lines: [{ timestamp: null, stream: "err", level: "warn", message: "hm" }] }])
     expect(decodeFeedMessage(JSON.stringify({ type: "pong", data: {}, timestamp: "2026-11-21T14:00:00.000Z" }))).toBeUndefined()
     expect(decodeFeedMessage("not json")).toBeUndefined()
     expect(decodeFeedMessage(JSON.stringify({ type: "log", data: { id: "x" }, timestamp: "t" }))).toBeUndefined()

@@ -13,6 +13,7 @@ import {
   visibleLogs
 } from "../../../src/cli/monit/MonitState"
 import { ringItems } from "../../../src/cli/monit/ringBuffer"
+import { joinLogEvents } from "../../../src/cli/monit/runMonit"
 import { detail, row } from "./fixtures"
 
 const run = (events: ReadonlyArray<MonitEvent>, from: MonitState = initialMonitState): Step => {
@@ -53,17 +54,17 @@ describe("monit's state", () => {
   })
 
   it("keeps only the selected row's log lines, and starts afresh on another row", () => {
-    const state = run([{ _tag: "Log", id: 0, line: line("mine") }, { _tag: "Log", id: 1, line: line("not mine") }], listed.state).state
+    const state = run([{ _tag: "Log", id: 0, lines: [line("mine")] }, { _tag: "Log", id: 1, lines: [line("not mine")] }], listed.state).state
     expect(visibleLogs(state).map((l) => l.message)).toEqual(["mine"])
-    const moved = run([char("j"), { _tag: "Log", id: 0, line: line("old row") }, { _tag: "Log", id: 1, line: line("new row") }], state).state
+    const moved = run([char("j"), { _tag: "Log", id: 0, lines: [line("old row")] }, { _tag: "Log", id: 1, lines: [line("new row")] }], state).state
     expect(visibleLogs(moved).map((l) => l.message)).toEqual(["new row"])
   })
 
   it("merges the last lines read with the lines the feed sent meanwhile, without doubles", () => {
     const state = run(
       [
-        { _tag: "Log", id: 0, line: line("b", { timestamp: "2026-11-21T14:00:02.000Z" }) },
-        { _tag: "Log", id: 0, line: line("c", { timestamp: "2026-11-21T14:00:03.000Z" }) },
+        { _tag: "Log", id: 0, lines: [line("b", { timestamp: "2026-11-21T14:00:02.000Z" })] },
+        { _tag: "Log", id: 0, lines: [line("c", { timestamp: "2026-11-21T14:00:03.000Z" })] },
         { _tag: "Backlog", id: 0, lines: [line("a", { timestamp: "2026-11-21T14:00:01.000Z" }), line("b", { timestamp: "2026-11-21T14:00:02.000Z" })] },
         // A backlog of a row no longer followed changes nothing.
         { _tag: "Backlog", id: 1, lines: [line("other")] }
@@ -74,7 +75,7 @@ describe("monit's state", () => {
   })
 
   it("filters the log lines with / (any case), Enter keeps the filter, Esc clears it", () => {
-    const withLines = run([{ _tag: "Log", id: 0, line: line("GET /health 200") }, { _tag: "Log", id: 0, line: line("POST /orders 500") }], listed.state).state
+    const withLines = run([{ _tag: "Log", id: 0, lines: [line("GET /health 200")] }, { _tag: "Log", id: 0, lines: [line("POST /orders 500")] }], listed.state).state
     const typing = run([char("/"), ...typed("ordeX"), key({ _tag: "Backspace" }), ...typed("RS")], withLines).state
     expect(typing.prompt._tag).toBe("Filter")
     expect(typing.filter).toBe("ordeRS")
@@ -173,10 +174,10 @@ describe("monit's state", () => {
 
   it("scrolls the log pane back with PageUp and stays on the lines it shows as new ones come", () => {
     let state = listed.state
-    for (let i = 0; i < 30; i++) state = reduce(state, { _tag: "Log", id: 0, line: line(`l${i}`) }).state
+    for (let i = 0; i < 30; i++) state = reduce(state, { _tag: "Log", id: 0, lines: [line(`l${i}`)] }).state
     state = run([key({ _tag: "PageUp" })], state).state
     expect(state.logScroll).toBe(10)
-    state = run([{ _tag: "Log", id: 0, line: line("newer") }], state).state
+    state = run([{ _tag: "Log", id: 0, lines: [line("newer")] }], state).state
     expect(state.logScroll).toBe(11)
     expect(run([char("f")], state).state.logScroll).toBe(0)
     expect(run([key({ _tag: "PageDown" }), key({ _tag: "PageDown" })], state).state.logScroll).toBe(0)
@@ -187,5 +188,27 @@ describe("monit's state", () => {
     expect(down.commands).toEqual([])
     const back = run([{ _tag: "Connection", connection: { _tag: "Live" } }], down.state)
     expect(back.commands).toEqual([{ _tag: "Follow", id: 0 }])
+  })
+})
+
+describe("monit's shell", () => {
+  it("joins log lines of one row that arrived together into one event, keeping their order and everything else", () => {
+    const l = (message: string) => ({ timestamp: null, stream: "out" as const, level: "info" as const, message })
+    expect(
+      joinLogEvents([
+        { _tag: "Log", id: 0, lines: [l("a")] },
+        { _tag: "Log", id: 0, lines: [l("b"), l("c")] },
+        { _tag: "Tick" },
+        { _tag: "Log", id: 0, lines: [l("d")] },
+        { _tag: "Log", id: 1, lines: [l("e")] },
+        { _tag: "Resize" }
+      ])
+    ).toEqual([
+      { _tag: "Log", id: 0, lines: [l("a"), l("b"), l("c")] },
+      { _tag: "Tick" },
+      { _tag: "Log", id: 0, lines: [l("d")] },
+      { _tag: "Log", id: 1, lines: [l("e")] },
+      { _tag: "Resize" }
+    ])
   })
 })
