@@ -8,6 +8,7 @@ import { Effect, ParseResult, Schema } from "effect"
 import type { AppDefinition } from "../../domain/AppDefinition"
 import { nameProblem } from "../../domain/appName"
 import { type BadRequest, type ConfigProblem, InvalidConfig } from "../../domain/errors"
+import { dependencyProblem } from "../../supervisor/dependencyConditions"
 import { ApplyRequest } from "../ApiSchemas"
 import { badRequest, checkDepth } from "../requestValues"
 
@@ -64,7 +65,12 @@ export const checkApplyApps = (apps: ReadonlyArray<AppDefinition>, known: Readon
     for (const [j, dependency] of app.depends_on.entries()) {
       if (!names.has(dependency.name) && !known.has(dependency.name)) {
         problems.push({ field: `apps[${i}].depends_on[${j}]`, value: dependency.name, message: `no app named "${dependency.name}"`, suggestion: "add it to the file, or start it before this one" })
+        continue
       }
+      // A condition an app of the same request can never meet (healthy without a health check…).
+      const sibling = apps.find((other) => other.name === dependency.name)
+      const unreachable = sibling === undefined ? undefined : dependencyProblem(dependency, sibling)
+      if (unreachable !== undefined) problems.push({ field: `apps[${i}].depends_on[${j}].condition`, value: dependency.condition, ...unreachable })
     }
   }
   return problems.length === 0 ? Effect.void : Effect.fail(InvalidConfig.fromProblems(problems))
