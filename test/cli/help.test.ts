@@ -12,7 +12,7 @@ import { programModel } from "../../src/cli/help/commandModel"
 import { renderCommandHelp } from "../../src/cli/help/renderHelp"
 import { commands, pmfx } from "../../src/cli/main"
 import { makeSandbox, PMFX_BIN, processesOfHome, type Sandbox } from "../support/cli"
-import { idleCommand, json, ok } from "./helpers"
+import { hasScript, idleCommand, json, ok } from "./helpers"
 
 const model = programModel(pmfx, commands)
 const commandPaths = model.commands.map((command) => command.path.join(" "))
@@ -131,6 +131,22 @@ describe("pmfx --help", () => {
     expectReadableHelp(restart.stdout, "pmfx daemon restart --help")
     expect(restart.stdout).toContain("pmfx daemon restart — ")
     expect(fs.existsSync(path.join(sandbox.home, "pmfx.sock"))).toBe(false)
+  })
+})
+
+describe.skipIf(!hasScript)("pmfx --help on a terminal (util-linux's script)", () => {
+  it("wraps at the terminal's width", () => {
+    // `script` gives the command a terminal, here of 60 columns.
+    const result = spawnSync("script", ["-qec", `stty cols 60; "${process.execPath}" "${PMFX_BIN}" logs --help`, "/dev/null"], {
+      encoding: "utf8",
+      env: { ...process.env, PMFX_HOME: sandbox.home, NO_COLOR: "1" },
+      timeout: 30_000
+    })
+    expect(result.status, result.stderr).toBe(0)
+    const lines = result.stdout.replace(/\r/g, "").split("\n")
+    expect(lines.some((line) => line.startsWith("  -n, --lines <n>"))).toBe(true)
+    expect(lines.filter((line) => line.length > 60)).toEqual([])
+    expect(Math.max(...lines.map((line) => line.length))).toBeGreaterThan(50)
   })
 })
 
