@@ -15,6 +15,7 @@ import { catalogue } from "./cli/help/catalogue"
 import { handlerWithRealConsole, withQuietParsing } from "./cli/help/quietParsing"
 import { helpWidth, renderCommandHelp, renderRootHelp } from "./cli/help/renderHelp"
 import { lineError, usageError } from "./cli/help/usageError"
+import { splitStartArgv, StartAppArguments } from "./cli/commands/startFlags"
 import { hoistGlobalOptions } from "./cli/hoistGlobalOptions"
 import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
@@ -91,7 +92,10 @@ const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
   return Console.log(text).pipe(Effect.as(ExitCode.ok as number))
 }
 
-const parsedAndRun = run(argv).pipe(
+// `start`'s `--watch [paths]` and `-- <args for the app>` need a look at the words before @effect/cli parses them.
+const startLine = splitStartArgv(argv)
+
+const parsedAndRun = run(startLine.argv).pipe(
   withQuietParsing,
   withPlainConsole,
   Effect.as(ExitCode.ok as number),
@@ -110,7 +114,9 @@ const parsedAndRun = run(argv).pipe(
 
 const program = Effect.suspend(() => answeredWithoutParsing() ?? parsedAndRun).pipe(
   // (The daemon client is provided by the command tree, which knows from --url which daemon it is.)
-  Effect.provide(Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer).pipe(Layer.provideMerge(Paths.Default))),
+  Effect.provide(
+    Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer, Layer.succeed(StartAppArguments, startLine.appArgs)).pipe(Layer.provideMerge(Paths.Default))
+  ),
   Effect.provide(logging)
 )
 

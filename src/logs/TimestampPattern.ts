@@ -1,21 +1,28 @@
 /**
  * The `log_date_format` pattern of a text log line's timestamp prefix, both ways: rendering it when
- * a line is stored and recognising it when the line is read back.
+ * a line is stored and recognising it when the line is read back (docs/configuration.md
+ * "log_date_format").
  *
  * The default pattern (`ISO_DATE_FORMAT`) is ISO 8601 in UTC, exactly `Date#toISOString()`.
- * Any other pattern renders in the daemon's local time with the tokens `YYYY MM DD HH mm ss SSS`,
- * `Z` (offset `+01:00`) and `ZZ` (offset `+0100`); text in `[brackets]` is literal, as in
- * moment/dayjs patterns that PM2 users already have. `"none"` means no prefix at all.
+ * Any other pattern is rendered by dayjs in the daemon's local time, with the moment tokens PM2's
+ * patterns are written in (`YYYY YY M MM MMM MMMM D DD Do d dd ddd dddd H HH h hh k kk m mm s ss
+ * SSS A a Z ZZ X x Q`); text in `[brackets]` is literal. `"none"` means no prefix at all.
  */
+import dayjs from "dayjs"
+import advancedFormat from "dayjs/plugin/advancedFormat"
 import { ISO_DATE_FORMAT } from "../domain/AppDefinition"
+
+dayjs.extend(advancedFormat)
 
 export const NO_TIMESTAMP = "none"
 
-type Token = "YYYY" | "MM" | "DD" | "HH" | "mm" | "ss" | "SSS" | "ZZ" | "Z"
+// Longest first, so `YYYY` wins over `YY` and `Do` over `D`.
+const TOKENS = [
+  "YYYY", "YY", "MMMM", "MMM", "MM", "M", "Do", "DD", "D", "dddd", "ddd", "dd", "d", "HH", "H", "hh", "h", "kk", "k",
+  "mm", "m", "ss", "s", "SSS", "ZZ", "Z", "A", "a", "X", "x", "Q"
+] as const
+type Token = (typeof TOKENS)[number]
 type Part = { readonly token: Token } | { readonly literal: string }
-
-// Longest first, so `ZZ` wins over `Z`.
-const TOKENS: ReadonlyArray<Token> = ["YYYY", "SSS", "MM", "DD", "HH", "mm", "ss", "ZZ", "Z"]
 
 const tokenize = (pattern: string): ReadonlyArray<Part> => {
   const parts: Array<Part> = []
@@ -45,66 +52,84 @@ const tokenize = (pattern: string): ReadonlyArray<Part> => {
   return parts
 }
 
-const pad = (n: number, width: number): string => String(n).padStart(width, "0")
+/** Stands for the milliseconds in a pattern rendered once per second (a character no pattern holds). */
+const MILLIS = "\u0000"
 
-const offset = (date: Date, colon: boolean): string => {
-  const minutes = -date.getTimezoneOffset()
-  const sign = minutes < 0 ? "-" : "+"
-  const abs = Math.abs(minutes)
-  return `${sign}${pad(Math.floor(abs / 60), 2)}${colon ? ":" : ""}${pad(abs % 60, 2)}`
-}
-
-const render = (date: Date, token: Token): string => {
-  switch (token) {
-    case "YYYY":
-      return pad(date.getFullYear(), 4)
-    case "MM":
-      return pad(date.getMonth() + 1, 2)
-    case "DD":
-      return pad(date.getDate(), 2)
-    case "HH":
-      return pad(date.getHours(), 2)
-    case "mm":
-      return pad(date.getMinutes(), 2)
-    case "ss":
-      return pad(date.getSeconds(), 2)
-    case "SSS":
-      return pad(date.getMilliseconds(), 3)
-    case "Z":
-      return offset(date, true)
-    case "ZZ":
-      return offset(date, false)
-  }
-}
+/** The pattern written back with each `SSS` as a literal placeholder for the milliseconds. */
+const perSecondPattern = (parts: ReadonlyArray<Part>): string =>
+  parts.map((p) => ("literal" in p ? `[${p.literal}]` : p.token === "SSS" ? `[${MILLIS}]` : p.token)).join("")
 
 /**
- * Renders epoch milliseconds with the pattern; null for `"none"`. The result is cached for the
- * last millisecond seen, since a burst of lines shares one arrival time.
+ * Renders epoch milliseconds with the pattern; null for `"none"`. Lines arrive in bursts and a
+ * dayjs `format` costs microseconds, so dayjs renders each second once: the milliseconds (`SSS`)
+ * are filled into that second's text, and the last result is kept while the millisecond stays the
+ * same. (Only `x`, the Unix milliseconds, is rendered per millisecond.)
  */
 export const timestampFormatter = (pattern: string): ((ms: number) => string) | null => {
   if (pattern === NO_TIMESTAMP) return null
-  const parts = pattern === ISO_DATE_FORMAT ? null : tokenize(pattern)
   let lastMs = Number.NaN
   let last = ""
+  if (pattern === ISO_DATE_FORMAT) {
+    return (ms) => {
+      if (ms !== lastMs) {
+        last = new Date(ms).toISOString()
+        lastMs = ms
+      }
+      return last
+    }
+  }
+  const parts = tokenize(pattern)
+  if (parts.some((p) => "token" in p && p.token === "x")) return (ms) => dayjs(ms).format(pattern)
+  const secondPattern = perSecondPattern(parts)
+  let lastSecond = Number.NaN
+  let pieces: ReadonlyArray<string> = []
   return (ms) => {
     if (ms === lastMs) return last
-    const date = new Date(ms)
-    last = parts === null ? date.toISOString() : parts.map((p) => ("token" in p ? render(date, p.token) : p.literal)).join("")
+    const second = Math.floor(ms / 1000)
+    if (second !== lastSecond) {
+      pieces = dayjs(second * 1000).format(secondPattern).split(MILLIS)
+      lastSecond = second
+    }
+    last = pieces.length === 1 ? pieces[0]! : pieces.join(String(ms - second * 1000).padStart(3, "0"))
     lastMs = ms
     return last
   }
 }
 
+const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+
 const TOKEN_REGEX: Record<Token, string> = {
   YYYY: "(\\d{4})",
+  YY: "(\\d{2})",
+  MMMM: "([A-Za-z]+)",
+  MMM: "([A-Za-z]{3})",
   MM: "(\\d{2})",
+  M: "(\\d{1,2})",
+  Do: "(\\d{1,2})(?:st|nd|rd|th)",
   DD: "(\\d{2})",
+  D: "(\\d{1,2})",
+  dddd: "([A-Za-z]+)",
+  ddd: "([A-Za-z]{3})",
+  dd: "([A-Za-z]{2})",
+  d: "(\\d)",
   HH: "(\\d{2})",
+  H: "(\\d{1,2})",
+  hh: "(\\d{2})",
+  h: "(\\d{1,2})",
+  kk: "(\\d{2})",
+  k: "(\\d{1,2})",
   mm: "(\\d{2})",
+  m: "(\\d{1,2})",
   ss: "(\\d{2})",
+  s: "(\\d{1,2})",
   SSS: "(\\d{3})",
   Z: "(Z|[+-]\\d{2}:\\d{2})",
-  ZZ: "(Z|[+-]\\d{4})"
+  ZZ: "(Z|[+-]\\d{4})",
+  A: "(AM|PM)",
+  a: "(am|pm)",
+  X: "(\\d+)",
+  x: "(\\d+)",
+  Q: "([1-4])"
 }
 
 const escapeRegex = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
@@ -143,27 +168,46 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
   const parts = tokenize(pattern)
   const tokens = parts.flatMap((p) => ("token" in p ? [p.token] : []))
   const regex = new RegExp(`^${parts.map((p) => ("token" in p ? TOKEN_REGEX[p.token] : escapeRegex(p.literal))).join("")}(\\+?) `)
-  const complete = tokens.includes("YYYY") && tokens.includes("MM") && tokens.includes("DD")
+  const has = (...wanted: ReadonlyArray<Token>) => wanted.some((t) => tokens.includes(t))
+  // An instant needs a year, a month and a day — or a Unix timestamp.
+  const complete = has("X", "x") || (has("YYYY", "YY") && has("MMMM", "MMM", "MM", "M") && has("Do", "DD", "D"))
   return (line) => {
     const match = regex.exec(line)
     if (match === null) return unstamped(line)
     const message = line.slice(match[0].length)
     const mark = match[tokens.length + 1] === "" ? {} : ({ continued: true } as const)
     if (!complete) return { timestamp: null, ms: Number.NaN, message, ...mark }
-    const field = (token: Token): string | undefined => {
-      const index = tokens.indexOf(token)
-      return index === -1 ? undefined : match[index + 1]
+    const field = (...wanted: ReadonlyArray<Token>): string | undefined => {
+      for (const token of wanted) {
+        const index = tokens.indexOf(token)
+        if (index !== -1) return match[index + 1]
+      }
+      return undefined
     }
-    const num = (token: Token): number => Number(field(token) ?? "0")
-    const zone = field("Z") ?? field("ZZ")
+    const num = (...wanted: ReadonlyArray<Token>): number => Number(field(...wanted) ?? "0")
     let ms: number
-    if (zone === undefined) {
-      ms = new Date(num("YYYY"), num("MM") - 1, num("DD"), num("HH"), num("mm"), num("ss"), num("SSS")).getTime()
-    } else {
-      const utc = Date.UTC(num("YYYY"), num("MM") - 1, num("DD"), num("HH"), num("mm"), num("ss"), num("SSS"))
-      const sign = zone.startsWith("-") ? -1 : 1
-      const digits = zone === "Z" ? "0000" : zone.slice(1).replace(":", "")
-      ms = utc - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+    const unixMs = field("x")
+    const unixSeconds = field("X")
+    if (unixMs !== undefined) ms = Number(unixMs)
+    else if (unixSeconds !== undefined) ms = Number(unixSeconds) * 1000 + num("SSS")
+    else {
+      const yearText = field("YYYY")
+      const year = yearText !== undefined ? Number(yearText) : 2000 + num("YY")
+      const monthName = field("MMMM", "MMM")?.toLowerCase()
+      const month = monthName !== undefined ? MONTHS.findIndex((m) => m.startsWith(monthName)) : num("MM", "M") - 1
+      // 12-hour clock with AM/PM (without it, h is taken as it reads); k counts 1–24.
+      const half = field("A", "a")?.toLowerCase()
+      const hour =
+        field("HH", "H") !== undefined ? num("HH", "H") : field("kk", "k") !== undefined ? num("kk", "k") % 24 : half === undefined ? num("hh", "h") : (num("hh", "h") % 12) + (half === "pm" ? 12 : 0)
+      const parts = [year, month, num("Do", "DD", "D"), hour, num("mm", "m"), num("ss", "s"), num("SSS")] as const
+      const zone = field("Z", "ZZ")
+      if (month < 0) ms = Number.NaN
+      else if (zone === undefined) ms = new Date(...parts).getTime()
+      else {
+        const sign = zone.startsWith("-") ? -1 : 1
+        const digits = zone === "Z" ? "0000" : zone.slice(1).replace(":", "")
+        ms = Date.UTC(...parts) - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
+      }
     }
     return Number.isNaN(ms) ? { timestamp: null, ms: Number.NaN, message, ...mark } : { timestamp: new Date(ms).toISOString(), ms, message, ...mark }
   }

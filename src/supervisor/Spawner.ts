@@ -82,7 +82,7 @@ export const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Reco
 export const prepareLaunch = (request: SpawnRequest) =>
   Effect.gen(function* () {
     const { app, instance } = request
-    const identity = resolveIdentity(app.user, app.group)
+    const identity = yield* resolveIdentity(app.user, app.group)
     if (identity._tag === "Problem") {
       return yield* InvalidConfig.fromProblems([
         { field: identity.field, value: app[identity.field], message: identity.reason, suggestion: "remove user/group, or run the daemon as root" }

@@ -101,6 +101,8 @@ export const commandLineFor = (
     return ok(found, app.args)
   }
   if (!fs.existsSync(app.script)) return problem(`${app.script} does not exist`, "check `script` (relative paths start from the app's cwd)")
+  // `script: /usr/bin/node` with node_args: the command is the interpreter, as for a bare `node`.
+  if (hasFlags && isNodeInterpreter(app.script) && isExecutableFile(app.script)) return ok(app.script, [...app.interpreter_args, ...app.args])
   // Flags for the interpreter (or Node's source maps) need the interpreter on the command line,
   // so a script that could run by its shebang runs through the interpreter of its extension.
   const needsInterpreter = hasFlags || (isNodeScript(app.script) && wantsSourceMaps(app))

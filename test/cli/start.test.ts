@@ -305,14 +305,11 @@ describe("pmfx start errors", () => {
     expect(result.stderr).toContain("INVALID_CONFIG")
   })
 
+  // (App settings such as --port, -i and --max-memory-restart are checked as in a file, exit 3:
+  // test/cli/startFlags.test.ts.)
   const usage: ReadonlyArray<[string, ReadonlyArray<string>, string]> = [
-    ["--instances lots", ["--instances", "lots"], "--instances"],
-    ["-i 1.5", ["-i", "1.5"], "--instances"],
-    ["--port 70000", ["--port", "70000"], "--port"],
-    ["--port 5-3", ["--port", "5-3"], "--port"],
     ["--wait-timeout soon", ["--wait-timeout", "soon"], "--wait-timeout"],
     ["--wait-timeout 11m (over the daemon's 10m)", ["--wait-timeout", "11m"], "--wait-timeout"],
-    ["--max-memory lots", ["--max-memory", "lots"], "--max-memory"],
     ["--env 1X=y", ["--env", "1X=y"], "--env"],
     ["--health-check-url not-a-url", ["--health-check-url", "not a url"], "--health-check-url"],
     ["--env production for a command", ["--env", "production"], "--env"],

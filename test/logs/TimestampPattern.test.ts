@@ -74,3 +74,48 @@ describe("textLineParser", () => {
     expect(textLineParser("HH:mm:ss")(line)).toEqual({ timestamp: null, ms: Number.NaN, message: "m" })
   })
 })
+
+describe("PM2's moment tokens (through dayjs)", () => {
+  const local = new Date(instant)
+  const hour12 = local.getHours() % 12 === 0 ? 12 : local.getHours() % 12
+  const half = local.getHours() < 12 ? "AM" : "PM"
+
+  it("renders hh, h, A, a, YY, MMM, MMMM, Do, ddd, X and x as moment does", () => {
+    expect(timestampFormatter("hh:mm A")!(instant)).toBe(`${pad(hour12)}:${pad(local.getMinutes())} ${half}`)
+    expect(timestampFormatter("h a")!(instant)).toBe(`${hour12} ${half.toLowerCase()}`)
+    expect(timestampFormatter("YY-M-D")!(instant)).toBe(`${String(local.getFullYear()).slice(2)}-${local.getMonth() + 1}-${local.getDate()}`)
+    expect(timestampFormatter("MMM MMMM")!(instant)).toBe(`${local.toLocaleString("en", { month: "short" })} ${local.toLocaleString("en", { month: "long" })}`)
+    expect(timestampFormatter("ddd")!(instant)).toBe(local.toLocaleString("en", { weekday: "short" }))
+    expect(timestampFormatter("Do")!(Date.UTC(2026, 10, 1, 12))).toBe("1st")
+    expect(timestampFormatter("X")!(instant)).toBe(String(Math.floor(instant / 1000)))
+    expect(timestampFormatter("x")!(instant)).toBe(String(instant))
+  })
+
+  it("renders each second (or millisecond, with SSS) afresh while caching within it", () => {
+    const seconds = timestampFormatter("YYYY-MM-DD HH:mm:ss")!
+    expect(seconds(instant)).toBe(seconds(instant + 500))
+    expect(seconds(instant + 1000)).not.toBe(seconds(instant))
+    expect(seconds(instant)).toBe(timestampFormatter("YYYY-MM-DD HH:mm:ss")!(instant))
+    const millis = timestampFormatter("ss.SSS")!
+    expect(millis(instant)).not.toBe(millis(instant + 1))
+    expect(millis(instant + 1).endsWith("124")).toBe(true)
+  })
+
+  it("reads 12-hour, two-digit-year, month-name and Unix patterns back to the instant (to their precision)", () => {
+    const second = Math.floor(instant / 1000) * 1000
+    const minute = Math.floor(instant / 60_000) * 60_000
+    const cases: ReadonlyArray<[string, number]> = [
+      ["YYYY-MM-DD hh:mm:ss.SSS A Z", instant],
+      ["YY-MM-DD hh:mm:ss a", second],
+      ["DD MMM YYYY HH:mm:ss", second],
+      ["MMMM Do YYYY, h:mm A ZZ", minute],
+      ["dddd D/M/YYYY kk:mm:ss.SSS", instant],
+      ["X", second],
+      ["x", instant]
+    ]
+    for (const [pattern, expected] of cases) {
+      const line = `${timestampFormatter(pattern)!(instant)} the message`
+      expect(textLineParser(pattern)(line), `${pattern}: ${line}`).toEqual({ timestamp: new Date(expected).toISOString(), ms: expected, message: "the message" })
+    }
+  })
+})

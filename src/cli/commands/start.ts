@@ -23,15 +23,13 @@ import { MAX_BODY_BYTES, MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { closestKey } from "../../config/closestKey"
-import { instancesHint } from "../../config/settingCodecs"
 import { runsOnNode } from "../../config/validateEcosystem"
 import type { AlertRules, AppDefinition, Webhook } from "../../domain/AppDefinition"
 import { formatDuration, parseDuration } from "../../domain/Duration"
 import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
-import { formatPort, parsePort, portHint } from "../../domain/Port"
+import { parsePort } from "../../domain/Port"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { splitShellWords } from "../../domain/shellWords"
-import { parseSize, sizeHint } from "../../domain/Size"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { commandAppName } from "../commandAppName"
 import { withDaemon } from "../daemonCall"
@@ -43,6 +41,7 @@ import { style } from "../style"
 import { badUsage, optionValue } from "../usage"
 import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
+import { flagSettings, givenFlags, namedAfterFlags, StartAppArguments, startFlagOptions } from "./startFlags"
 
 // ---------------------------------------------------------------------------------------------
 // Option values
@@ -62,12 +61,6 @@ const parseEnvEntry = (text: string): Either.Either<EnvEntry, string> => {
       : Either.left(`${JSON.stringify(key)} is not a variable name (letters, digits and _, not starting with a digit)`)
   }
   return ENV_BLOCK.test(text) ? Either.right({ _tag: "Block", name: text }) : Either.left(`${JSON.stringify(text)} is neither KEY=VALUE nor the name of an env_<name> block`)
-}
-
-const parseInstances = (text: string): Either.Either<number | "max", string> => {
-  const trimmed = text.trim().toLowerCase()
-  if (trimmed === "max") return Either.right("max")
-  return /^-?\d+$/.test(trimmed) && Number(trimmed) >= -1 ? Either.right(Number(trimmed)) : Either.left(`${JSON.stringify(text)} is not ${instancesHint}`)
 }
 
 const parseHealthUrl = (text: string): Either.Either<string, string> => {
@@ -90,17 +83,12 @@ const options = {
     Options.optional
   ),
   config: text("config", "file", "an ecosystem file to start (the same as giving it as the argument); --name narrows it to one app"),
-  port: Options.text("port").pipe(
-    Options.withPseudoName("port"),
-    Options.withDescription("a port (3000), a range (3000-3003, instance i gets 3000+i) or auto:5000-5100; given to the app as PORT"),
-    Options.mapEffect(optionValue("--port", (t) => Either.map(parsePort(t), formatPort), `write ${portHint}`)),
-    Options.optional
-  ),
+  // (Checked by the file validator with the other app settings, as in a file: exit 3.)
+  port: text("port", "port", "a port (3000), a range (3000-3003, instance i gets 3000+i) or auto:5000-5100; given to the app as PORT"),
   instances: Options.text("instances").pipe(
     Options.withPseudoName("n|max"),
     Options.withAlias("i"),
     Options.withDescription('how many instances: a whole number, "max" (one per CPU), 0 (one per CPU) or -1 (one per CPU but one)'),
-    Options.mapEffect(optionValue("--instances", parseInstances, "write a whole number like 4, or max")),
     Options.optional
   ),
   execMode: Options.choice("exec-mode", ["fork", "cluster"]).pipe(
@@ -109,15 +97,8 @@ const options = {
     ),
     Options.optional
   ),
-  maxMemory: Options.text("max-memory").pipe(
-    Options.withPseudoName("size"),
-    Options.withDescription("restart an instance whose memory grows above this size (512M, 1G)"),
-    Options.mapEffect(optionValue("--max-memory", parseSize, `write ${sizeHint}`)),
-    Options.optional
-  ),
   env: Options.text("env").pipe(
     Options.withPseudoName("KEY=VALUE|NAME"),
-    Options.withAlias("e"),
     Options.withDescription("KEY=VALUE sets a variable (repeatable); a bare NAME selects the env_NAME block of an ecosystem file"),
     Options.repeated,
     // (@effect/cli repeats only plain options, so the values are checked as a list.)
@@ -144,13 +125,12 @@ const options = {
       )
     ),
   ),
-  outFile: text("out-file", "file", "the standard-output log file"),
-  errorFile: text("error-file", "file", "the standard-error log file"),
   pidFile: text("pid-file", "file", "the pid file"),
   user: text("user", "user", "run as this user (the daemon must run as root)"),
   group: text("group", "group", "run with this group (the daemon must run as root)"),
   cwd: text("cwd", "dir", "the app's working folder (default: the current folder)"),
   envFile: text("env-file", "file", "a file of KEY=value lines for the app's environment"),
+  ...startFlagOptions,
   json: jsonOption
 }
 
@@ -188,17 +168,16 @@ const appOptions = (o: StartOptions): ReadonlyArray<string> =>
     ["--port", o.port],
     ["--instances", o.instances],
     ["--exec-mode", o.execMode],
-    ["--max-memory", o.maxMemory],
     ["--health-check-url", o.healthCheckUrl],
     ["--health-check-script", o.healthCheckScript],
-    ["--out-file", o.outFile],
-    ["--error-file", o.errorFile],
     ["--pid-file", o.pidFile],
     ["--user", o.user],
     ["--group", o.group],
     ["--cwd", o.cwd],
     ["--env-file", o.envFile]
-  ].flatMap(([flag, value]) => (Option.isSome(value as Option.Option<unknown>) ? [flag as string] : []))
+  ]
+    .flatMap(([flag, value]) => (Option.isSome(value as Option.Option<unknown>) ? [flag as string] : []))
+    .concat(givenFlags(o).map((given) => given.flag))
 
 interface Plan {
   /** The file the apps came from, or null for a command. */
@@ -215,11 +194,11 @@ interface Plan {
  * not a file here, and no option that describes a new app. PM2 users start a stopped app this way;
  * taken as a command, the name would only meet PROCESS_ALREADY_EXISTS.
  */
-const existingApp = (target: string, o: StartOptions, hasVariables: boolean) =>
+const existingApp = (target: string, o: StartOptions, hasVariables: boolean, appArgs: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const word = target.trim()
     const caller = yield* CallerEnvironment
-    if (/\s/.test(word) || word === "" || hasVariables || appOptions(o).length > 0 || Option.isSome(o.name) || isFile(path.resolve(caller.cwd, word))) return null
+    if (/\s/.test(word) || word === "" || hasVariables || appArgs.length > 0 || appOptions(o).length > 0 || Option.isSome(o.name) || isFile(path.resolve(caller.cwd, word))) return null
     const rows = yield* withDaemon(o.json, (api) => api.processes.list({ urlParams: {} }))
     return rows.some((row) => row.name === word || String(row.id) === word) ? word : null
   })
@@ -268,7 +247,7 @@ const fromFile = (file: string, o: StartOptions, variables: Record<string, strin
     return { file: loaded.file, definitions, notifications: { webhooks: loaded.webhooks, alerts: loaded.alerts } } satisfies Plan
   })
 
-const fromCommand = (command: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
+const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     if (blocks.length > 0) {
       return yield* failWith(
@@ -284,7 +263,8 @@ const fromCommand = (command: string, o: StartOptions, variables: Record<string,
     if (Either.isLeft(split)) {
       return yield* failWith(badUsage("command", `cannot split ${JSON.stringify(command)}: ${split.left}`, `close the quote, or quote the whole command once: pmfx start "node server.js --flag"`), o.json)
     }
-    const [script, ...args] = split.right
+    // `pmfx start app.js -- a b c`: the words after `--` are the app's own arguments.
+    const [script, ...args] = [...split.right, ...appArgs]
     if (script === undefined) {
       return yield* failWith(badUsage("command", "is empty", 'give a script or a command, like pmfx start "node server.js"'), o.json)
     }
@@ -298,24 +278,25 @@ const fromCommand = (command: string, o: StartOptions, variables: Record<string,
     // PM2's rule: -i with a Node script means cluster mode — unless a port range gives each
     // instance its own port (docs/configuration.md, "exec_mode").
     const portRange = Option.isSome(o.port) && Either.getOrUndefined(parsePort(o.port.value))?._tag !== "Single"
-    const clusterByDefault = Option.isSome(o.instances) && runsOnNode(script, undefined) && !portRange
+    const clusterByDefault = Option.isSome(o.instances) && runsOnNode(script, Option.getOrUndefined(o.interpreter)) && !portRange
     const execMode = Option.getOrElse(o.execMode, () => (clusterByDefault ? "cluster" : undefined))
     if (execMode !== undefined) settings.exec_mode = execMode
-    set("max_memory_restart", o.maxMemory)
     if (Object.keys(variables).length > 0) settings.env = variables
     set("env_file", o.envFile)
     set("cwd", o.cwd)
     set("user", o.user)
     set("group", o.group)
-    set("out_file", o.outFile)
-    set("error_file", o.errorFile)
     set("pid_file", o.pidFile)
     if (Option.isSome(o.healthCheckUrl)) settings.health_check = { check_type: "http", url: o.healthCheckUrl.value }
     if (Option.isSome(o.healthCheckScript)) settings.health_check = { check_type: "script", script: o.healthCheckScript.value }
+    // PM2's flags, each as its file key, checked by the file validator (startFlags.ts).
+    const flags = givenFlags(o)
+    Object.assign(settings, flagSettings(flags))
+    const named = [...flags, { flag: "--port", key: "port" }, { flag: "--instances", key: "instances" }, { flag: "--name", key: "name" }]
     const loader = yield* ConfigLoader
     const loaded = yield* loader
       .fromDocument({ apps: [literal(settings)] }, caller.cwd, { environment: caller.env })
-      .pipe(Effect.catchAll((error) => failWith(error, o.json)))
+      .pipe(Effect.catchAll((error) => failWith(namedAfterFlags(error, named), o.json)))
     return { file: null, definitions: loaded.apps } satisfies Plan
   })
 
@@ -388,10 +369,14 @@ const byId = (rows: ReadonlyArray<ProcessSummary>) => [...rows].sort((a, b) => a
 
 export const startCommand = Command.make(
   "start",
-  { target: Args.text({ name: "command|script|file" }).pipe(Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file'), Args.optional), ...options },
+  {
+    target: Args.text({ name: "command|script|file" }).pipe(Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file'), Args.optional),
+    ...options
+  },
   ({ target, ...o }) =>
     Effect.gen(function* () {
       const caller = yield* CallerEnvironment
+      const appArgs = yield* StartAppArguments
       const entries = o.env
       const variables = Object.fromEntries(entries.flatMap((e) => (e._tag === "Set" ? [[e.key, e.value]] : [])))
       const blocks = entries.flatMap((e) => (e._tag === "Block" ? [e.name] : []))
@@ -399,14 +384,17 @@ export const startCommand = Command.make(
       if (Option.isSome(target) && Option.isSome(o.config)) {
         return yield* failWith(badUsage("--config", "cannot be combined with a command or file argument", "give either the argument or --config <file> (and --name to pick one app)"), o.json)
       }
+      if (appArgs.length > 0 && (Option.isSome(o.config) || (Option.isSome(target) && looksLikeEcosystemFile(target.value)))) {
+        return yield* failWith(badUsage("args", "are arguments for a command's app; an ecosystem file has none", "write them as `args` in the app's entry of the file"), o.json)
+      }
       const plan: Plan = Option.isSome(o.config)
         ? yield* fromFile(o.config.value, o, variables, blocks)
         : Option.isNone(target)
           ? yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
           : looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())
             ? yield* fromFile(target.value, o, variables, blocks)
-            : yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0), (existing) =>
-                existing !== null ? Effect.succeed<Plan>({ file: null, definitions: [], existing }) : fromCommand(target.value, o, variables, blocks)
+            : yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0, appArgs), (existing) =>
+                existing !== null ? Effect.succeed<Plan>({ file: null, definitions: [], existing }) : fromCommand(target.value, appArgs, o, variables, blocks)
               )
 
       // The apps get the CLI's own environment (docs/architecture.md §4), under their env_file and env.
@@ -487,4 +475,4 @@ export const startCommand = Command.make(
       lines.push(renderProcessTable(rows))
       yield* Console.log(lines.join("\n"))
     })
-).pipe(Command.withDescription("Start a command, a script, or the apps of an ecosystem file (--config <file> works as the argument does)"))
+).pipe(Command.withDescription("Start a command, a script, or the apps of an ecosystem file (--config <file> works as the argument does); words after -- are the app's arguments"))
