@@ -49,7 +49,8 @@ describe("the help catalogue matches the command definitions", () => {
       const known = new Set([...globals, "--help", ...[command, ...children].flatMap((c) => c.options.flatMap((o) => o.names))])
       const texts = [...entry.usage, ...entry.examples.map((example) => example.command)]
       for (const text of texts) {
-        for (const flag of text.match(/(?<=^|[\s[])--?[a-z][\w-]*/g) ?? []) {
+        // (After ` -- `, the words are the app's.)
+        for (const flag of text.split(" -- ")[0]!.match(/(?<=^|[\s[])--?[a-z][\w-]*/g) ?? []) {
           expect(known.has(flag), `"${text}" (catalogue entry "${key}") names ${flag}, which pmfx ${key} does not have`).toBe(true)
         }
       }
@@ -124,7 +125,7 @@ describe("pmfx --help", () => {
     const start = sandbox.pmfx(["start", "sleep 100", "--name", "x", "-h"])
     expect(start.code).toBe(0)
     expect(start.stdout.trimEnd()).toBe(renderCommandHelp(model, model.commands.find((c) => c.path[0] === "start")!, catalogue.start, 80))
-    expect(start.stdout).toContain("\n  pmfx start <command|script|file> [options]")
+    expect(start.stdout).toContain("\n  pmfx start <command|script|file> [options] [-- <app args>...]")
     expect(start.stdout).toContain("  -i, --instances <n|max>")
     const restart = sandbox.pmfx(["daemon", "restart", "--help"])
     expect(restart.code).toBe(0)
