@@ -1,6 +1,6 @@
 /**
  * `pmfx monit` driven like a person at a terminal: in a detached tmux session (its own server,
- * `-L`, so no other tmux is touched), keys sent with `send-keys`, the screen read with
+ * whose socket (`-S`) lives in the test's sandbox, so no other tmux is touched and none is left behind), keys sent with `send-keys`, the screen read with
  * `capture-pane`. Skipped, saying why, where tmux is not installed (`.ci/run` installs Debian's).
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
@@ -20,9 +20,8 @@ const printer = (word: string) => ({ name: word, script: node, args: ["-e", `let
 
 describe("pmfx monit in tmux", () => {
   let sandbox: Sandbox
-  let server: string
   const tmux = (...args: ReadonlyArray<string>) => {
-    const result = spawnSync("tmux", ["-L", server, ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.dir, PMFX_HOME: sandbox.home, TERM: "xterm-256color" } })
+    const result = spawnSync("tmux", ["-S", path.join(sandbox.dir, "tmux.sock"), ...args], { encoding: "utf8", env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.dir, PMFX_HOME: sandbox.home, TERM: "xterm-256color" } })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
   const screen = () => tmux("capture-pane", "-p", "-t", "monit").stdout
@@ -35,7 +34,6 @@ describe("pmfx monit in tmux", () => {
 
   beforeEach(() => {
     sandbox = makeSandbox()
-    server = `pmfx-test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`
   })
   afterEach(() => {
     if (hasTmux) tmux("kill-server")
