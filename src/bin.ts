@@ -16,6 +16,7 @@ import { handlerWithRealConsole, withQuietParsing } from "./cli/help/quietParsin
 import { helpWidth, renderCommandHelp, renderRootHelp } from "./cli/help/renderHelp"
 import { lineError, usageError } from "./cli/help/usageError"
 import { splitStartArgv, StartAppArguments } from "./cli/commands/startFlags"
+import { expandAliases } from "./cli/commandAliases"
 import { hoistGlobalOptions } from "./cli/hoistGlobalOptions"
 import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
@@ -59,7 +60,8 @@ const internalError = (cause: Cause.Cause<unknown>) =>
     Effect.as(ExitCode.unexpected as number)
   )
 
-const argv = hoistGlobalOptions(process.argv)
+// PM2's names (ls, ps, jlist, describe) become their commands first (commandAliases.ts).
+const argv = expandAliases(hoistGlobalOptions(process.argv))
 const words = helpWordAsOption(argv.slice(2))
 const beforeDashes = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
 

@@ -28,8 +28,13 @@ import {
   PortOverride,
   ProcessListQuery,
   ReadyQuery,
+  EnvQuery,
+  EnvResult,
+  FlushResult,
+  ReloadLogsResult,
   ReloadResult,
   ScaleResult,
+  SignalResult,
   ServiceInfo,
   SystemInfo,
   WebListenerResult,
@@ -132,6 +137,26 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.InvalidConfigWire)
       .addError(W.BadRequestWire)
   )
+  .add(HttpApiEndpoint.post("flush", "/api/processes/:id/flush").setPath(IdPath).addSuccess(FlushResult).addError(W.ProcessNotFoundWire))
+  .add(HttpApiEndpoint.post("flushAll", "/api/logs/flush").addSuccess(FlushResult))
+  .add(HttpApiEndpoint.post("reloadLogs", "/api/logs/reload").addSuccess(ReloadLogsResult))
+  .add(
+    HttpApiEndpoint.post("signal", "/api/processes/:id/signal")
+      .setPath(IdPath)
+      .setPayload(Schema.Unknown)
+      .addSuccess(SignalResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.get("env", "/api/processes/:id/env")
+      .setPath(IdPath)
+      .setUrlParams(EnvQuery)
+      .addSuccess(EnvResult)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.BadRequestWire)
+  )
+  .add(HttpApiEndpoint.post("reset", "/api/processes/:id/reset").setPath(IdPath).addSuccess(ActionResult).addError(W.ProcessNotFoundWire))
   .add(
     HttpApiEndpoint.get("ready", "/api/processes/:id/ready")
       .setPath(IdPath)

@@ -127,6 +127,51 @@ export const ApplyResult = Schema.Struct({
 })
 export type ApplyResult = typeof ApplyResult.Type
 
+/** `POST /api/processes/{id}/flush` and `POST /api/logs/flush`: the log files emptied. */
+export const FlushResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  files: Schema.Array(Schema.String)
+})
+
+/** `POST /api/logs/reload`: the open log files reopened at their paths, and those that could not be. */
+export const ReloadLogsResult = Schema.Struct({
+  success: Schema.Literal(true),
+  message: Schema.String,
+  reopened: Schema.Array(Schema.String),
+  failed: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String, dropped_lines: Schema.Int }))
+})
+
+/** `POST …/signal`: a signal name (`SIGUSR2`, `USR2`) or number (`12`). */
+export const SignalRequest = Schema.Struct({
+  signal: Schema.Union(Schema.Int, Schema.String).annotations({ description: "a signal name (SIGUSR2 or USR2) or number (12)" })
+})
+
+export const SignalResult = Schema.Struct({
+  ...ActionResult.fields,
+  /** The signal as sent: its name and number. */
+  signal: Schema.String,
+  signal_number: Schema.Int,
+  /** Ids of the rows whose process got the signal (rows not running are skipped). */
+  signalled: Schema.Array(Schema.Int)
+})
+
+/** `GET …/env`: `show_secrets=true` shows the values of secret-looking keys (never to a read-only key). */
+export const EnvQuery = Schema.Struct({
+  show_secrets: Schema.optional(Schema.String.annotations({ description: "true or false (1 or 0 also work); default false" }))
+})
+
+export const EnvResult = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  instance: Schema.Int,
+  /** `process`: the running process's own environment; `next_start`: what its next start gets (it does not run). */
+  source: Schema.Literal("process", "next_start"),
+  env: Schema.Record({ key: Schema.String, value: Schema.String }),
+  /** Keys whose values are replaced by `***`. */
+  masked: Schema.Array(Schema.String)
+})
+
 export const ProcessListQuery = Schema.Struct({
   /** Comma-separated states, exact. */
   status: Schema.optional(Schema.String),

@@ -12,9 +12,9 @@ import { resolveHome, socketPathFor } from "../daemon/homePaths"
 
 const ANSWER_TIMEOUT_MS = 2_000
 
-/** Whether these arguments and environment are the plain local `list --json`. */
+/** Whether these arguments and environment are the plain local `list --json` (or PM2's `jlist`). */
 export const isFastList = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): boolean =>
-  args.length === 2 && args[0] === "list" && args[1] === "--json" && (env["PMFX_URL"] ?? "") === ""
+  ((args.length === 2 && args[0] === "list" && args[1] === "--json") || (args.length === 1 && args[0] === "jlist")) && (env["PMFX_URL"] ?? "") === ""
 
 /** Prints the rows and resolves true, or resolves false having printed nothing. */
 export const fastList = (env: NodeJS.ProcessEnv): Promise<boolean> =>

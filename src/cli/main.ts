@@ -20,6 +20,10 @@ import { reloadCommand } from "./commands/reload"
 import { restartCommand } from "./commands/restart"
 import { resurrectCommand } from "./commands/resurrect"
 import { scaleCommand } from "./commands/scale"
+import { envCommand } from "./commands/env"
+import { flushCommand, reloadLogsCommand } from "./commands/flush"
+import { resetCommand } from "./commands/reset"
+import { sendSignalCommand } from "./commands/sendSignal"
 import { showCommand } from "./commands/show"
 import { startupCommand } from "./commands/startup"
 import { statusCommand } from "./commands/status"
@@ -55,13 +59,18 @@ export const commands = [
   killCommand,
   resurrectCommand,
   scaleCommand,
+  sendSignalCommand,
+  resetCommand,
   listCommand,
   logsCommand,
+  flushCommand,
+  reloadLogsCommand,
   monitCommand,
   statusCommand,
   pingCommand,
   validateCommand,
   showCommand,
+  envCommand,
   startupCommand,
   webCommand,
   daemonCommand.pipe(Command.withSubcommands([daemonRestartCommand])),

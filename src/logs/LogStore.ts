@@ -8,6 +8,7 @@
  * and it is closed when the last user's scope closes.
  */
 import { Effect, type Scope } from "effect"
+import * as fs from "node:fs"
 import { Paths } from "../daemon/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { ISO_DATE_FORMAT } from "../domain/AppDefinition"
@@ -19,6 +20,7 @@ import type { LogEntry, LogStream } from "./LogEntry"
 import { LogPipe } from "./LogPipe"
 import type { LogQuery } from "./LogQuery"
 import { readLogs } from "./LogReader"
+import { listRotatedFiles } from "./rotatedFiles"
 import { RotatingFile, type RotationPolicy } from "./RotatingFile"
 import { timestampFormatter } from "./TimestampPattern"
 
@@ -188,7 +190,39 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
       return { dropped_lines: dropped, failing }
     }
 
-    return { openInstance, read, health } as const
+    /**
+     * Empties the given log files and removes their rotated files (`pmfx flush`): an open file
+     * through its `RotatingFile` (writers keep their descriptor), a closed one by its path.
+     */
+    const flush = (paths: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.promise(async () => {
+        const flushed: Array<string> = []
+        for (const path of new Set(paths)) {
+          const shared = open.get(path)
+          if (shared !== undefined) {
+            await shared.file.truncate()
+          } else {
+            await fs.promises.truncate(path, 0).catch(() => undefined)
+            for (const rotated of await listRotatedFiles(path).catch(() => [])) await fs.promises.rm(rotated.path, { force: true }).catch(() => undefined)
+          }
+          flushed.push(path)
+        }
+        return flushed
+      })
+
+    /** Reopens every open log file at its path (`pmfx reloadLogs`); returns the paths reopened and those that failed. */
+    const reopenAll = (): Effect.Effect<{ readonly reopened: ReadonlyArray<string>; readonly failed: ReadonlyArray<FailingLogFile> }> =>
+      Effect.sync(() => {
+        const reopened: Array<string> = []
+        const failed: Array<FailingLogFile> = []
+        for (const [path, { file }] of open) {
+          if (file.reopenAtPath()) reopened.push(path)
+          else failed.push({ path, reason: file.failure?.message ?? "cannot be opened", dropped_lines: file.droppedLines })
+        }
+        return { reopened, failed }
+      })
+
+    return { openInstance, read, health, flush, reopenAll } as const
   }),
   dependencies: [Paths.Default]
 }) {}

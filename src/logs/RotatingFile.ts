@@ -205,6 +205,43 @@ export class RotatingFile {
     this.releaseDrainWaiters()
   }
 
+  /**
+   * Empties the file at `path` in place (`pmfx flush`): the open descriptor stays, and since it appends
+   * (O_APPEND), the next write lands at the new end — the start — leaving no hole. Rotated files
+   * of this path are removed after the rotations in progress. Lines still buffered are newer than
+   * the flush and are kept.
+   */
+  truncate(): Promise<void> {
+    try {
+      fs.truncateSync(this.path, 0)
+    } catch {
+      // Not there (moved away or never written): nothing to empty.
+    }
+    this.bytes = this.buffered
+    this.background = this.background.then(() => this.prune(0)).catch(() => undefined)
+    return this.background
+  }
+
+  /**
+   * Opens the file again at its path (`pmfx reloadLogs`, after an outside logrotate moved it
+   * away): new lines go to a new file at `path`, and lines the old stream holds end in the moved
+   * file. False when the path cannot be opened now (the old stream keeps writing).
+   */
+  reopenAtPath(): boolean {
+    if (this.closed || this.stream === null) return this.closed ? false : this.reopen()
+    const old = this.stream
+    this.stream = null
+    // A retry after a failure is rate-limited; an asked-for reopen is not.
+    this.lastFailure = null
+    if (!this.reopen()) {
+      this.stream = old
+      return false
+    }
+    old.end()
+    this.releaseDrainWaiters()
+    return true
+  }
+
   /** Ends the stream and waits until every write is on disk and rotated files are compressed and pruned. */
   readonly close: Effect.Effect<void> = Effect.promise(async () => {
     if (!this.closed) {

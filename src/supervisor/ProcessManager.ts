@@ -47,6 +47,8 @@ import { hasHealthCheck, initialHealth, initialRowState } from "./Row"
 import { checkAppPaths, checkInstancePaths } from "./checkAppPaths"
 import { StdioPipes } from "./StdioPipes"
 import { type ScaleCount, type ScaleResult, scaleApp, type ScaleTable } from "./scaleApp"
+import { instanceEnvironmentOf } from "./instanceEnv"
+import type { SignalSpec } from "./signals"
 import { type Adoption, awaitRow, type StartError, superviseRow, type SupervisorContext, updateRow } from "./Supervisor"
 
 const HISTORY_LENGTH = 60
@@ -827,6 +829,15 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       }
     }
 
+    /** Empties the rows' log files (LogStore.flush); returns the paths. */
+    const flushRows = (selected: ReadonlyArray<Row>) =>
+      logs.flush(
+        selected.flatMap((row) => {
+          const f = instanceFiles(row.app.definition, row.instance, paths.home)
+          return f.log_file === null ? [f.out_file, f.error_file] : [f.out_file, f.error_file, f.log_file]
+        })
+      )
+
     /** What `scale` (scaleApp.ts) needs of the table; every call is made with the app's lock held. */
     const scaleTable: ScaleTable = {
       allRows,
@@ -1007,6 +1018,66 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           if (result === undefined) return yield* Effect.fail(deletedMeanwhile(name))
           yield* bus.publish({ _tag: "TableChanged" })
           return { ...result, processes: yield* summaries(rowsOfApp(name)) } satisfies ScaleResult & { processes: ReadonlyArray<ProcessSummary> }
+        }),
+
+      /**
+       * Empties the log files of the target's instances (every app's without a target) and removes
+       * their rotated files; writers keep their descriptors (LogStore.flush). Returns the paths.
+       */
+      flushLogs: (target: string) => Effect.flatMap(resolve(target), flushRows),
+      flushAllLogs: () => Effect.suspend(() => flushRows(allRows())),
+
+      /** Reopens every open log file at its path, for an outside logrotate that moved them away. */
+      reopenLogs: () => logs.reopenAll(),
+
+      /** Sends `signal` to the process of every running instance of the target; returns the ids signalled. */
+      sendSignal: (target: string, signal: SignalSpec) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const signalled: Array<number> = []
+          for (const row of selected) {
+            const state = yield* SubscriptionRef.get(row.state)
+            if (state.pid === null) continue
+            try {
+              process.kill(state.pid, signal.number)
+              signalled.push(row.id)
+            } catch {
+              // Exited meanwhile: its supervisor reports the exit.
+            }
+          }
+          return { signalled, processes: yield* summaries(selected) }
+        }),
+
+      /** The environment of the lowest id the target names: its process's, or its next start's (instanceEnv.ts). */
+      environment: (target: string) =>
+        Effect.gen(function* () {
+          const [row] = yield* resolve(target)
+          if (row === undefined) {
+            return yield* new ProcessNotFound({ message: "no process is defined", details: { process_id: target, suggestion: "start one first" } })
+          }
+          const state = yield* SubscriptionRef.get(row.state)
+          const found = yield* instanceEnvironmentOf(row.app, row.instance, state.pid, state.portOverride ?? state.port)
+          return { id: row.id, name: row.app.definition.name, instance: row.instance, ...found }
+        }),
+
+      /**
+       * Zeroes the target's restart counts, abnormal exits and unstable exits in a row (what sends
+       * a crash-looping row to `errored`); the status stays as it is.
+       */
+      reset: (target: string) =>
+        Effect.gen(function* () {
+          const selected = yield* resolve(target)
+          const reset = (yield* forEachApp(selected, (_name, appRows) =>
+            Effect.as(
+              Effect.forEach(appRows, (row) => SubscriptionRef.update(row.state, (state) => ({ ...state, restarts: 0, unstableRestarts: 0, errors: 0 })), {
+                discard: true
+              }),
+              appRows
+            )
+          )).flat()
+          yield* unlessAllGone(target, selected, reset)
+          yield* bus.publish({ _tag: "TableChanged" })
+          return yield* summaries(reset)
         }),
 
       list: () => Effect.suspend(() => summaries(allRows())),

@@ -1,6 +1,6 @@
 /** Handlers of `/api/processes…` (docs/api.md). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, Option, Schema, Stream } from "effect"
+import { Deferred, Effect, Either, FiberRef, Option, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
@@ -19,9 +19,11 @@ import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
 import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
+import { commonSignals, parseSignal, type SignalSpec } from "../../supervisor/signals"
+import { maskEnvironment } from "../../supervisor/instanceEnv"
 import { PmfxApi } from "../Api"
-import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest } from "../ApiSchemas"
-import { maskEnvIfReadOnly } from "../readOnly"
+import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest, SignalRequest } from "../ApiSchemas"
+import { maskEnvIfReadOnly, ReadOnlyRequest } from "../readOnly"
 import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
 
 const KEEP_ALIVE_MS = 15_000
@@ -125,6 +127,18 @@ const scaleCount = (body: unknown): Effect.Effect<ScaleCount, BadRequest> =>
     if (match === null) return yield* badRequest("instances", `${JSON.stringify(value)} is not a count (4) or a change (+2, -1)`, suggestion)
     const n = Number(match[2])
     return match[1] === "" ? n : { by: match[1] === "-" ? -n : n }
+  })
+
+/** `{signal}` of a signal body: a name (`SIGUSR2`, `USR2`) or a number. */
+const signalOf = (body: unknown): Effect.Effect<SignalSpec, BadRequest> =>
+  Effect.gen(function* () {
+    const suggestion = `use one of ${commonSignals}`
+    const decoded = yield* Schema.decodeUnknown(SignalRequest, { onExcessProperty: "error" })(body).pipe(
+      Effect.mapError(() => badRequest("signal", "the body must be {\"signal\": <name or number>}", `send {"signal": "SIGUSR2"}; ${suggestion}`))
+    )
+    const parsed = parseSignal(String(decoded.signal))
+    if (Either.isLeft(parsed)) return yield* badRequest("signal", parsed.left, suggestion)
+    return parsed.right
   })
 
 const logQuery = (params: typeof import("../ApiSchemas").LogsQuery.Type) =>
@@ -310,6 +324,40 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { ...action(`${path.id}: ${change} ${plural(result.to, "instance")}`, result.processes), from: result.from, to: result.to, added: [...result.added], removed: [...result.removed] }
         })
       )
+      .handle("flush", ({ path }) =>
+        Effect.map(manager.flushLogs(path.id), (files) => ({ success: true as const, message: `flushed ${plural(files.length, "log file")} of ${path.id}`, files: [...files] }))
+      )
+      .handle("flushAll", () =>
+        Effect.map(manager.flushAllLogs(), (files) => ({ success: true as const, message: `flushed ${plural(files.length, "log file")}`, files: [...files] }))
+      )
+      .handle("reloadLogs", () =>
+        Effect.map(manager.reopenLogs(), ({ reopened, failed }) => ({
+          success: true as const,
+          message: `reopened ${plural(reopened.length, "log file")}${failed.length === 0 ? "" : `; ${plural(failed.length, "file")} could not be opened`}`,
+          reopened: [...reopened],
+          failed: [...failed]
+        }))
+      )
+      .handle("signal", ({ path, payload }) =>
+        Effect.gen(function* () {
+          const signal = yield* signalOf(payload)
+          const { signalled, processes } = yield* manager.sendSignal(path.id, signal)
+          const message =
+            signalled.length === 0 ? `sent ${signal.name} to no process: no instance of ${path.id} is running` : `sent ${signal.name} to ${plural(signalled.length, "process", "processes")}`
+          return { ...action(message, processes), signal: signal.name, signal_number: signal.number, signalled: [...signalled] }
+        })
+      )
+      .handle("env", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          const show = yield* parseBooleanParam("show_secrets", urlParams.show_secrets)
+          const found = yield* manager.environment(path.id)
+          // A read-only key never sees a value (as with `config.env` of GET /api/processes/{id}).
+          const readOnly = yield* FiberRef.get(ReadOnlyRequest)
+          const masked = readOnly ? maskEnvironment(found.env, "all") : show ? { env: found.env, masked: [] } : maskEnvironment(found.env, "secrets")
+          return { ...found, env: masked.env, masked: [...masked.masked] }
+        })
+      )
+      .handle("reset", ({ path }) => Effect.map(manager.reset(path.id), (rows) => action(`reset the counters of ${path.id}`, rows)))
       .handle("ready", ({ path, urlParams }) =>
         Effect.gen(function* () {
           const timeout = yield* parseDurationParam("timeout", urlParams.timeout, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS)

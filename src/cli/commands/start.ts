@@ -190,7 +190,7 @@ interface Plan {
 }
 
 /**
- * The argument as the name or id of an app the daemon holds, when it can only mean that: one word,
+ * The argument as the id, name, namespace (or `all`) of apps the daemon holds, when it can only mean that: one word,
  * not a file here, and no option that describes a new app. PM2 users start a stopped app this way;
  * taken as a command, the name would only meet PROCESS_ALREADY_EXISTS.
  */
@@ -200,7 +200,8 @@ const existingApp = (target: string, o: StartOptions, hasVariables: boolean, app
     const caller = yield* CallerEnvironment
     if (/\s/.test(word) || word === "" || hasVariables || appArgs.length > 0 || appOptions(o).length > 0 || Option.isSome(o.name) || isFile(path.resolve(caller.cwd, word))) return null
     const rows = yield* withDaemon(o.json, (api) => api.processes.list({ urlParams: {} }))
-    return rows.some((row) => row.name === word || String(row.id) === word) ? word : null
+    // Every selector the daemon resolves (docs/architecture.md §4): an id, all, a name or a namespace.
+    return rows.some((row) => row.name === word || String(row.id) === word || row.namespace === word) || (word === "all" && rows.length > 0) ? word : null
   })
 
 

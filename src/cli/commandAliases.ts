@@ -1,0 +1,22 @@
+/**
+ * PM2's other names for pmfx commands (docs/cli.md, "Aliases"): `ls` and `ps` are `list`,
+ * `jlist` is `list --json`, `describe` is `show`. The command word is replaced before parsing, so
+ * an alias takes every option of its command.
+ */
+const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
+  ls: ["list"],
+  ps: ["list"],
+  jlist: ["list", "--json"],
+  describe: ["show"]
+}
+
+/** `argv` (node, script, ...args) with an alias at the command's place replaced by its command. */
+export const expandAliases = (argv: ReadonlyArray<string>): Array<string> => {
+  const out = [...argv]
+  let at = 2
+  // The command is the first word that is neither a root option nor the value of one.
+  while (at < out.length && out[at]!.startsWith("-")) at += out[at] === "--url" || out[at] === "--api-key" ? 2 : 1
+  const expansion = at < out.length ? ALIASES[out[at]!] : undefined
+  if (expansion !== undefined) out.splice(at, 1, ...expansion)
+  return out
+}
