@@ -107,6 +107,25 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     pm2: "pm2 scale",
     docs: docs("pmfx-scale")
   },
+  sendSignal: {
+    summary: "send a signal to every running instance of an app",
+    usage: ["pmfx sendSignal <signal> <name|id|namespace|all> [--json]"],
+    examples: [
+      { command: "pmfx sendSignal SIGUSR2 api" },
+      { command: "pmfx sendSignal HUP all", comment: "names without SIG work, and numbers" }
+    ],
+    completes: "signals-then-apps",
+    pm2: "pm2 sendSignal",
+    docs: docs("pmfx-sendsignal")
+  },
+  reset: {
+    summary: "zero the restart counters of an app",
+    usage: ["pmfx reset <name|id|namespace|all> [--json]"],
+    examples: [{ command: "pmfx reset api" }, { command: "pmfx reset all" }],
+    completes: "apps",
+    pm2: "pm2 reset",
+    docs: docs("pmfx-reset")
+  },
   list: {
     summary: "list every process: status, pid, port, CPU, memory, uptime",
     usage: ["pmfx list [--json]"],
@@ -126,6 +145,22 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     completes: "apps",
     pm2: "pm2 logs",
     docs: docs("pmfx-logs")
+  },
+  flush: {
+    summary: "empty the log files of every app, or of one",
+    usage: ["pmfx flush [name|id|namespace|all] [--json]"],
+    examples: [{ command: "pmfx flush", comment: "every app" }, { command: "pmfx flush api" }],
+    completes: "apps",
+    pm2: "pm2 flush",
+    docs: docs("pmfx-flush")
+  },
+  reloadLogs: {
+    summary: "reopen every log file after an outside logrotate moved them",
+    usage: ["pmfx reloadLogs [--json]"],
+    examples: [{ command: "pmfx reloadLogs" }, { command: "pmfx reloadLogs --json", comment: "which files were reopened" }],
+    completes: "nothing",
+    pm2: "pm2 reloadLogs",
+    docs: docs("pmfx-reloadlogs")
   },
   monit: {
     summary: "a live full-screen view: processes, details, logs, actions",
@@ -171,6 +206,18 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     completes: "apps-and-files",
     pm2: "pm2 show / pm2 describe",
     docs: docs("pmfx-show")
+  },
+  env: {
+    summary: "the environment an instance was started with, secrets masked",
+    usage: ["pmfx env <name|id> [--show-secrets] [--json]"],
+    examples: [
+      { command: "pmfx env api" },
+      { command: "pmfx env 3 --show-secrets", comment: "values of *KEY*, *TOKEN*… too" },
+      { command: "pmfx env api --json | jq -r .env.PORT" }
+    ],
+    completes: "apps",
+    pm2: "pm2 env",
+    docs: docs("pmfx-env")
   },
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",
