@@ -226,7 +226,7 @@ describe("pmfx completion", () => {
   it("bash: command names, a command's options, choices, and the current app names", () => {
     const script = ok(sandbox, ["completion", "bash"]).stdout
     const env = { PMFX_HOME: sandbox.home }
-    expect(completeInBash(script, ["re"], env).sort()).toEqual(["reload", "restart", "resurrect"])
+    expect(completeInBash(script, ["re"], env).sort()).toEqual(["reload", "reloadLogs", "reset", "restart", "resurrect"])
     expect(completeInBash(script, ["logs", "--f"], env)).toEqual(["--follow"])
     expect(completeInBash(script, ["start", "--exec-mode", ""], env)).toEqual(["fork", "cluster"])
     expect(completeInBash(script, ["daemon", "re"], env)).toEqual(["restart"])

@@ -213,7 +213,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     examples: [
       { command: "pmfx env api" },
       { command: "pmfx env 3 --show-secrets", comment: "values of *KEY*, *TOKEN*… too" },
-      { command: "pmfx env api --json | jq -r .env.PORT" }
+      { command: "pmfx env api --json", comment: "with where it came from and the masked keys" }
     ],
     completes: "apps",
     pm2: "pm2 env",
