@@ -64,7 +64,7 @@ export const instanceEnvironmentOf = (
       const read = readProcEnvironment(pid)
       if (Option.isSome(read)) return { source: "process", env: read.value }
     }
-    const identity = resolveIdentity(app.definition.user, app.definition.group)
+    const identity = yield* resolveIdentity(app.definition.user, app.definition.group)
     const identityEnv = identity._tag === "Problem" ? {} : identity.identity.env
     const env = yield* environmentFor({ app: app.definition, instance, port, baseEnv: app.baseEnv }, identityEnv).pipe(
       // An unreadable env_file or a bad increment_var: show the rest (the start itself reports the problem).
