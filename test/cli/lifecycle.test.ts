@@ -200,6 +200,31 @@ describe("pmfx kill / resurrect", () => {
     for (const row of after) expect(before.map((r) => r.pid)).not.toContain(row.pid)
   })
 
+  it("kill counts every app it stops: online ones and one waiting out its restart delay; not a stopped one", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "idle"])
+    ok(sandbox, ["start", idleCommand, "--name", "parked"])
+    ok(sandbox, ["stop", "parked"])
+    // Crashes at once and waits a minute before its next try: "restarting" with no pid.
+    const config = path.join(sandbox.home, "crash.json")
+    fs.writeFileSync(config, JSON.stringify({ apps: [{ name: "crash", script: node, args: ["-e", "process.exit(1)"], restart_delay: "60s" }] }))
+    ok(sandbox, ["start", config])
+    await eventually(() => expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null }))
+    const ids = list(sandbox)
+      .filter((r) => r.name !== "parked")
+      .map((r) => r.id)
+      .sort((a, b) => a - b)
+
+    const killed = sandbox.pmfx(["kill"])
+    expect(killed.code, killed.stderr).toBe(0)
+    expect(killed.stdout).toContain("stopped 2 processes and the daemon")
+    expect(processesOfHome(sandbox.home)).toEqual([])
+    // The JSON shape names the same rows (a new daemon keeps them stopped; kill it again).
+    ok(sandbox, ["resurrect"])
+    await eventually(() => expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null }))
+    const again = json<{ stopped: Array<number> }>(sandbox.pmfx(["kill", "--json"]))
+    expect([...again.stopped].sort((a, b) => a - b)).toEqual(ids)
+  })
+
   it("kill without a daemon does nothing and starts none", () => {
     const result = sandbox.pmfx(["kill"])
     expect(result.code).toBe(0)

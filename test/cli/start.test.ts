@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { allOnline, fixtures, freePorts, hasScript, idleCommand, json, list, node, ok, pmfxOnTerminal, type Row, writtenEnv } from "./helpers"
+import { allOnline, eventually, fixtures, freePorts, hasScript, idleCommand, json, list, node, ok, pmfxOnTerminal, type Row, writtenEnv } from "./helpers"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -118,6 +118,57 @@ describe("pmfx start <name of an app the daemon holds>", () => {
     expect(asCommand.code).toBe(5)
     expect(asCommand.stderr).toContain("PROCESS_ALREADY_EXISTS")
     expect(list(sandbox)).toHaveLength(2)
+  })
+})
+
+describe("pmfx start all | <namespace> | <name that is also a file>", () => {
+  it("starts every stopped app with all, those of a namespace by its name, and an app before a file of its name", async () => {
+    const config = path.join(sandbox.dir, "apps.json")
+    const idle = ["-e", "setInterval(() => {}, 1000)"]
+    fs.writeFileSync(
+      config,
+      JSON.stringify({
+        apps: [
+          { name: "web", script: node, args: idle, namespace: "front" },
+          { name: "cache", script: node, args: idle, namespace: "front" },
+          { name: "jobs", script: node, args: idle }
+        ]
+      })
+    )
+    ok(sandbox, ["start", config])
+    await allOnline(sandbox, 3)
+    ok(sandbox, ["stop", "all"])
+
+    const front = sandbox.pmfx(["start", "front"])
+    expect(front.code, front.stderr).toBe(0)
+    expect(front.stdout).toContain("started 2 apps")
+    await eventually(() => expect(list(sandbox).map((r) => [r.name, r.status])).toEqual([["web", "online"], ["cache", "online"], ["jobs", "stopped"]]))
+
+    // all: only the stopped app is started, and nothing new is created.
+    const all = sandbox.pmfx(["start", "all"])
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.stdout).toContain("started 1 app")
+    await allOnline(sandbox, 3)
+    expect(list(sandbox).map((r) => r.id)).toEqual([0, 1, 2])
+    const again = sandbox.pmfx(["start", "all"])
+    expect(again.code).toBe(5)
+    expect(again.stderr).toContain("PROCESS_ALREADY_RUNNING")
+
+    // A file named like an app in the current folder: the app wins, as in PM2.
+    ok(sandbox, ["stop", "jobs"])
+    fs.chmodSync(sandbox.write("jobs", "#!/bin/sh\nexit 0\n"), 0o755)
+    const byName = sandbox.pmfx(["start", "jobs"])
+    expect(byName.code, byName.stderr).toBe(0)
+    await allOnline(sandbox, 3)
+    expect(list(sandbox)).toHaveLength(3)
+  })
+
+  it("start all with no app is PROCESS_NOT_FOUND (exit 4), not a program named all", () => {
+    const result = sandbox.pmfx(["start", "all"])
+    expect(result.code).toBe(4)
+    expect(result.stderr).toContain("PROCESS_NOT_FOUND")
+    expect(result.stderr).toContain("start an app first")
+    expect(list(sandbox)).toEqual([])
   })
 })
 

@@ -10,7 +10,7 @@ import { WebListener } from "../../daemon/WebListener"
 import { formatUptime } from "../../domain/Duration"
 import { InternalError } from "../../domain/errors"
 import type { ProcessStatus } from "../../domain/ProcessStatus"
-import { processStatuses } from "../../domain/ProcessStatus"
+import { isRunningStatus, processStatuses } from "../../domain/ProcessStatus"
 import { LogStore } from "../../logs/LogStore"
 import { SystemStatsReader } from "../../monitor/systemStats"
 import { ProcessManager } from "../../supervisor/ProcessManager"
@@ -134,10 +134,13 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           yield* Ref.set(daemon.killed, true)
           // The daemon stops every app and exits once this response is on its way.
           yield* Effect.forkDaemon(Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined))))
+          // Every row that runs or is about to run again: one waiting out its restart delay has no
+          // pid for a moment, yet kill stops it as surely as an online one.
+          const stopped = rows.filter((row) => row.pid !== null || isRunningStatus(row.status)).map((row) => row.id)
           return {
             success: true as const,
-            message: `stopping ${rows.length} process${rows.length === 1 ? "" : "es"} and the daemon`,
-            stopped: rows.filter((row) => row.pid !== null).map((row) => row.id)
+            message: `stopping ${stopped.length} process${stopped.length === 1 ? "" : "es"} and the daemon`,
+            stopped
           }
         })
       )

@@ -185,25 +185,38 @@ interface Plan {
   readonly definitions: ReadonlyArray<AppDefinition>
   /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (docs/architecture.md §9). */
   readonly notifications?: { readonly webhooks: ReadonlyArray<Webhook>; readonly alerts: AlertRules | null }
-  /** An app the daemon holds already, named by the argument (`pmfx start api`, as with PM2). */
-  readonly existing?: string
+  /** Apps the daemon holds already, named by the argument (`pmfx start api`, `all`, an id or a namespace, as with PM2). */
+  readonly existing?: { readonly target: string; readonly rows: ReadonlyArray<ProcessSummary> }
 }
 
 /**
- * The argument as the id, name, namespace (or `all`) of apps the daemon holds, when it can only mean that: one word,
- * not a file here, and no option that describes a new app. PM2 users start a stopped app this way;
- * taken as a command, the name would only meet PROCESS_ALREADY_EXISTS.
+ * The argument as a target in the daemon's table — `all`, an app name, an id or a namespace, as
+ * `stop` takes it — when it can only mean that: one word and no option that describes a new app.
+ * It wins over a file of that name, as in PM2 (docs/decisions.md, "`pmfx start all`"): taken as a
+ * command, the name would only meet PROCESS_ALREADY_EXISTS. Returns the rows it names.
  */
 const existingApp = (target: string, o: StartOptions, hasVariables: boolean, appArgs: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const word = target.trim()
-    const caller = yield* CallerEnvironment
-    if (/\s/.test(word) || word === "" || hasVariables || appArgs.length > 0 || appOptions(o).length > 0 || Option.isSome(o.name) || isFile(path.resolve(caller.cwd, word))) return null
+    if (/\s/.test(word) || word === "" || hasVariables || appArgs.length > 0 || appOptions(o).length > 0 || Option.isSome(o.name)) return null
     const rows = yield* withDaemon(o.json, (api) => api.processes.list({ urlParams: {} }))
-    // Every selector the daemon resolves (docs/architecture.md §4): an id, all, a name or a namespace.
-    return rows.some((row) => row.name === word || String(row.id) === word || row.namespace === word) || (word === "all" && rows.length > 0) ? word : null
+    const named = /^\d+$/.test(word)
+      ? rows.filter((row) => String(row.id) === word)
+      : word === "all"
+        ? rows
+        : rows.some((row) => row.name === word)
+          ? rows.filter((row) => row.name === word)
+          : rows.filter((row) => row.namespace === word)
+    if (named.length > 0) return { target: word, rows: named }
+    // "all" is never a program to run: with no app there is nothing to start.
+    if (word === "all") {
+      return yield* failWith(
+        new ProcessNotFound({ message: "no app is defined yet, so `all` names nothing to start", details: { process_id: "all", suggestion: 'start an app first: pmfx start "node server.js" or pmfx start ecosystem.config.js' } }),
+        o.json
+      )
+    }
+    return null
   })
-
 
 const fromFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
   Effect.gen(function* () {
@@ -400,7 +413,7 @@ export const startCommand = Command.make(
 
       // The apps get the CLI's own environment (docs/architecture.md §4), under their env_file and env.
       const env = environmentForApps(caller.env, yield* DaemonTarget)
-      const names = plan.existing !== undefined ? [plan.existing] : plan.definitions.map((app) => app.name)
+      const names = plan.existing !== undefined ? [...new Set(plan.existing.rows.map((row) => row.name))] : plan.definitions.map((app) => app.name)
 
       const outcome = yield* withDaemon(o.json, (api) =>
         Effect.gen(function* () {
@@ -428,7 +441,7 @@ export const startCommand = Command.make(
             }
           }
           // Already running answers PROCESS_ALREADY_RUNNING (exit 5), as for a file's only app.
-          if (plan.existing !== undefined) rows.push(...(yield* api.processes.start({ path: { id: plan.existing } })).processes)
+          if (plan.existing !== undefined) rows.push(...(yield* api.processes.start({ path: { id: plan.existing.target } })).processes)
           if (fresh.length > 0) rows.push(...(yield* createInParts(api, fresh, env, plan.notifications)))
           if (fresh.length === 0 && alreadyRunning.length === names.length) {
             const first = alreadyRunning[0]!
@@ -438,6 +451,12 @@ export const startCommand = Command.make(
             })
           }
           const running = new Set(alreadyRunning.map((error) => error.details.process_id))
+          // Of a target's apps, those that ran already (every row live) were not started now.
+          if (plan.existing !== undefined) {
+            for (const name of names) {
+              if (plan.existing.rows.filter((row) => row.name === name).every((row) => row.status === "online" || row.status === "starting")) running.add(name)
+            }
+          }
           // New apps with autostart: false are registered stopped: neither started nor waited for.
           const registered = fresh.filter((app) => !app.autostart).map((app) => app.name)
           const startedApps = names.length - running.size - registered.length
