@@ -61,8 +61,10 @@ const internalError = (cause: Cause.Cause<unknown>) =>
   )
 
 // PM2's names (ls, ps, jlist, describe) become their commands first (commandAliases.ts).
-const argv = expandAliases(hoistGlobalOptions(process.argv))
-const words = helpWordAsOption(argv.slice(2))
+const hoisted = hoistGlobalOptions(process.argv)
+// (`pmfx help ls` is `pmfx ls --help`, which is `pmfx list --help`.)
+const argv = expandAliases([...hoisted.slice(0, 2), ...helpWordAsOption(hoisted.slice(2))])
+const words = argv.slice(2)
 const beforeDashes = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
 
 /** Read only when the help or a usage error needs it (a few milliseconds). */

@@ -3,7 +3,7 @@
  * `jlist` is `list --json`, `describe` is `show`. The command word is replaced before parsing, so
  * an alias takes every option of its command.
  */
-const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
+export const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
   ls: ["list"],
   ps: ["list"],
   jlist: ["list", "--json"],

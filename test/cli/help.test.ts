@@ -108,6 +108,9 @@ describe("pmfx --help", () => {
     const logs = sandbox.pmfx(["help", "logs"])
     expect(logs.code).toBe(0)
     expect(logs.stdout).toContain("pmfx logs — ")
+    // An alias, asked either way, is its command's help.
+    expect(sandbox.pmfx(["help", "ls"]).stdout).toContain("pmfx list — ")
+    expect(result.stdout.replace(/\s+/g, " ")).toContain(" (also: ls, ps, jlist)")
   })
 
   it("prints each command's help: usage, one entry per option with its description, examples", () => {

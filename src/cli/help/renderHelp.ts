@@ -4,6 +4,7 @@
  * at the terminal's width (80 columns when stdout is not a terminal). The text comes from the
  * command definitions (commandModel.ts) and the catalogue (catalogue.ts).
  */
+import { ALIASES } from "../commandAliases"
 import type { CatalogueEntry, Example } from "./catalogue"
 import { catalogue, rootEntry } from "./catalogue"
 import type { CommandModel, OptionModel, ProgramModel } from "./commandModel"
@@ -103,7 +104,9 @@ const sentence = (text: string): string => {
 export const renderRootHelp = (model: ProgramModel, version: string, width: number): string => {
   const rows = model.commands.map((command): readonly [string, string] => {
     const key = command.path.join(" ")
-    return [key, catalogue[key]?.summary ?? command.description]
+    const aliases = Object.keys(ALIASES).filter((alias) => ALIASES[alias]![0] === key)
+    const summary = catalogue[key]?.summary ?? command.description
+    return [key, aliases.length === 0 ? summary : `${summary} (also: ${aliases.join(", ")})`]
   })
   const lines = [
     ...wrap(`pmfx ${version} — a process manager for Linux servers, built on Effect`, width),
