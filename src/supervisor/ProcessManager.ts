@@ -471,16 +471,31 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const ownPort = (options: RunOptions, i: number): Partial<RowState> => (options.basePorts === undefined ? {} : { port: options.basePorts[i] ?? null })
 
     /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */
-    const restartApp = (name: string, appRows: ReadonlyArray<Row>, options: RunOptions) =>
+    const restartApp = (name: string, appRows: ReadonlyArray<Row>, options: RunOptions, restartedTogether: ReadonlySet<string> = new Set()) =>
       Effect.gen(function* () {
         const ports = options.port === undefined ? undefined : yield* overridePorts(options.port, appRows)
         refreshEnvironment(appRows, options)
         yield* want(appRows, "running")
+        const app = appRows[0]!.app.definition
+        const wasLive = new Map<number, boolean>()
+        for (const row of appRows) wasLive.set(row.id, isLive(row, yield* SubscriptionRef.get(row.state)))
+        if (app.depends_on.some((dependency) => restartedTogether.has(dependency.name))) {
+          // Its dependencies were just restarted: stop it, and start it once their conditions hold again.
+          const waitingFor = waitingText(app)
+          yield* Effect.forEach(appRows, halt, { concurrency: "unbounded", discard: true })
+          for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "starting", pid: null, waitingFor }))
+          const waited = yield* Effect.either(awaitDependencies(app))
+          for (const row of appRows) yield* updateRow(row, bus, () => ({ waitingFor: null }))
+          if (Either.isLeft(waited)) {
+            for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
+            return yield* Effect.fail(waited.left)
+          }
+        }
         yield* Effect.forEach(
           appRows,
           (row, i) =>
             Effect.gen(function* () {
-              const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
+              const wasRunning = wasLive.get(row.id) === true
               yield* halt(row)
               yield* launch(row, (state) => ({ restarts: state.restarts + (wasRunning ? 1 : 0), portOverride: ports?.[i] ?? null, ...ownPort(options, i) }))
               if (wasRunning) {
@@ -942,7 +957,11 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       restart: (target: string, options: RunOptions = {}) =>
         Effect.gen(function* () {
           const selected = yield* resolve(target)
-          const restarted = (yield* forEachApp(selected, (name, appRows) => restartApp(name, appRows, options))).flat()
+          // Dependencies first; a dependent restarted with them waits for their conditions again,
+          // as at start (docs/configuration.md, depends_on).
+          const definitions = appNames(selected).map((name) => selected.find((row) => row.app.definition.name === name)!.app.definition)
+          const order = dependencyOrder(definitions).map((app) => app.name)
+          const restarted = (yield* forEachApp(selected, (name, appRows) => restartApp(name, appRows, options, new Set(order)), { order })).flat()
           yield* unlessAllGone(target, selected, restarted)
           return yield* summaries(restarted)
         }),

@@ -39,6 +39,48 @@ describe("depends_on conditions from the CLI", () => {
     expect([api.status, api.waiting_for]).toEqual(["online", null])
   })
 
+  it("restart of a namespace restarts the dependency first; its dependent waits for the ready line again", async () => {
+    const marker = path.join(sandbox.dir, "go")
+    fs.writeFileSync(marker, "")
+    const db = `const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(marker)})) { clearInterval(t); console.log("db ready"); setInterval(() => {}, 1000) } }, 50)`
+    // The dependent comes first in the file (lower id), so id order alone would restart it first.
+    const file = sandbox.write(
+      "eco.json",
+      JSON.stringify({
+        apps: [
+          { name: "api", namespace: "stack", script: "sleep", args: ["300"], depends_on: [{ name: "db", condition: "log_ready" }] },
+          { name: "db", namespace: "stack", script: node, args: ["-e", db], ready_log_line: "^db ready$" }
+        ]
+      })
+    )
+    ok(sandbox, ["start", file])
+    const before = await eventually(() => {
+      const rows = list(sandbox)
+      expect(rows.map((r) => [r.name, r.status])).toEqual([["api", "online"], ["db", "online"]])
+      return rows
+    }, 30_000)
+
+    fs.rmSync(marker)
+    const restarting = sandbox.pmfxAsync(["restart", "stack"])
+    // db is back (a new process, not yet ready); api is stopped and waits for db's ready line.
+    await eventually(() => {
+      const rows = list(sandbox)
+      expect(rows[1]).toMatchObject({ name: "db", status: "online", restarts: 1 })
+      expect(rows[1]!.pid).not.toBe(before[1]!.pid)
+      expect(rows[0]).toMatchObject({ name: "api", status: "starting", pid: null })
+    }, 30_000)
+    expect(ok(sandbox, ["show", "api"]).stdout).toMatch(/status\s+starting \(waiting for db to print its ready line\)/)
+    fs.writeFileSync(marker, "")
+    const restarted = await restarting
+    expect(restarted.code, restarted.stderr).toBe(0)
+    const after = list(sandbox)
+    expect(after.map((r) => [r.name, r.status, r.restarts])).toEqual([
+      ["api", "online", 1],
+      ["db", "online", 1]
+    ])
+    expect(after[0]!.pid).not.toBe(before[0]!.pid)
+  })
+
   it("a condition that can never be met is exit 6 naming the dependency; a bad condition is exit 3 with its field", async () => {
     ok(sandbox, ["start", idleCommand, "--name", "bystander"])
     const bystander = list(sandbox)[0]!
