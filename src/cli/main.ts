@@ -8,6 +8,7 @@ import { Layer } from "effect"
 import { DaemonClient } from "./DaemonClient"
 import { DaemonTarget, resolveTarget } from "./DaemonTarget"
 import { makeCompletionCommand } from "./commands/completion"
+import { applyCommand } from "./commands/apply"
 import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
 import { daemonRestartCommand, updateCommand } from "./commands/daemonRestart"
@@ -55,6 +56,7 @@ export const commands = [
   stopCommand,
   restartCommand,
   reloadCommand,
+  applyCommand,
   deleteCommand,
   killCommand,
   resurrectCommand,

@@ -185,7 +185,9 @@ export const ExitCode = {
   conflict: 5,
   startFailed: 6,
   daemonUnreachable: 7,
-  unauthorized: 8
+  unauthorized: 8,
+  /** Applying a file (`start`/`restart`/`reload`/`apply <file>`): some apps failed, the others were applied. */
+  partial: 9
 } as const
 
 export const isPmfxError = (u: unknown): u is PmfxError =>

@@ -176,31 +176,38 @@ describe("files of many apps", () => {
     expect(fs.existsSync(path.join(sandbox.home, "daemon.pid"))).toBe(false)
   })
 
-  it("a file whose definitions pass the 1 MiB request limit starts whole, sent in parts", async () => {
-    // 40 apps with 40 KB of environment each: ~1.6 MB of definitions.
+  it("a file whose definitions pass the 1 MiB request limit starts whole, in one request", async () => {
+    // 40 apps with 40 KB of environment each: ~1.6 MB of definitions (POST /api/apply takes 8 MiB).
     const file = appsFile("heavy.json", 40, (i) => ({ env: { BIG: "x".repeat(40_000), I: String(i) } }))
     const started = sandbox.pmfx(["start", file, "--json"])
     expect(started.code, started.stderr).toBe(0)
-    expect(json(started)).toHaveLength(40)
+    expect(json<{ success: boolean; processes: Array<unknown> }>(started)).toMatchObject({ success: true, processes: expect.any(Array) })
+    expect(json<{ processes: Array<unknown> }>(started).processes).toHaveLength(40)
     const rows = await allOnline(sandbox, 40)
     expect(rows.map((row) => row.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `app${i}`).sort())
   }, MANY_COMMANDS)
 
-  it("when a later part is refused, the apps of the earlier parts are deleted again, and other apps run on", async () => {
+  it("when one app of a big file cannot start (its port is taken), the others start, exit 9 says so, and other apps run on", async () => {
     ok(sandbox, ["start", idleCommand, "--name", "keep"])
     const [keep] = await allOnline(sandbox, 1)
     const holder = net.createServer()
     await new Promise<void>((resolve) => holder.listen(0, "0.0.0.0", resolve))
     const port = (holder.address() as net.AddressInfo).port
     try {
-      // The last app's port is taken by another program: its part is refused with PORT_IN_USE.
+      // The last app's port is taken by another program: that app fails with PORT_IN_USE.
       const file = appsFile("heavy.json", 40, (i) => ({ env: { BIG: "x".repeat(40_000) }, ...(i === 39 ? { port: String(port) } : {}) }))
-      const wire = failsWith(["start", file], "PORT_IN_USE", 5)
-      expect(wire.error.details.port).toBe(port)
+      const result = sandbox.pmfx(["start", file, "--json"])
+      expect(result.code, result.stderr).toBe(9)
+      const answer = json<{ success: boolean; apps: Array<{ name: string; ok: boolean; error?: { code: string; details: { port?: number } } }> }>(result)
+      expect(answer.success).toBe(false)
+      expect(answer.apps.filter((app) => !app.ok)).toEqual([expect.objectContaining({ name: "app39", error: expect.objectContaining({ code: "PORT_IN_USE", details: expect.objectContaining({ port }) }) })])
     } finally {
       holder.close()
     }
-    expect(list(sandbox)).toEqual([expect.objectContaining({ name: "keep", status: "online", pid: keep!.pid })])
+    const rows = list(sandbox)
+    expect(rows.find((row) => row.name === "keep")).toMatchObject({ status: "online", pid: keep!.pid })
+    expect(rows.map((row) => row.name)).not.toContain("app39")
+    expect(rows).toHaveLength(40)
   }, MANY_COMMANDS)
 })
 
@@ -209,9 +216,10 @@ describe("selectors the daemon cannot hold", () => {
     ok(sandbox, ["start", idleCommand, "--name", "keep"])
     const [before] = await allOnline(sandbox, 1)
     const file = sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "keep", script: "sleep" }] }))
-    const selectors = [file, "./eco.json", "../x", "a/b", "..", ".", "a%2Fb", "a?b#c"]
+    // (restart takes an ecosystem file that exists: `restart eco.json` applies it, see applyFile.test.ts.)
+    const selectors = [path.join(sandbox.dir, "no-such.json"), "./missing.json", "../x", "a/b", "..", ".", "a%2Fb", "a?b#c"]
     for (const selector of selectors) {
-      const wire = failsWith(["restart", selector], "PROCESS_NOT_FOUND", 4, undefined, selector === file)
+      const wire = failsWith(["restart", selector], "PROCESS_NOT_FOUND", 4, undefined, selector === selectors[0])
       expect(wire.error.details.process_id, selector).toBe(selector)
       if (selector.includes("/")) expect(wire.error.details.suggestion).toMatch(/name the file's apps/)
     }

@@ -204,7 +204,7 @@ describe("pmfx start <ecosystem file>", () => {
     const { base, file } = await setup()
     const result = sandbox.pmfx(["start", file, "--json"])
     expect(result.code, result.stderr).toBe(0)
-    const rows = json(result)
+    const rows = json<{ processes: Array<Row> }>(result).processes
     expect(rows.map((r) => r.name).sort()).toEqual(["envs", "web"])
     expect(rows.find((r) => r.name === "web")?.port).toBe(String(base))
     await allOnline(sandbox, 2)
@@ -214,30 +214,32 @@ describe("pmfx start <ecosystem file>", () => {
     const { file } = await setup()
     const one = sandbox.pmfx(["start", "--config", file, "--name", "envs", "--json"])
     expect(one.code, one.stderr).toBe(0)
-    expect(json(one).map((r) => r.name)).toEqual(["envs"])
+    expect(json<{ processes: Array<Row> }>(one).processes.map((r) => r.name)).toEqual(["envs"])
     expect(list(sandbox).map((r) => r.name)).toEqual(["envs"])
 
-    // The whole file now: envs runs already (reported), web is new.
+    // The whole file now: envs runs already (unchanged), web is new.
     const all = sandbox.pmfx(["start", file])
     expect(all.code, all.stderr).toBe(0)
-    expect(all.stdout).toContain("envs is already running")
-    expect(all.stdout).toContain("started 1 app")
+    expect(all.stdout).toMatch(/envs\s+default\s+unchanged/)
+    expect(all.stdout).toMatch(/web\s+default\s+create\s+-\s+ok/)
     expect(list(sandbox).map((r) => r.name).sort()).toEqual(["envs", "web"])
   })
 
-  it("starts stopped apps of the file again, and exits 5 when every app already runs", async () => {
+  it("starts stopped apps of the file again, and reports running ones unchanged (exit 0)", async () => {
     const { file } = await setup()
     ok(sandbox, ["start", file])
     ok(sandbox, ["stop", "envs"])
     const again = sandbox.pmfx(["start", file, "--json"])
     expect(again.code, again.stderr).toBe(0)
-    expect(json(again).map((r) => r.name)).toContain("envs")
+    const answer = json<{ apps: Array<{ name: string; action: string }>; processes: Array<Row> }>(again)
+    expect(answer.apps.map((app) => [app.name, app.action])).toEqual([["web", "unchanged"], ["envs", "start"]])
+    expect(answer.processes.map((r) => r.name)).toContain("envs")
     await allOnline(sandbox, 2)
 
     const running = sandbox.pmfx(["start", file])
-    expect(running.code).toBe(5)
-    expect(running.stderr).toContain("PROCESS_ALREADY_RUNNING")
-    expect(running.stderr).toContain("suggestion:")
+    expect(running.code, running.stderr).toBe(0)
+    expect(running.stdout).toMatch(/web\s+default\s+unchanged/)
+    expect(running.stdout).toMatch(/envs\s+default\s+unchanged/)
   })
 
   it("selects the env_<name> block with --env <name> and adds --env KEY=VALUE", async () => {

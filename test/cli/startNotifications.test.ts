@@ -88,7 +88,7 @@ const allCrashesOfOneStart = (receiver: Receiver, since: number) =>
 const startFile = (file: string) => {
   const result = ok(tests.sandbox(), ["start", file, "--json"])
   expect(result.stderr).toBe("")
-  const rows = json(result)
+  const rows = json<{ processes: Array<Row> }>(result).processes
   expect(rows.map((r) => r.name)).toEqual([APP])
   // Started afresh (a stopped or errored app runs again).
   expect(rows[0]!.status).not.toBe("errored")

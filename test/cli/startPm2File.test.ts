@@ -31,15 +31,15 @@ describe("pmfx start <PM2 JSON5 file>", () => {
     const result = sandbox.pmfx(["start", file])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain('apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)')
-    expect(result.stdout).toContain("started 1 app")
+    expect(result.stdout).toMatch(/ticker\s+default\s+create\s+-\s+ok/)
     const online = await allOnline(sandbox, 1)
     expect(online.map((row) => row.name)).toEqual(["ticker"])
 
-    // --json keeps stdout the rows; the warnings go to stderr as one JSON line.
+    // --json keeps stdout the answer (its apps and rows); the warnings go to stderr as one JSON line.
     sandbox.write("second.json", `{ name: 'second', script: ${JSON.stringify(idle)}, colour: 'blue' }`)
     const second = sandbox.pmfx(["start", path.join(sandbox.dir, "second.json"), "--json"])
     expect(second.code).toBe(0)
-    expect(json(second).map((row) => row.name)).toEqual(["second"])
+    expect(json<{ processes: Array<{ name: string }> }>(second).processes.map((row) => row.name)).toEqual(["second"])
     expect(JSON.parse(second.stderr.trim())).toEqual({ warnings: ['apps[0].colour: unknown setting "colour" (ignored; the settings pmfx knows are listed in docs/configuration.md)'] })
   })
 })

@@ -1,11 +1,9 @@
 /**
  * `pmfx start <command|script|file>` (README "The CLI", docs/architecture.md §4, §6, §10).
  *
- * - An ecosystem file (the argument, or `--config <file>`) is loaded with the caller's environment
- *   (and `--env <name>` to select `env_<name>` blocks), optionally narrowed to one app by `--name`.
- *   Its apps that do not exist yet are created; those that exist are started with their saved
- *   definition (already running ones are reported; PROCESS_ALREADY_RUNNING only when nothing at
- *   all was started).
+ * - An ecosystem file (the argument, or `--config <file>`) is applied in one request by
+ *   `applyFile.ts` (docs/cli.md, "Applying a file"): apps not running start with the file's
+ *   definition, running ones are reported unchanged or changed; `--only` (or `--name`) narrows it.
  * - Anything else is one app built from the options: the command is split like a shell would
  *   (`"node server.js --x"` → `node` with `server.js --x`; a path that names a file is one script
  *   even with spaces in it), relative paths resolve against the caller's folder, and a name that
@@ -19,14 +17,13 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { MAX_BODY_BYTES, MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
+import { MAX_READY_TIMEOUT_MS } from "../../api/ApiSchemas"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
-import { closestKey } from "../../config/closestKey"
 import { runsOnNode } from "../../config/validateEcosystem"
-import type { AlertRules, AppDefinition, Webhook } from "../../domain/AppDefinition"
+import type { AppDefinition } from "../../domain/AppDefinition"
 import { formatDuration, parseDuration } from "../../domain/Duration"
-import { errorMeta, ProcessAlreadyRunning, ProcessNotFound, ReadyTimeout } from "../../domain/errors"
+import { ProcessNotFound, ReadyTimeout } from "../../domain/errors"
 import { parsePort } from "../../domain/Port"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { splitShellWords } from "../../domain/shellWords"
@@ -34,12 +31,14 @@ import { CallerEnvironment } from "../CallerEnvironment"
 import { commandAppName } from "../commandAppName"
 import { withDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
-import { CliExit, failWith, printJson, renderError } from "../output"
+import { failWith, printJson } from "../output"
 import { renderProcessTable } from "../processTable"
+import { reportReadyTimeout } from "../readyTimeout"
 import { withSpinner } from "../spinner"
 import { style } from "../style"
 import { badUsage, optionValue } from "../usage"
 import { plural } from "./actionOptions"
+import { applyFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { jsonOption } from "./configOptions"
 import { flagSettings, givenFlags, namedAfterFlags, StartAppArguments, startFlagOptions } from "./startFlags"
 
@@ -131,6 +130,8 @@ const options = {
   cwd: text("cwd", "dir", "the app's working folder (default: the current folder)"),
   envFile: text("env-file", "file", "a file of KEY=value lines for the app's environment"),
   ...startFlagOptions,
+  only: onlyOption,
+  updateEnv: updateEnvOption,
   json: jsonOption
 }
 
@@ -180,11 +181,7 @@ const appOptions = (o: StartOptions): ReadonlyArray<string> =>
     .concat(givenFlags(o).map((given) => given.flag))
 
 interface Plan {
-  /** The file the apps came from, or null for a command. */
-  readonly file: string | null
   readonly definitions: ReadonlyArray<AppDefinition>
-  /** The file's top-level `webhooks` and `alerts`, sent along with the new apps (docs/architecture.md §9). */
-  readonly notifications?: { readonly webhooks: ReadonlyArray<Webhook>; readonly alerts: AlertRules | null }
   /** Apps the daemon holds already, named by the argument (`pmfx start api`, `all`, an id or a namespace, as with PM2). */
   readonly existing?: { readonly target: string; readonly rows: ReadonlyArray<ProcessSummary> }
 }
@@ -218,7 +215,9 @@ const existingApp = (target: string, o: StartOptions, hasVariables: boolean, app
     return null
   })
 
-const fromFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
+
+/** An ecosystem file, applied in one request (applyFile.ts); `--name` narrows it like `--only`. */
+const startFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const extra = appOptions(o)
     if (extra.length > 0) {
@@ -230,35 +229,17 @@ const fromFile = (file: string, o: StartOptions, variables: Record<string, strin
     if (blocks.length > 1) {
       return yield* failWith(badUsage("--env", `selects one env_<name> block; got ${blocks.join(", ")}`, "give one --env NAME (variables go as --env KEY=VALUE)"), o.json)
     }
-    const loader = yield* ConfigLoader
-    const caller = yield* CallerEnvironment
-    const loaded = yield* loader
-      .loadFile(path.resolve(caller.cwd, file), { environment: caller.env, envName: blocks[0] })
-      .pipe(Effect.catchAll((error) => failWith(error, o.json)))
-    // On stderr, so stdout keeps its shape: text, or with --json one JSON line `{"warnings":[…]}`.
-    if (o.json && loaded.warnings.length > 0) yield* Console.error(JSON.stringify({ warnings: loaded.warnings }))
-    else for (const warning of loaded.warnings) yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
-    let apps = loaded.apps
-    if (Option.isSome(o.name)) {
-      const wanted = o.name.value
-      apps = apps.filter((app) => app.name === wanted)
-      if (apps.length === 0) {
-        const names = loaded.apps.map((app) => app.name)
-        const closest = closestKey(wanted, names)
-        return yield* failWith(
-          new ProcessNotFound({
-            message: `${loaded.file} has no app named ${JSON.stringify(wanted)}`,
-            details: {
-              process_id: wanted,
-              suggestion: closest !== undefined ? `did you mean "${closest}"?` : `the file defines ${names.map((n) => JSON.stringify(n)).join(", ")}`
-            }
-          }),
-          o.json
-        )
-      }
-    }
-    const definitions = apps.map((app) => (Object.keys(variables).length === 0 ? app : { ...app, env: { ...app.env, ...variables } }))
-    return { file: loaded.file, definitions, notifications: { webhooks: loaded.webhooks, alerts: loaded.alerts } } satisfies Plan
+    const only = [...onlyNames(o.only), ...(Option.isSome(o.name) ? [o.name.value] : [])]
+    return yield* applyFile({
+      file,
+      mode: "start",
+      only,
+      envBlock: blocks[0],
+      variables,
+      updateEnv: o.updateEnv,
+      json: o.json,
+      waitReadyMs: o.waitReady ? o.waitTimeout : undefined
+    })
   })
 
 const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
@@ -311,69 +292,7 @@ const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOp
     const loaded = yield* loader
       .fromDocument({ apps: [literal(settings)] }, caller.cwd, { environment: caller.env })
       .pipe(Effect.catchAll((error) => failWith(namedAfterFlags(error, named), o.json)))
-    return { file: null, definitions: loaded.apps } satisfies Plan
-  })
-
-// ---------------------------------------------------------------------------------------------
-// Sending the new apps
-
-type Api = Parameters<Parameters<typeof withDaemon>[1]>[0]
-
-/** Room left in a body for the JSON around the definitions (keys, brackets, commas). */
-const ENVELOPE_BYTES = 4 * 1024
-
-/**
- * The definitions in consecutive parts whose request bodies stay under the daemon's limit
- * (`MAX_BODY_BYTES`): a file of many apps, or apps with big environments, is more than one body.
- * A single definition over the limit is a part of its own (the daemon's 413 then names it).
- */
-export const partsUnder = <A>(items: ReadonlyArray<A>, budget: number, sizeOf: (item: A) => number): Array<Array<A>> => {
-  const parts: Array<Array<A>> = []
-  let current: Array<A> = []
-  let used = 0
-  for (const item of items) {
-    const size = sizeOf(item) + 1
-    if (current.length > 0 && used + size > budget) {
-      parts.push(current)
-      current = []
-      used = 0
-    }
-    current.push(item)
-    used += size
-  }
-  if (current.length > 0) parts.push(current)
-  return parts
-}
-
-/**
- * Creates the apps, in as many requests as the body limit needs. The file's webhooks and alerts go
- * with the last part, so they apply only once every app exists; when a part is refused, the apps
- * of the parts before it are deleted again, so a file is created whole or not at all, as it is in
- * one request.
- */
-const createInParts = (
-  api: Api,
-  definitions: ReadonlyArray<AppDefinition>,
-  env: Readonly<Record<string, string>>,
-  notifications: Plan["notifications"]
-) =>
-  Effect.gen(function* () {
-    const encoder = new TextEncoder()
-    const fixed = encoder.encode(JSON.stringify({ env, ...notifications })).length + ENVELOPE_BYTES
-    const parts = partsUnder(definitions, MAX_BODY_BYTES - fixed, (definition) => encoder.encode(JSON.stringify(definition)).length)
-    const rows: Array<ProcessSummary> = []
-    const created: Array<string> = []
-    for (const [index, part] of parts.entries()) {
-      const last = index === parts.length - 1
-      const result = yield* api.processes.create({ payload: { definitions: part, env, ...(last ? notifications : {}) } }).pipe(
-        Effect.tapError(() =>
-          Effect.forEach(created, (name) => api.processes.delete({ path: { id: name } }).pipe(Effect.ignore), { concurrency: 4, discard: true })
-        )
-      )
-      rows.push(...result.processes)
-      created.push(...part.map((definition) => definition.name))
-    }
-    return rows
+    return { definitions: loaded.apps } satisfies Plan
   })
 
 // ---------------------------------------------------------------------------------------------
@@ -401,66 +320,41 @@ export const startCommand = Command.make(
       if (appArgs.length > 0 && (Option.isSome(o.config) || (Option.isSome(target) && looksLikeEcosystemFile(target.value)))) {
         return yield* failWith(badUsage("args", "are arguments for a command's app; an ecosystem file has none", "write them as `args` in the app's entry of the file"), o.json)
       }
-      const plan: Plan = Option.isSome(o.config)
-        ? yield* fromFile(o.config.value, o, variables, blocks)
-        : Option.isNone(target)
-          ? yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
-          : looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())
-            ? yield* fromFile(target.value, o, variables, blocks)
-            : yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0, appArgs), (existing) =>
-                existing !== null ? Effect.succeed<Plan>({ file: null, definitions: [], existing }) : fromCommand(target.value, appArgs, o, variables, blocks)
-              )
+      if (Option.isSome(o.config)) return yield* startFile(o.config.value, o, variables, blocks)
+      if (Option.isNone(target)) {
+        return yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
+      }
+      if (looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())) return yield* startFile(target.value, o, variables, blocks)
+      if (Option.isSome(o.only)) return yield* failWith(badUsage("--only", "narrows an ecosystem file; a command is one app", "give an ecosystem file, or leave --only out"), o.json)
+      if (o.updateEnv) {
+        return yield* failWith(badUsage("--update-env", "refreshes the environment of apps that exist", `use \`pmfx restart <app> --update-env\`, or give an ecosystem file`), o.json)
+      }
+      const plan: Plan = yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0, appArgs), (existing) =>
+        existing !== null ? Effect.succeed<Plan>({ definitions: [], existing }) : fromCommand(target.value, appArgs, o, variables, blocks)
+      )
 
-      // The apps get the CLI's own environment (docs/architecture.md §4), under their env_file and env.
+      // The app gets the CLI's own environment (docs/architecture.md §4), under its env_file and env.
       const env = environmentForApps(caller.env, yield* DaemonTarget)
       const names = plan.existing !== undefined ? [...new Set(plan.existing.rows.map((row) => row.name))] : plan.definitions.map((app) => app.name)
 
       const outcome = yield* withDaemon(o.json, (api) =>
         Effect.gen(function* () {
-          const rows: Array<ProcessSummary> = []
-          const alreadyRunning: Array<ProcessAlreadyRunning> = []
-          let fresh = plan.definitions
-          let before: ReadonlyArray<ProcessSummary> = []
-          if (plan.file !== null) {
-            // Apps of the file that exist already are started as they were saved.
-            before = yield* api.processes.list({ urlParams: {} })
-            const existing = new Set(before.map((row) => row.name))
-            fresh = plan.definitions.filter((app) => !existing.has(app.name))
-            // The file's latest webhooks and alerts apply even when no app is new — before the
-            // existing apps start, so their first crash is already reported.
-            const notifications = plan.notifications
-            if (fresh.length === 0 && notifications !== undefined && (notifications.webhooks.length > 0 || notifications.alerts !== null)) {
-              yield* api.processes.create({ payload: { definitions: [], env, ...notifications } })
-            }
-            for (const app of plan.definitions.filter((a) => existing.has(a.name))) {
-              const started = yield* api.processes.start({ path: { id: app.name } }).pipe(
-                Effect.map((result) => result.processes),
-                Effect.catchTag("PROCESS_ALREADY_RUNNING", (error) => Effect.as(Effect.sync(() => alreadyRunning.push(error)), null))
-              )
-              if (started !== null) rows.push(...started)
-            }
-          }
-          // Already running answers PROCESS_ALREADY_RUNNING (exit 5), as for a file's only app.
-          if (plan.existing !== undefined) rows.push(...(yield* api.processes.start({ path: { id: plan.existing.target } })).processes)
-          if (fresh.length > 0) rows.push(...(yield* createInParts(api, fresh, env, plan.notifications)))
-          if (fresh.length === 0 && alreadyRunning.length === names.length) {
-            const first = alreadyRunning[0]!
-            return yield* new ProcessAlreadyRunning({
-              message: names.length === 1 ? `${names[0]} is already running` : `every app of ${plan.file} is already running: ${names.join(", ")}`,
-              details: { process_id: first.details.process_id, pid: first.details.pid, suggestion: `use \`pmfx restart ${names.length === 1 ? names[0] : "<name>"}\` to restart, or \`pmfx reload\` for no downtime` }
-            })
-          }
-          const running = new Set(alreadyRunning.map((error) => error.details.process_id))
+          // Already running answers PROCESS_ALREADY_RUNNING (exit 5).
+          const rows =
+            plan.existing !== undefined
+              ? (yield* api.processes.start({ path: { id: plan.existing.target } })).processes
+              : (yield* api.processes.create({ payload: { definitions: plan.definitions, env } })).processes
           // Of a target's apps, those that ran already (every row live) were not started now.
+          const running = new Set<string>()
           if (plan.existing !== undefined) {
             for (const name of names) {
               if (plan.existing.rows.filter((row) => row.name === name).every((row) => row.status === "online" || row.status === "starting")) running.add(name)
             }
           }
-          // New apps with autostart: false are registered stopped: neither started nor waited for.
-          const registered = fresh.filter((app) => !app.autostart).map((app) => app.name)
+          // A new app with autostart: false is registered stopped: neither started nor waited for.
+          const registered = plan.definitions.filter((app) => !app.autostart).map((app) => app.name)
           const startedApps = names.length - running.size - registered.length
-          if (!o.waitReady) return { rows: [...rows, ...before.filter((row) => running.has(row.name))], alreadyRunning, startedApps, registered }
+          if (!o.waitReady) return { rows, startedApps, registered }
           const timeout = `${o.waitTimeout}ms`
           const ready = yield* withSpinner(
             `waiting for ${names.join(", ")} to be ready (up to ${formatDuration(o.waitTimeout)})`,
@@ -468,26 +362,14 @@ export const startCommand = Command.make(
           ).pipe(Effect.either)
           // A timeout is reported below, with the state each instance was left in.
           if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") return ready.left
-          return { rows: (yield* ready).flat(), alreadyRunning, startedApps, registered }
+          return { rows: (yield* ready).flat(), startedApps, registered }
         })
       )
-      if (outcome instanceof ReadyTimeout) {
-        if (o.json) return yield* failWith(outcome, true)
-        const states = Object.entries(outcome.details.states).map(([id, state]) => `id ${id} ${state}`)
-        const name = outcome.details.process_id
-        yield* Console.error(
-          [
-            renderError(outcome),
-            `  state: ${states.join(", ")}`,
-            `  suggestion: the app is still running; see why with \`pmfx logs ${name}\` and \`pmfx list\`, or wait longer with --wait-timeout`
-          ].join("\n")
-        )
-        return yield* new CliExit({ code: errorMeta.READY_TIMEOUT.exitCode })
-      }
+      if (outcome instanceof ReadyTimeout) return yield* reportReadyTimeout(outcome, o.json)
 
       const rows = byId(outcome.rows)
       if (o.json) return yield* printJson(rows)
-      const lines = outcome.alreadyRunning.map((error) => `${style.yellow(process.stdout)(error.details.process_id)} is already running`)
+      const lines: Array<string> = []
       if (outcome.startedApps > 0) lines.push(`${style.green(process.stdout)("started")} ${plural(outcome.startedApps, "app")}${o.waitReady ? ", all ready" : ""}`)
       if (outcome.registered.length > 0) {
         lines.push(`${style.dim(process.stdout)("registered stopped")} ${outcome.registered.join(", ")} (autostart: false; \`pmfx start <name>\` runs it)`)
