@@ -33,7 +33,7 @@ const docs = (anchor: string) => `docs/cli.md#${anchor}`
 export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   start: {
     summary: "start a command, a script, or the apps of an ecosystem file",
-    usage: ["pmfx start <command|script|file> [options] [-- <app args>...]", "pmfx start --config <file> [--name <app>] [--env NAME] [--wait-ready] [--json]"],
+    usage: ["pmfx start <command|script|file> [options] [-- <app args>...]", "pmfx start --config <file> [--only a,b] [--env NAME] [--update-env] [--wait-ready] [--json]"],
     examples: [
       { command: 'pmfx start "node server.js" --name api -i 2 --port 4000-4001', comment: "two instances, one port each" },
       { command: "pmfx start app.js --watch --max-memory-restart 512M -- --verbose", comment: "PM2's flags; after --, the app's" },
@@ -53,19 +53,33 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   restart: {
     summary: "stop and start processes again",
-    usage: ["pmfx restart <id|name|namespace|all> [--port <port>] [--json]"],
-    examples: [{ command: "pmfx restart api" }, { command: "pmfx restart api --port 4100", comment: "this run only" }, { command: "pmfx restart all" }],
+    usage: ["pmfx restart <id|name|namespace|all> [--port <port>] [--update-env] [--json]", "pmfx restart <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
+    examples: [
+      { command: "pmfx restart api" },
+      { command: "pmfx restart api --port 4100", comment: "this run only" },
+      { command: "pmfx restart ecosystem.config.js --env production", comment: "every app with the file's definition" }
+    ],
     completes: "apps",
     pm2: "pm2 restart",
     docs: docs("pmfx-restart")
   },
   reload: {
     summary: "restart with no downtime, one instance at a time",
-    usage: ["pmfx reload <id|name|namespace|all> [--port <port>] [--json]"],
-    examples: [{ command: "pmfx reload api" }, { command: "pmfx reload all" }],
+    usage: ["pmfx reload <id|name|namespace|all> [--port <port>] [--update-env] [--json]", "pmfx reload <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
+    examples: [{ command: "pmfx reload api" }, { command: "pmfx reload ecosystem.config.js --only api", comment: "with the file's definition" }],
     completes: "apps",
     pm2: "pm2 reload",
     docs: docs("pmfx-reload")
+  },
+  apply: {
+    summary: "make the daemon match an ecosystem file",
+    usage: ["pmfx apply <file> [--prune] [--dry-run] [--only a,b] [--env NAME] [--update-env] [--json]"],
+    examples: [
+      { command: "pmfx apply ecosystem.config.js --dry-run", comment: "print the plan, change nothing" },
+      { command: "pmfx apply ecosystem.config.js --prune", comment: "also delete the apps the file dropped" }
+    ],
+    completes: "files",
+    docs: docs("pmfx-apply")
   },
   delete: {
     summary: "stop processes and remove them from the list",
@@ -178,7 +192,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     summary: "the daemon's status, an app's health, or a file's apps",
     usage: ["pmfx status [<file|name|id>] [--env NAME] [--json]"],
     examples: [{ command: "pmfx status" }, { command: "pmfx status api" }, { command: "pmfx status ecosystem.yaml" }],
-    completes: "apps-and-files",
+    completes: "apps",
     docs: docs("pmfx-status")
   },
   ping: {
@@ -196,14 +210,14 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
       { command: "pmfx validate ecosystem.config.js --env production" },
       { command: "pmfx validate ecosystem.yaml --strict --json", comment: "in CI" }
     ],
-    completes: "apps-and-files",
+    completes: "apps",
     docs: docs("pmfx-validate")
   },
   show: {
     summary: "a process's details, or an ecosystem file fully resolved",
     usage: ["pmfx show <file|name|id> [--env NAME] [--json]"],
     examples: [{ command: "pmfx show api" }, { command: "pmfx show ecosystem.json --env production --json" }],
-    completes: "apps-and-files",
+    completes: "apps",
     pm2: "pm2 show / pm2 describe",
     docs: docs("pmfx-show")
   },
