@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as os from "node:os"
 import * as path from "node:path"
 import packageJson from "../../package.json"
-import { type Daemon, idleApp, startDaemon } from "./daemon"
+import { type Daemon, eventually, idleApp, startDaemon } from "./daemon"
 import { badRequest, ISO_UTC, UPTIME } from "./shapes"
 
 let daemon: Daemon
@@ -122,8 +122,15 @@ describe("GET /api/status and /health", () => {
   })
 
   it("/health is degraded with an errored app (200), and 503 with strict=true", async () => {
-    expect((await daemon.request("POST", "/api/processes", { name: "broken", script: "/nonexistent/pmfx-broken" })).status).toBe(422)
-    expect((await get("/api/status")).processes).toEqual({ total: 3, by_status: counts({ online: 2, errored: 1 }) })
+    // An app that exits non-zero without autorestart ends errored (a creation whose first spawn
+    // fails is not kept, so a missing program would leave no row: docs/api.md).
+    const broken = { name: "broken", script: process.execPath, args: ["-e", "process.exit(2)"], autorestart: false }
+    expect((await daemon.request("POST", "/api/processes", broken)).status).toBe(201)
+    const processes = await eventually(async () => {
+      const now = (await get("/api/status")).processes as { by_status: { errored: number } }
+      return now.by_status.errored === 1 ? now : undefined
+    }, "broken to end errored")
+    expect(processes).toEqual({ total: 3, by_status: counts({ online: 2, errored: 1 }) })
     const degraded = {
       status: "degraded",
       daemon: { pid: daemon.pid, uptime: expect.stringMatching(UPTIME) },

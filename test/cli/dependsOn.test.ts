@@ -16,6 +16,9 @@ beforeEach(() => {
 })
 afterEach(() => sandbox.cleanup())
 
+/** Rows by app name: a file is applied in dependency order, so ids need not follow the file. */
+const byName = <R extends { readonly name: string }>(rows: ReadonlyArray<R>): Array<R> => [...rows].sort((a, b) => a.name.localeCompare(b.name))
+
 describe("depends_on conditions from the CLI", () => {
   it("show says what a starting app waits for; it starts once the ready line appears", async () => {
     const marker = path.join(sandbox.dir, "go")
@@ -43,7 +46,7 @@ describe("depends_on conditions from the CLI", () => {
     const marker = path.join(sandbox.dir, "go")
     fs.writeFileSync(marker, "")
     const db = `const fs = require("fs"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(marker)})) { clearInterval(t); console.log("db ready"); setInterval(() => {}, 1000) } }, 50)`
-    // The dependent comes first in the file (lower id), so id order alone would restart it first.
+    // The dependent comes first in the file; what this proves is that it waits for db's ready line again.
     const file = sandbox.write(
       "eco.json",
       JSON.stringify({
@@ -56,15 +59,15 @@ describe("depends_on conditions from the CLI", () => {
     ok(sandbox, ["start", file])
     const before = await eventually(() => {
       const rows = list(sandbox)
-      expect(rows.map((r) => [r.name, r.status])).toEqual([["api", "online"], ["db", "online"]])
-      return rows
+      expect(byName(rows).map((r) => [r.name, r.status])).toEqual([["api", "online"], ["db", "online"]])
+      return byName(rows)
     }, 30_000)
 
     fs.rmSync(marker)
     const restarting = sandbox.pmfxAsync(["restart", "stack"])
     // db is back (a new process, not yet ready); api is stopped and waits for db's ready line.
     await eventually(() => {
-      const rows = list(sandbox)
+      const rows = byName(list(sandbox))
       expect(rows[1]).toMatchObject({ name: "db", status: "online", restarts: 1 })
       expect(rows[1]!.pid).not.toBe(before[1]!.pid)
       expect(rows[0]).toMatchObject({ name: "api", status: "starting", pid: null })
@@ -73,7 +76,7 @@ describe("depends_on conditions from the CLI", () => {
     fs.writeFileSync(marker, "")
     const restarted = await restarting
     expect(restarted.code, restarted.stderr).toBe(0)
-    const after = list(sandbox)
+    const after = byName(list(sandbox))
     expect(after.map((r) => [r.name, r.status, r.restarts])).toEqual([
       ["api", "online", 1],
       ["db", "online", 1]
@@ -81,7 +84,7 @@ describe("depends_on conditions from the CLI", () => {
     expect(after[0]!.pid).not.toBe(before[0]!.pid)
   })
 
-  it("a condition that can never be met is exit 6 naming the dependency; a bad condition is exit 3 with its field", async () => {
+  it("a condition that can never be met fails that app (exit 9, its outcome names the dependency); a bad condition is exit 3 with its field", async () => {
     ok(sandbox, ["start", idleCommand, "--name", "bystander"])
     const bystander = list(sandbox)[0]!
     const failing = sandbox.write(
@@ -93,9 +96,12 @@ describe("depends_on conditions from the CLI", () => {
         ]
       })
     )
+    // The file is applied in one request: migrate ran, api failed, so the exit code is 9 (partial)
+    // and api's outcome carries the error.
     const result = sandbox.pmfx(["start", failing, "--json"])
-    expect(result.code).toBe(6)
-    const body = JSON.parse(result.stdout) as { error: { code: string; details: Record<string, unknown> } }
+    expect(result.code).toBe(9)
+    const answer = JSON.parse(result.stdout) as { apps: ReadonlyArray<{ name: string; ok: boolean; error?: { code: string; details: Record<string, unknown> } }> }
+    const body = { error: answer.apps.find((app) => app.name === "api")!.error! }
     expect(body.error.code).toBe("PROCESS_START_FAILED")
     expect(body.error.details).toMatchObject({ process_id: "api", dependency: "migrate", condition: "completed_successfully" })
     expect(body.error.details.reason).toBe("it waits for migrate to complete successfully (exit 0), but migrate is errored (exited with code 2)")

@@ -122,11 +122,12 @@ describe("pmfx delete", () => {
     expect(bad.stderr).toContain("sleepy")
   })
 
-  it("deletes errored rows", () => {
-    // A command that does not exist leaves an errored row behind.
-    expect(sandbox.pmfx(["start", "pmfx-no-such-program-here", "--name", "broken"]).code).toBe(6)
+  it("deletes errored rows", async () => {
+    // An app that exits non-zero without autorestart ends errored (a command that does not exist
+    // leaves no row at all: a creation whose first spawn fails is not kept).
+    ok(sandbox, ["start", node, "--name", "broken", "--no-autorestart", "--", "-e", "process.exit(2)"])
     ok(sandbox, ["start", idleCommand, "--name", "fine"])
-    expect(list(sandbox).find((r) => r.name === "broken")?.status).toBe("errored")
+    await eventually(() => expect(list(sandbox).find((r) => r.name === "broken")?.status).toBe("errored"))
     ok(sandbox, ["delete", "errored"])
     expect(list(sandbox).map((r) => r.name)).toEqual(["fine"])
   })

@@ -94,7 +94,7 @@ const renderResult = (file: string, mode: ApplyMode, result: ApplyResult): strin
   const changed = result.apps.filter((app) => app.action === "changed").map((app) => app.name)
   if (changed.length > 0) {
     lines.push(
-      `${style.yellow(out)("hint")} ${changed.join(", ")} ${changed.length === 1 ? "runs" : "run"} an older definition and ${changed.length === 1 ? "was" : "were"} left running: \`pmfx reload ${file}\` (or \`restart\`, or \`apply\`) runs the file's`
+      `${style.yellow(out)("hint")} ${changed.join(", ")} ${changed.length === 1 ? "runs" : "run"} an older definition and ${changed.length === 1 ? "was" : "were"} left running: \`pmfx reload ${file}\` (or \`restart\`, or \`apply\`, with the same --only and --env) runs the file's current definition`
     )
   }
   for (const app of result.apps) {
