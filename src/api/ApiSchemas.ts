@@ -127,6 +127,9 @@ export const ApplyResult = Schema.Struct({
 })
 export type ApplyResult = typeof ApplyResult.Type
 
+/** A log file that cannot be written (or reopened): its path, why, and the lines it lost. */
+const FailingLogFile = Schema.Struct({ path: Schema.String, reason: Schema.String, dropped_lines: Schema.Int })
+
 /** `POST /api/processes/{id}/flush` and `POST /api/logs/flush`: the log files emptied. */
 export const FlushResult = Schema.Struct({
   success: Schema.Literal(true),
@@ -139,7 +142,7 @@ export const ReloadLogsResult = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
   reopened: Schema.Array(Schema.String),
-  failed: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String, dropped_lines: Schema.Int }))
+  failed: Schema.Array(FailingLogFile)
 })
 
 /** `POST …/signal`: a signal name (`SIGUSR2`, `USR2`) or number (`12`). */
@@ -261,7 +264,7 @@ export const HealthReport = Schema.Struct({
   /** Log lines lost because a log file could not be written, and the files failing now. */
   logs: Schema.Struct({
     dropped_lines: Schema.Int,
-    failing: Schema.Array(Schema.Struct({ path: Schema.String, reason: Schema.String, dropped_lines: Schema.Int }))
+    failing: Schema.Array(FailingLogFile)
   })
 })
 
