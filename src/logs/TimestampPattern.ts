@@ -55,7 +55,7 @@ const tokenize = (pattern: string): ReadonlyArray<Part> => {
 /** Stands for the milliseconds in a pattern rendered once per second (a character no pattern holds). */
 const MILLIS = "\u0000"
 
-/** The pattern written back with each `SSS` as a literal placeholder for the milliseconds. */
+/** The pattern for dayjs: literals escaped in `[…]`, each `SSS` turned into the MILLIS marker that each line's milliseconds replace. */
 const perSecondPattern = (parts: ReadonlyArray<Part>): string =>
   parts.map((p) => ("literal" in p ? `[${p.literal}]` : p.token === "SSS" ? `[${MILLIS}]` : p.token)).join("")
 
