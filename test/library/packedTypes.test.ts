@@ -17,10 +17,10 @@ const packageJson = JSON.parse(fs.readFileSync(path.join(root, "package.json"), 
 
 /** Runs a command to its end (asynchronously: a blocked worker would miss vitest's heartbeats). */
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
-  new Promise<{ readonly status: number | null; readonly output: string }>((resolve) => {
+  new Promise<{ readonly status: number | null; readonly stdout: string; readonly output: string }>((resolve) => {
     execFile(command, args, { cwd, encoding: "utf8", timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
       const status = error === null ? 0 : typeof error.code === "number" ? error.code : null
-      resolve({ status, output: `${stdout}${stderr}` })
+      resolve({ status, stdout, output: `${stdout}${stderr}` })
     })
   })
 
@@ -112,7 +112,8 @@ describe("the packed package's types", () => {
       // --ignore-scripts: dist/ is built (the suite's global setup); `prepare` would rebuild it.
       const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], root)
       expect(packed.status, packed.output).toBe(0)
-      const tarball = (JSON.parse(packed.output.slice(packed.output.indexOf("["))) as ReadonlyArray<{ filename: string }>)[0]!.filename
+      // Only stdout is JSON: npm may print warnings (an unknown npmrc key, say) on stderr after it.
+      const tarball = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as ReadonlyArray<{ filename: string }>)[0]!.filename
       const project = path.join(work, "consumer")
       const installed = path.join(project, "node_modules", "pmfx")
       fs.mkdirSync(installed, { recursive: true })
