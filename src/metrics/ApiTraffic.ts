@@ -6,11 +6,12 @@
  *
  * The route is the endpoint's path template (`/api/processes/:id`), never the path as sent: an id
  * or a name in a label would make a new series per process and a scanner's random paths would
- * make one each. A path no route matches is counted as `route="unmatched"`.
+ * make one each. A path no route matches is counted as `route="unmatched"`. A WebSocket session is
+ * counted with status 101 when it ends; a request whose client left before the answer, as 499.
  */
 import { HttpApi, HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { PmfxApi } from "../api/Api"
 import { WEBSOCKET_PATH } from "../api/websocket/webSocketRoute"
 
@@ -75,9 +76,18 @@ export class ApiTraffic extends Effect.Service<ApiTraffic>()("pmfx/ApiTraffic", 
         // The handler of an upgraded /ws request runs as long as the session is open.
         const session = route === WEBSOCKET_PATH && request.headers["upgrade"]?.toLowerCase() === "websocket"
         if (session) openWebSockets++
-        const response = yield* app.pipe(Effect.ensuring(Effect.sync(() => void (session && openWebSockets--))))
-        record(method, route, response.status)
-        return response
+        return yield* app.pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              if (session) openWebSockets--
+              // A session that ran (the handler's empty answer after the close, or an interruption
+              // when the socket went) had a 101 handshake; a refused one keeps its 401/403. Any other
+              // request fails only when its client left before the answer (499, as nginx counts it).
+              const status = Exit.isSuccess(exit) ? exit.value.status : 499
+              record(method, route, session && (status === 204 || status === 499) ? 101 : status)
+            })
+          )
+        )
       })
 
     return {
