@@ -185,6 +185,13 @@ describe("GET /metrics on the socket", () => {
   })
 })
 
+describe("GET /metrics in the OpenAPI document", () => {
+  it("is described as a text/plain answer of the exposition format", async () => {
+    const document = (await daemons[0]!.request("GET", "/api/openapi.json")).body
+    expect(Object.keys(document.paths["/metrics"].get.responses["200"].content)).toEqual(["text/plain; version=0.0.4; charset=utf-8"])
+  })
+})
+
 describe("GET /metrics on the TCP listener", () => {
   it("serves the same exposition, counts the guard's 401s and the open WebSocket sessions", async () => {
     const daemon = daemons[0]!
