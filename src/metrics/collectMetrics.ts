@@ -30,10 +30,10 @@ export interface MetricsInputs {
   readonly droppedLogLines: number
 }
 
-const healthStatuses = HealthStatus.literals
-
-const perRow = (rows: ReadonlyArray<MetricsRow>, value: (row: MetricsRow) => number): ReadonlyArray<Sample> =>
-  rows.map((row) => ({ labels: labelsOf(row), value: value(row) }))
+/** One label object per value, shared by every instance (the writer renders each once per scrape). */
+const statusLabels = processStatuses.map((status) => ({ status, labels: { status } }))
+const healthLabels = HealthStatus.literals.map((health) => ({ health, labels: { health } }))
+const streamLabels = { out: { stream: "out" }, err: { stream: "err" } } as const
 
 const labelsOf = (row: { readonly name: string; readonly namespace: string; readonly instance: number }): Labels => ({
   name: row.name,
@@ -44,53 +44,62 @@ const labelsOf = (row: { readonly name: string; readonly namespace: string; read
 /** The families, in the order of docs/metrics.md. */
 export const collectMetrics = (inputs: MetricsInputs): Effect.Effect<ReadonlyArray<Family>> =>
   Effect.map(Clock.currentTimeMillis, (now) => {
-    const { rows, self } = inputs
-    const listed = new Set(rows.map((row) => `${row.namespace}\u0000${row.name}\u0000${row.instance}`))
-    const logRows = inputs.logCounts.snapshot((namespace, name, instance) => listed.has(`${namespace}\u0000${name}\u0000${instance}`))
+    const { self } = inputs
+    // One label object per instance, shared by all its series.
+    const rows = inputs.rows.map((row) => ({ row, labels: labelsOf(row) }))
+    const byKey = new Map(rows.map((entry) => [`${entry.row.namespace}\u0000${entry.row.name}\u0000${entry.row.instance}`, entry.labels]))
+    const logRows = inputs.logCounts.snapshot((namespace, name, instance) => byKey.has(`${namespace}\u0000${name}\u0000${instance}`))
     const logSamples = (value: (row: (typeof logRows)[number]) => number): ReadonlyArray<Sample> =>
-      logRows.map((row) => ({ labels: { ...labelsOf(row), stream: row.stream }, value: value(row) }))
+      logRows.map((row) => ({
+        labels: byKey.get(`${row.namespace}\u0000${row.name}\u0000${row.instance}`)!,
+        extra: streamLabels[row.stream],
+        value: value(row)
+      }))
+    const perRow = (value: (row: MetricsRow) => number): ReadonlyArray<Sample> => rows.map(({ row, labels }) => ({ labels, value: value(row) }))
     return [
       {
         name: "pmfx_process_cpu_percent",
         help: "CPU of the instance's process tree, in percent of one core, at the last sample (pmfx list's cpu).",
         type: "gauge",
-        samples: perRow(rows, (row) => row.state.cpu)
+        samples: perRow((row) => row.state.cpu)
       },
       {
         name: "pmfx_process_memory_bytes",
         help: "Resident memory of the instance's process tree, in bytes, at the last sample (pmfx list's memory).",
         type: "gauge",
-        samples: perRow(rows, (row) => row.state.memory)
+        samples: perRow((row) => row.state.memory)
       },
       {
         name: "pmfx_process_restarts_total",
         help: "Restarts of the instance (pmfx list's restarts; pmfx reset sets it back to 0).",
         type: "counter",
-        samples: perRow(rows, (row) => row.state.restarts)
+        samples: perRow((row) => row.state.restarts)
       },
       {
         name: "pmfx_process_errors_total",
         help: "Abnormal exits of the instance: a non-zero exit code or a signal nobody asked for.",
         type: "counter",
-        samples: perRow(rows, (row) => row.state.errors)
+        samples: perRow((row) => row.state.errors)
       },
       {
         name: "pmfx_process_uptime_seconds",
         help: "Seconds since the instance's current process started; 0 while none runs.",
         type: "gauge",
-        samples: perRow(rows, (row) => (row.state.pid !== null && row.state.startedAt !== null ? Math.max(0, now - row.state.startedAt) / 1000 : 0))
+        samples: perRow((row) => (row.state.pid !== null && row.state.startedAt !== null ? Math.max(0, now - row.state.startedAt) / 1000 : 0))
       },
       {
         name: "pmfx_process_status",
         help: "The instance's state, one-hot: 1 for its current status label, 0 for the others.",
         type: "gauge",
-        samples: rows.flatMap((row) => processStatuses.map((status) => ({ labels: { ...labelsOf(row), status }, value: row.state.status === status ? 1 : 0 })))
+        samples: rows.flatMap(({ row, labels }) => statusLabels.map((status) => ({ labels, extra: status.labels, value: row.state.status === status.status ? 1 : 0 })))
       },
       {
         name: "pmfx_process_health_status",
         help: "The instance's health check result, one-hot by the health label (none: the app has no health check; unknown: not checked yet).",
         type: "gauge",
-        samples: rows.flatMap((row) => healthStatuses.map((health) => ({ labels: { ...labelsOf(row), health }, value: row.state.health.status === health ? 1 : 0 })))
+        samples: rows.flatMap(({ row, labels }) =>
+          healthLabels.map((health) => ({ labels, extra: health.labels, value: row.state.health.status === health.health ? 1 : 0 }))
+        )
       },
       {
         name: "pmfx_process_log_lines_total",
