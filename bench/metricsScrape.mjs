@@ -6,6 +6,7 @@
 //     does): median, p90 and max time to the whole body, and the body's size;
 //  2. CPU per scrape: the daemon's CPU time (utime + stime from /proc/<pid>/stat) during those
 //     back-to-back scrapes, minus what it uses idle over the same time, divided by the count;
+//     (and, for comparison, the same for GET /api/processes, the request behind pmfx list);
 //  3. CPU at a steady rate: the daemon's CPU over WINDOW_S seconds with one scrape per second,
 //     against WINDOW_S seconds without scrapes (metrics are sampled every second either way).
 import * as http from "node:http"
@@ -55,6 +56,17 @@ await L.withDaemon("scrape", async (home) => {
     `  ${SCRAPES} scrapes back to back: median ${L.fmt(L.median(times), 2)} ms, p90 ${L.fmt(L.percentile(times, 90), 2)} ms, max ${L.fmt(Math.max(...times), 2)} ms`
   )
   L.log(`  daemon CPU ${L.fmt(busyCpu, 2)} s in ${L.fmt(busyWall, 2)} s of scrapes (idle over as long: ${L.fmt(idleCpu, 2)} s): ${L.fmt(perScrapeMs, 2)} ms of CPU per scrape`)
+
+  // For comparison: the same number of GET /api/processes (pmfx list's request) back to back.
+  const listTimes = []
+  const l0 = cpuSeconds(pid)
+  for (let i = 0; i < SCRAPES; i++) {
+    const started = L.now()
+    await L.api(home, "GET", "/api/processes", undefined, agent)
+    listTimes.push(L.now() - started)
+  }
+  const listPerRequestMs = ((cpuSeconds(pid) - l0 - idleCpu) / SCRAPES) * 1000
+  L.log(`  for comparison, ${SCRAPES} GET /api/processes: median ${L.fmt(L.median(listTimes), 2)} ms, ~${L.fmt(listPerRequestMs, 2)} ms of CPU each`)
 
   // 3: one scrape per second against none.
   const q0 = cpuSeconds(pid)

@@ -99,6 +99,21 @@ describe("metrics_public", () => {
   })
 })
 
+describe("pmfx daemon --web --metrics-public", () => {
+  it("opens the listener with GET /metrics public and every other route keyed", async () => {
+    const port = await freeListenerPort()
+    const daemon = await startDaemon(undefined, { args: ["--web", `--port=${port}`, `--api-key=${KEY}`, "--metrics-public"] })
+    daemons.push(daemon)
+    const scraped = await tcp(port, "GET", "/metrics")
+    expect(scraped.status, scraped.raw).toBe(200)
+    expect(scraped.headers["content-type"]).toBe(TEXT)
+    expect(parseExposition(scraped.raw).value("pmfx_daemon_websocket_connections")).toBe(0)
+    const listed = await tcp(port, "GET", "/api/processes")
+    expect(listed.status).toBe(401)
+    expect(listed.body).toEqual(UNAUTHORIZED)
+  })
+})
+
 describe("--metrics-public on the command line", () => {
   let sandbox: Sandbox | undefined
   afterEach(() => sandbox?.cleanup())
