@@ -38,7 +38,8 @@ const webSettingsOf = (options: DaemonOptions): Either.Either<WebSettings | unde
       readOnlyApiKey: options.readOnlyApiKey,
       corsOrigins: [],
       verbose: false,
-      allowInsecure: options.allowInsecure
+      allowInsecure: options.allowInsecure,
+      metricsPublic: options.metricsPublic
     },
     process.env
   )

@@ -11,6 +11,7 @@ import * as W from "../domain/ErrorWire"
 import { ProcessDetail } from "../domain/ProcessDetail"
 import { ProcessMetrics } from "../domain/ProcessMetrics"
 import { ProcessSummary } from "../domain/ProcessSummary"
+import { CONTENT_TYPE as PROMETHEUS_TEXT } from "../metrics/Exposition"
 import { SystemStats } from "../monitor/systemStats"
 import {
   ActionResult,
@@ -193,6 +194,12 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 
+/** `GET /metrics`: the Prometheus text exposition (docs/metrics.md). */
+export class MetricsGroup extends HttpApiGroup.make("metrics")
+  .add(HttpApiEndpoint.get("scrape", "/metrics").addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: PROMETHEUS_TEXT }))))
+  .addError(W.ServiceUnavailableWire)
+  .addError(W.InternalErrorWire) {}
+
 /** Daemon control: served on the unix socket only, never over TCP (docs/api.md). */
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
@@ -213,6 +220,7 @@ export class PmfxApi extends HttpApi.make("pmfx")
   .add(ServiceGroup)
   .add(ProcessesGroup)
   .add(SystemGroup)
+  .add(MetricsGroup)
   .add(DaemonGroup)
   // Without these the OpenAPI document calls itself "Api" version 0.0.1.
   .annotateContext(OpenApi.annotations({ title: "pmfx", version: packageJson.version, description: packageJson.description })) {}

@@ -290,6 +290,8 @@ export const WebRequest = Schema.Struct({
   read_only_api_key: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   cors_origins: Schema.optional(Schema.Array(Schema.String)),
   verbose: Schema.optional(Schema.Boolean),
+  /** `GET /metrics` without a key (docs/metrics.md). */
+  metrics_public: Schema.optional(Schema.Boolean),
   stop: Schema.optional(Schema.Boolean)
 })
 

@@ -13,9 +13,11 @@ import type { WebSettings } from "../daemon/StateFile"
 import { limitedServer, type ListenerLimits } from "../daemon/listenerLimits"
 import { ProcessesHandlers } from "./handlers/processes"
 import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
+import { MetricsHandlers } from "./handlers/metrics"
+import { ApiTraffic } from "../metrics/ApiTraffic"
 
 export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
-  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, DaemonHandlers])
+  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, MetricsHandlers, DaemonHandlers])
 )
 
 /**
@@ -29,12 +31,13 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
  * unreadable body, and the handler's for everything else — so `errorResponses` could not replace
  * the former and `daemonMiddleware` would save state.json only after the answer had left.
  * `errorResponses` sits inside, so `daemonMiddleware` sees every request end as a response.
+ * `ApiTraffic.countTraffic` is outermost on both listeners: `GET /metrics` counts every answer.
  */
 export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(webSocketRoute),
-    Layer.provide(HttpApiBuilder.middleware((app) => daemonMiddleware(errorResponses(app)), { withContext: true })),
+    Layer.provide(HttpApiBuilder.middleware((app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(daemonMiddleware(errorResponses(app)))), { withContext: true })),
     Layer.provide(ApiLive),
     Layer.provide(
       Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(
@@ -52,7 +55,10 @@ export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServ
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(webSocketRoute),
-    Layer.provide(HttpApiBuilder.middleware((app) => webGuard(settings)(daemonMiddleware(errorResponses(app))), { withContext: true })),
+    Layer.provide(HttpApiBuilder.middleware(
+        (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(webGuard(settings)(daemonMiddleware(errorResponses(app))))),
+        { withContext: true }
+      )),
     Layer.provide(ApiLive),
     Layer.provide(
       NodeHttpServer.layer(

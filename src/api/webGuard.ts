@@ -22,6 +22,8 @@ import { ReadOnlyRequest } from "./readOnly"
 import { WebSocketKeyCheck } from "./websocket/WebSocketKeyCheck"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
+const METRICS_PATH = "/metrics"
+
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "[::1]"]
 
 export const isLoopbackHost = (host: string): boolean => {
@@ -151,6 +153,8 @@ export const webGuard = (settings: WebSettings) => {
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
         allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
       if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
+      // `--metrics-public`: Prometheus may scrape without a key (docs/metrics.md); nothing else opens.
+      if (settings.metricsPublic === true && isRead(method) && path === METRICS_PATH) return withCors(yield* app)
       // The handshake is public (docs/api.md §8); without a key in its headers, the session asks for one
       // as its first message before any process data flows.
       const keyHeaders = keyHeadersOf(request)

@@ -23,6 +23,7 @@ export const daemonFlags = {
   "api-key": { value: true, pseudo: "key", description: "the key every route but GET / requires (or PMFX_API_KEY; needs --web)" },
   "read-only-api-key": { value: true, pseudo: "key", description: "a key that may only read (or PMFX_READONLY_API_KEY; needs --web)" },
   "allow-insecure": { value: false, description: "listen on a non-loopback address without an API key (needs --web)" },
+  "metrics-public": { value: false, description: "GET /metrics answers without a key, for a Prometheus scrape (app names and figures become readable; needs --web)" },
   config: { value: true, pseudo: "file", description: "an ecosystem file whose apps start once the saved ones are restored (apps that exist by name are left as they are)" },
   "header-timeout": {
     value: true,
@@ -91,6 +92,7 @@ const RawDaemonOptions = Schema.Struct({
   "api-key": Schema.optional(NonEmpty("--api-key")),
   "read-only-api-key": Schema.optional(NonEmpty("--read-only-api-key")),
   "allow-insecure": Schema.optional(Schema.Literal(true)),
+  "metrics-public": Schema.optional(Schema.Literal(true)),
   config: Schema.optional(NonEmpty("--config")),
   "header-timeout": Schema.optional(Timeout("header-timeout")),
   "request-timeout": Schema.optional(Timeout("request-timeout")),
@@ -106,6 +108,7 @@ export interface DaemonOptions {
   readonly apiKey: string | undefined
   readonly readOnlyApiKey: string | undefined
   readonly allowInsecure: boolean
+  readonly metricsPublic: boolean
   readonly config: string | undefined
   readonly listenerLimits: ListenerLimits
 }
@@ -149,6 +152,7 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
     apiKey: o["api-key"],
     readOnlyApiKey: o["read-only-api-key"],
     allowInsecure: o["allow-insecure"] === true,
+    metricsPublic: o["metrics-public"] === true,
     config: o.config,
     listenerLimits: {
       headerTimeoutMs: o["header-timeout"] ?? DEFAULT_HEADER_TIMEOUT_MS,
@@ -165,14 +169,14 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
   }
   // Listener settings without --web would be silently ignored: almost certainly a forgotten --web.
   if (!options.web) {
-    const stray = (["host", "port", "api-key", "read-only-api-key", "allow-insecure"] as const).find((name) => name in given)
+    const stray = (["host", "port", "api-key", "read-only-api-key", "allow-insecure", "metrics-public"] as const).find((name) => name in given)
     if (stray !== undefined) return Either.left(`--${stray} configures the web listener: add --web to open it`)
   }
   return Either.right(options)
 }
 
 export const DAEMON_USAGE =
-  "usage: pmfx daemon [--web [--host host] [--port port] [--api-key key] [--read-only-api-key key] [--allow-insecure]] [--config file]\n" +
+  "usage: pmfx daemon [--web [--host host] [--port port] [--api-key key] [--read-only-api-key key] [--allow-insecure] [--metrics-public]] [--config file]\n" +
   "                   [--header-timeout duration] [--request-timeout duration] [--keep-alive-timeout duration] [--max-connections count]"
 
 /** The text of `--help` (when the daemon is run directly; `pmfx daemon --help` is the CLI's). */

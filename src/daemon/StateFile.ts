@@ -18,7 +18,9 @@ export const WebSettings = Schema.Struct({
   apiKey: Schema.optional(Schema.String),
   readOnlyApiKey: Schema.optional(Schema.String),
   corsOrigins: Schema.Array(Schema.String),
-  verbose: Schema.Boolean
+  verbose: Schema.Boolean,
+  /** `--metrics-public`: `GET /metrics` answers without a key (docs/metrics.md). Absent: false. */
+  metricsPublic: Schema.optional(Schema.Boolean)
 })
 export type WebSettings = typeof WebSettings.Type
 

@@ -19,6 +19,8 @@ export interface ListenerRequest {
   readonly corsOrigins: ReadonlyArray<string>
   readonly verbose: boolean
   readonly allowInsecure: boolean
+  /** `--metrics-public`: `GET /metrics` needs no key (docs/metrics.md). */
+  readonly metricsPublic?: boolean | undefined
 }
 
 export interface ListenerEnvironment {
@@ -58,7 +60,8 @@ export const checkListener = (request: ListenerRequest, env: ListenerEnvironment
       ...(apiKey === undefined ? {} : { apiKey }),
       ...(readOnlyApiKey === undefined ? {} : { readOnlyApiKey }),
       corsOrigins: [...request.corsOrigins],
-      verbose: request.verbose
+      verbose: request.verbose,
+      ...(request.metricsPublic === true ? { metricsPublic: true } : {})
     },
     warning: keyed ? null : NO_KEY_WARNING
   }

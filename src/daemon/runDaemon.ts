@@ -33,6 +33,7 @@ import { WebListener } from "./WebListener"
 import { WebListenerLive } from "./WebListenerLive"
 import type { WebSettings } from "./StateFile"
 import { startEcosystem } from "./startEcosystem"
+import { ApiTraffic } from "../metrics/ApiTraffic"
 
 export interface DaemonStartOptions {
   /** `--web`: the listener to open at start, instead of the one state.json remembers. */
@@ -73,6 +74,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     Engine.at(paths.home),
     ConfigLoader.Default,
     SystemStatsReader.Default,
+    ApiTraffic.Default,
     DaemonInfo.make({ home: paths.home, socket: paths.socket, killed: state.killed, listenerLimits: options.listenerLimits })
   )
   const context = yield* Layer.build(base)

@@ -15,6 +15,7 @@ import * as fs from "node:fs"
 import type { LogStream } from "./LogEntry"
 import type { LineFormatter } from "./formatLine"
 import { LineSplitter } from "./LineSplitter"
+import type { LogCounter } from "./LogCounts"
 import type { RotatingFile } from "./RotatingFile"
 
 /** How lines are stored: text lines as `prefix + bytes + "\n"`, JSON lines through `line`. */
@@ -69,7 +70,9 @@ export class LogPipe {
      * Where a handed-off stream leaves its unterminated last line for the next daemon, which
      * continues the line from there (see `handOff`); a file found here is taken at once.
      */
-    private readonly carryFile: string | null = null
+    private readonly carryFile: string | null = null,
+    /** `GET /metrics`' lines and bytes of this stream (LogCounts): one add per chunk and per line. */
+    private readonly counter: LogCounter = { lines: 0, bytes: 0 }
   ) {
     this.splitter = new LineSplitter(this.onSplitLine, maxLineBytes)
     if (carryFile !== null) {
@@ -143,12 +146,17 @@ export class LogPipe {
   private readonly onData = (chunk: Buffer | string): void => {
     this.now = Date.now()
     this.listening = this.onLine !== undefined && this.wantsLines()
-    this.splitter.push(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk)
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    this.counter.bytes += bytes.length
+    this.splitter.push(bytes)
     this.writeBatch()
   }
 
   private readonly onSplitLine = (buffer: Buffer, start: number, end: number, continued: boolean): void => {
-    if (!continued) this.lineMs = this.now
+    if (!continued) {
+      this.lineMs = this.now
+      this.counter.lines++
+    }
     let message: string | undefined
     if (this.format.prefix !== null) {
       if (continued) {

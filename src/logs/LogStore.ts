@@ -17,6 +17,7 @@ import { type InstanceFiles, instanceFiles } from "../domain/logPaths"
 import { detectLevel } from "./detectLevel"
 import { lineFormatter, textPrefix } from "./formatLine"
 import type { LogEntry, LogStream } from "./LogEntry"
+import { LogCounts } from "./LogCounts"
 import { LogPipe } from "./LogPipe"
 import type { LogQuery } from "./LogQuery"
 import { readLogs } from "./LogReader"
@@ -86,6 +87,8 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
     const open = new Map<string, { readonly file: RotatingFile; users: number }>()
     /** Lines dropped by files already closed (see `health`). */
     let droppedByClosed = 0
+    /** Lines and bytes per instance and stream, for `GET /metrics`. */
+    const counts = new LogCounts()
 
     /** The shared file at `path`, opened by its first user, closed after its last. */
     const useFile = (path: string, policy: RotationPolicy): Effect.Effect<RotatingFile, never, Scope.Scope> =>
@@ -165,7 +168,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
                   const entry: LogEntry = { timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message }
                   onLine(continued ? { ...entry, continued: true } : entry)
                 }
-          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null)
+          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null, counts.counterFor(app.namespace, app.name, instance, which))
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
           return { whenEnded: (listener) => pipe.whenEnded(listener), ended: () => pipe.ended }
@@ -222,7 +225,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
         return { reopened, failed }
       })
 
-    return { openInstance, read, health, flush, reopenAll } as const
+    return { openInstance, read, health, flush, reopenAll, counts } as const
   }),
   dependencies: [Paths.Default]
 }) {}

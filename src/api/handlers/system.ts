@@ -177,7 +177,8 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
             ...(payload.api_key === undefined ? {} : { apiKey: payload.api_key }),
             ...(payload.read_only_api_key === undefined ? {} : { readOnlyApiKey: payload.read_only_api_key }),
             corsOrigins: payload.cors_origins ?? [],
-            verbose: payload.verbose ?? false
+            verbose: payload.verbose ?? false,
+            ...(payload.metrics_public === true ? { metricsPublic: true } : {})
           }
           return yield* web.open(settings)
         })

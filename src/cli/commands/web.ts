@@ -26,6 +26,9 @@ const options = {
   corsOrigin: Options.text("cors-origin").pipe(Options.withPseudoName("origin"), Options.withDescription("a browser origin allowed to call the API (repeatable)"), Options.repeated),
   allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("listen on a non-loopback address without an API key")),
   verbose: Options.boolean("verbose").pipe(Options.withDescription("log each TCP request (method, path, status, time) to the daemon log")),
+  metricsPublic: Options.boolean("metrics-public").pipe(
+    Options.withDescription("let GET /metrics answer without a key (Prometheus scrapes without one; app names and resource figures become readable by anyone who reaches the listener)")
+  ),
   stop: Options.boolean("stop").pipe(Options.withDescription("close the listener")),
   json: jsonOption
 }
@@ -48,7 +51,8 @@ export const webCommand = Command.make("web", options, (o) =>
         readOnlyApiKey: Option.getOrUndefined(o.readOnlyApiKey),
         corsOrigins: o.corsOrigin,
         verbose: o.verbose,
-        allowInsecure: o.allowInsecure
+        allowInsecure: o.allowInsecure,
+        metricsPublic: o.metricsPublic
       },
       env
     )
@@ -63,12 +67,14 @@ export const webCommand = Command.make("web", options, (o) =>
           ...(settings.apiKey === undefined ? {} : { api_key: settings.apiKey }),
           ...(settings.readOnlyApiKey === undefined ? {} : { read_only_api_key: settings.readOnlyApiKey }),
           cors_origins: settings.corsOrigins,
-          verbose: settings.verbose
+          verbose: settings.verbose,
+          ...(settings.metricsPublic === true ? { metrics_public: true } : {})
         }
       })
     )
     if (o.json) return yield* printJson(result)
     const header = result.auth ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"` : ""
     yield* Console.log(`pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  try: curl${header} ${result.url}/api/processes`)
+    if (result.auth && settings.metricsPublic === true) yield* Console.log(`  GET ${result.url}/metrics answers without a key (--metrics-public)`)
   })
 ).pipe(Command.withDescription("Serve the API over TCP (the daemon keeps the listener and re-opens it when it starts); --stop closes it"))
