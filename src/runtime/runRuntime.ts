@@ -7,8 +7,10 @@
  *
  * - SIGTERM, SIGINT, SIGQUIT or `pmfx kill`: every app is stopped as the daemon stops them
  *   (dependents first, each with its kill_signal, SIGKILL after its kill_timeout), then exit 0;
- * - every app stopped or errored by itself (unless `--no-auto-exit`): exit 0 when none errored,
- *   else 1, naming the errored apps and why on stderr.
+ * - unless `--no-auto-exit`: an app reached `errored` (it crash-looped past max_restarts, or
+ *   cannot start): every other app is stopped the same way, then exit 1, naming the errored apps
+ *   and why on stderr — so the orchestrator restarts the container; or every app stopped by
+ *   itself (autorestart off, `pmfx stop all`): exit 0.
  */
 import { Context, Deferred, Effect, Exit, Layer, Ref, Schedule } from "effect"
 import * as fs from "node:fs"
@@ -110,22 +112,22 @@ export const runRuntime = (options: RuntimeStartOptions) =>
       const rows = yield* manager.create(options.ecosystem.apps, { baseEnv: options.env })
       yield* Effect.logInfo(`pmfx-runtime ${process.pid} running ${rows.length} process(es) of ${options.ecosystem.apps.map((app) => app.name).join(", ")}; API on ${paths.socket}`)
 
-      // Every app stopped or errored by itself: the end of the container, unless --no-auto-exit.
+      // An app errored, or every app stopped by itself: the end of the container, unless --no-auto-exit.
       const ended = yield* Deferred.make<number>()
       if (options.autoExit) {
         const check = Effect.gen(function* () {
           if (yield* Ref.get(daemon.stopping)) return true
           const current = yield* manager.list()
-          if (!settled(current)) return false
           const errored = current.filter((row) => row.status === "errored")
+          if (errored.length === 0 && !settled(current)) return false
           if (errored.length === 0) {
             yield* Effect.logInfo("every app has stopped: exiting")
             return yield* Deferred.succeed(ended, RuntimeExit.stopped)
           }
           for (const line of yield* describeErrored(errored)) options.report(`pmfx-runtime: ${line}`)
           options.report(
-            `pmfx-runtime: every app has ended and ${errored.length} errored: exiting with code ${RuntimeExit.errored} ` +
-              "(with --no-auto-exit the runtime keeps running, so that `pmfx restart` can start them again)"
+            `pmfx-runtime: stopping every app and exiting with code ${RuntimeExit.errored}, so that the container is restarted ` +
+              "(with --no-auto-exit the runtime keeps running instead, and `pmfx restart <app>` can start it again)"
           )
           return yield* Deferred.succeed(ended, RuntimeExit.errored)
         })
