@@ -22,7 +22,7 @@ import { SystemStatsReader } from "../monitor/systemStats"
 import { Engine } from "../supervisor/Engine"
 import type { EngineSettings } from "../supervisor/EngineOptions"
 import { DaemonInfo } from "./DaemonInfo"
-import type { ListenerLimits } from "./listenerLimits"
+import { defaultListenerLimits, type ListenerLimits } from "./listenerLimits"
 import { StateStore } from "./StateStore"
 import { WebListenerLive } from "./WebListenerLive"
 
@@ -54,6 +54,6 @@ export const DaemonGraph = {
    * state.json, the TCP listener (closed until opened) and the API on `socket` (needs the core and
    * Notifications). Another engineer's `/metrics` is a route of this same server.
    */
-  api: (socket: string, limits: ListenerLimits) =>
+  api: (socket: string, limits: ListenerLimits = defaultListenerLimits()) =>
     serveOnSocket(socket, limits).pipe(Layer.provideMerge(WebListenerLive), Layer.provideMerge(StateStore.Default))
 }
