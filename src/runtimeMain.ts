@@ -5,7 +5,7 @@
  * it also reaps the zombies re-parented to it (runtime/ZombieReaper.ts).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Cause, Effect, Either, Exit, Layer, Logger } from "effect"
+import { Cause, Data, Effect, Either, Exit, Layer, Logger } from "effect"
 import { renderError } from "./cli/output"
 import { looksLikeEcosystemFile } from "./config/ConfigFormat"
 import { ConfigLoader } from "./config/ConfigLoader"
@@ -17,6 +17,9 @@ import { errorMeta, ExitCode } from "./domain/errors"
 import { parseRuntimeArgs, RUNTIME_USAGE, runtimeHelp, type RuntimeOptions } from "./runtime/RuntimeOptions"
 import { runRuntime } from "./runtime/runRuntime"
 import { startReaper } from "./runtime/ZombieReaper"
+
+/** Start flags given with an ecosystem file (exit 2: they belong in the file). */
+class StartFlagsWithFile extends Data.TaggedError("StartFlagsWithFile")<{ readonly message: string }> {}
 
 const report = (line: string): void => void process.stderr.write(`${line}\n`)
 
@@ -38,7 +41,9 @@ const loadApps = (options: RuntimeOptions, target: string) =>
     const loader = yield* ConfigLoader
     if (looksLikeEcosystemFile(target)) {
       if (Object.keys(options.scriptSettings).length > 0 || options.scriptArgs.length > 0) {
-        return yield* Effect.fail({ usage: `${Object.keys(options.scriptSettings).join(", ") || "script arguments"}: start flags are for a script; set these keys per app in ${target}` })
+        return yield* new StartFlagsWithFile({
+          message: `${Object.keys(options.scriptSettings).join(", ") || "script arguments"}: start flags are for a script; set these keys per app in ${target}`
+        })
       }
       return yield* loader.loadFile(target, { environment: process.env })
     }
@@ -67,8 +72,8 @@ export const main = (args: ReadonlyArray<string>): void => {
       Effect.map((ecosystem) => Either.right(ecosystem)),
       Effect.catchAll((error) =>
         Effect.sync(() => {
-          if ("usage" in error) {
-            usageError(error.usage)
+          if (error._tag === "StartFlagsWithFile") {
+            usageError(error.message)
             return Either.left(ExitCode.usage)
           }
           report(`pmfx-runtime: ${target} cannot be started\n${renderError(error)}`)
@@ -79,8 +84,8 @@ export const main = (args: ReadonlyArray<string>): void => {
     if (Either.isLeft(loaded)) return loaded.left
     for (const warning of loaded.right.warnings) report(`pmfx-runtime: warning ${warning}`)
     if (process.pid === 1) {
-      const reaper = startReaper()
-      if (typeof reaper === "string") report(`pmfx-runtime: warning: cannot reap orphaned processes (${reaper}); run the container with --init instead`)
+      const problem = startReaper()
+      if (problem !== null) report(`pmfx-runtime: warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
     }
     return yield* runRuntime({
       ecosystem: loaded.right,

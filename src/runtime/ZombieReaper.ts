@@ -23,12 +23,6 @@ const SWEEP_MS = 2_000
 
 type WaitPid = (pid: number, status: Array<number>, options: number) => number
 
-export interface Reaper {
-  /** Zombies waited on so far. */
-  readonly reaped: () => number
-  readonly stop: () => void
-}
-
 /** `waitpid` of the C library, or why it cannot be called. */
 const loadWaitPid = (): WaitPid | string => {
   let koffi: typeof import("koffi")
@@ -95,20 +89,19 @@ const wrapSpawn = (): void => {
 }
 
 /**
- * Starts reaping the zombies re-parented to this process; a string says why it cannot (the
- * runtime then warns: orphans stay zombies until the container ends).
+ * Reaps the zombies re-parented to this process for as long as it lives; null once started, or
+ * why it cannot (the runtime then warns: orphans stay zombies until the container ends). Called
+ * before anything is spawned, so that every child Node spawns is known.
  */
-export const startReaper = (): Reaper | string => {
+export const startReaper = (): string | null => {
   const waitpid = loadWaitPid()
   if (typeof waitpid === "string") return waitpid
   wrapSpawn()
-  let reaped = 0
   let scheduled = false
   const sweep = () => {
     scheduled = false
     for (const pid of zombieChildren()) {
-      if (spawnedByNode.has(pid)) continue
-      if (waitpid(pid, [0], WNOHANG) === pid) reaped++
+      if (!spawnedByNode.has(pid)) waitpid(pid, [0], WNOHANG)
     }
   }
   const onChild = () => {
@@ -117,14 +110,7 @@ export const startReaper = (): Reaper | string => {
     setImmediate(sweep)
   }
   process.on("SIGCHLD", onChild)
-  const timer = setInterval(sweep, SWEEP_MS)
-  timer.unref()
+  setInterval(sweep, SWEEP_MS).unref()
   sweep()
-  return {
-    reaped: () => reaped,
-    stop: () => {
-      process.off("SIGCHLD", onChild)
-      clearInterval(timer)
-    }
-  }
+  return null
 }
