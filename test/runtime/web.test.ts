@@ -1,6 +1,7 @@
 /**
- * `pmfx-runtime --web` serves the daemon's API over TCP (the same server layers), and `pmfx kill`
- * through its socket ends it like a signal does: every app stopped, exit 0.
+ * `pmfx-runtime --web` serves the daemon's API over TCP (the same server layers); `pmfx kill`
+ * through its socket ends it like a signal does, and SIGQUIT and SIGINT like SIGTERM: every app
+ * stopped, exit 0.
  */
 import * as fs from "node:fs"
 import { afterEach, describe, expect, it } from "vitest"
@@ -32,5 +33,19 @@ describe("pmfx-runtime API", () => {
     expect(killed.code, killed.stderr).toBe(0)
     expect(await runtime.exited).toBe(0)
     expect(fs.readFileSync(`${sandbox.dir}/got-app`, "utf8")).toBe("SIGTERM")
+  })
+
+  it("SIGQUIT and SIGINT stop every app gracefully and exit 0, like SIGTERM", async () => {
+    sandbox = makeSandbox()
+    for (const signal of ["SIGQUIT", "SIGINT"] as const) {
+      const marker = `got-${signal}`
+      sandbox.write(`${signal}.js`, `process.on("SIGTERM", () => { require("fs").writeFileSync(${JSON.stringify(marker)}, "SIGTERM"); process.exit(0) }); console.log("up"); setInterval(() => {}, 1000)\n`)
+      const runtime = startRuntime(sandbox, [`${signal}.js`, "--name", signal.toLowerCase()])
+      await waitFor(() => runtime.stdout().includes(`${signal.toLowerCase()}/0 | up`), `the app of the ${signal} run to be up`)
+      runtime.child.kill(signal)
+      expect(await runtime.exited, runtime.stderr()).toBe(0)
+      expect(fs.readFileSync(`${sandbox.dir}/${marker}`, "utf8")).toBe("SIGTERM")
+      expect(runtime.stderr()).toContain(`${signal}: stopping every app`)
+    }
   })
 })
