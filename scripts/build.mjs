@@ -2,6 +2,7 @@
 //   pmfx.cjs        the executable: a small launcher that starts pmfx-main.cjs from V8's code cache
 //   pmfx-main.cjs   the CLI bundle (an unbundled Effect CLI takes ~0.8 s to start)
 //   daemon.cjs      the daemon: engine and HTTP server, kept out of the everyday CLI path
+//   runtime.cjs     `pmfx-runtime`, the container entry point: the daemon's graph in the foreground
 //   cluster-primary.cjs  the node:cluster primary the daemon runs for each cluster-mode app
 //   index.cjs       the library, with its dependencies external
 //   types/          the library's declaration files (tsc, tsconfig.build.json), for package.json "types"
@@ -156,6 +157,9 @@ try {
   await build({ ...common, entryPoints: ["src/launcher.ts"], outfile: out("pmfx.cjs"), banner: { js: "#!/usr/bin/env node" } })
   chmodSync(out("pmfx.cjs"), 0o755)
   await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: out("daemon.cjs"), plugins: [effectModules] })
+  // The container runtime (docs/containers.md). koffi stays external: it loads a native binary.
+  await build({ ...common, entryPoints: ["src/runtimeMain.ts"], outfile: out("runtime.cjs"), plugins: [effectModules], external: ["koffi"], banner: { js: "#!/usr/bin/env node" } })
+  chmodSync(out("runtime.cjs"), 0o755)
   // The primary of cluster-mode apps (src/cluster/primary.ts): plain Node, run beside the workers.
   await build({ ...common, entryPoints: ["src/cluster/primary.ts"], outfile: out("cluster-primary.cjs") })
   // The library keeps its dependencies external, so an embedding program shares one copy of

@@ -15,39 +15,16 @@ import { renderError } from "./cli/output"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
 import { daemonEnvironmentForApps } from "./daemon/daemonEnvironment"
-import { DAEMON_USAGE, daemonHelp, parseDaemonArgs, type DaemonOptions } from "./daemon/DaemonOptions"
-import { checkListener, DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "./daemon/listenerRules"
+import { DAEMON_USAGE, daemonHelp, parseDaemonArgs } from "./daemon/DaemonOptions"
 import { Paths } from "./daemon/Paths"
 import { runDaemon } from "./daemon/runDaemon"
-import type { WebSettings } from "./daemon/StateFile"
+import { webSettingsOf } from "./daemon/webSettingsOf"
 import { errorMeta, ExitCode } from "./domain/errors"
 
 const usageError = (message: string): void => {
   process.stderr.write(`pmfx daemon: ${message}\n${DAEMON_USAGE}\n  (pmfx daemon --help describes each option)\n`)
   process.exitCode = ExitCode.usage
 }
-
-/** The listener of `--web`, or the refusal `pmfx web` would give for the same settings. */
-const webSettingsOf = (options: DaemonOptions): Either.Either<WebSettings | undefined, string> => {
-  if (!options.web) return Either.right(undefined)
-  const checked = checkListener(
-    {
-      host: options.host ?? DEFAULT_WEB_HOST,
-      port: options.port ?? DEFAULT_WEB_PORT,
-      apiKey: options.apiKey,
-      readOnlyApiKey: options.readOnlyApiKey,
-      corsOrigins: [],
-      verbose: false,
-      allowInsecure: options.allowInsecure,
-      metricsPublic: options.metricsPublic
-    },
-    process.env
-  )
-  if (checked._tag === "Refused") return Either.left(checked.message)
-  if (checked.warning !== null) process.stderr.write(`${checked.warning}\n`)
-  return Either.right(checked.settings)
-}
-
 
 /** Loads `--config`; its problems are printed and end the program with their exit code (3). */
 const loadEcosystem = (file: string) =>

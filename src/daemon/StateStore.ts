@@ -8,13 +8,12 @@
  * (`atomicWrite.ts`), is remembered for `/health`, and is tried again every few seconds until it
  * succeeds: when space comes back, the state is saved without anyone asking.
  */
-import { Duration, Effect, Option, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Ref, Schedule, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { FileError, InsufficientResources } from "../domain/errors"
-import { Alerts } from "../events/Alerts"
 import { EventBus } from "../events/EventBus"
-import { Webhooks } from "../events/Webhooks"
+import { Notifications } from "../events/Notifications"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import type { AtomicWriteError } from "./atomicWrite"
 import { DaemonInfo } from "./DaemonInfo"
@@ -82,17 +81,16 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     const manager = yield* ProcessManager
     const bus = yield* EventBus
     const daemon = yield* DaemonInfo
-    // The daemon provides both; a host without them saves no notification settings.
-    const alerts = yield* Effect.serviceOption(Alerts)
-    const webhooks = yield* Effect.serviceOption(Webhooks)
+    // Notifications.none (a host without notifications) saves no notification settings.
+    const notifications = yield* Notifications
     const lock = yield* Effect.makeSemaphore(1)
     const status = yield* Ref.make<SaveStatus>({ lastSavedAt: null, failure: null })
 
     const write = Effect.gen(function* () {
       const engine = yield* manager.snapshot()
       const web = yield* Ref.get(daemon.webSettings)
-      const hooks = Option.isSome(webhooks) ? yield* webhooks.value.webhooks() : []
-      const rules = Option.isSome(alerts) ? yield* alerts.value.globalRules() : {}
+      const hooks = yield* notifications.webhooks()
+      const rules = yield* notifications.globalRules()
       yield* writeStateFile(paths.state, {
         version: 1,
         saved_at: new Date().toISOString(),
@@ -151,10 +149,7 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     yield* manager.onSpawned(saveAfterSpawn)
     yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))
 
-    const settingsChanged = Stream.merge(
-      Option.match(alerts, { onNone: () => Stream.empty, onSome: (service) => service.changes }),
-      Option.match(webhooks, { onNone: () => Stream.empty, onSome: (service) => service.changes })
-    )
+    const settingsChanged = notifications.changes
     yield* bus.stream().pipe(
       Stream.filter((event) => event._tag === "ProcessStatus" || event._tag === "TableChanged"),
       Stream.as(undefined),

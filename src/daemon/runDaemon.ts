@@ -12,12 +12,8 @@
 import { Context, Deferred, Effect, Exit, Layer, Ref } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { serveOnSocket } from "../api/ApiServer"
-import { ConfigLoader, type LoadedEcosystem } from "../config/ConfigLoader"
-import { Alerts } from "../events/Alerts"
-import { Webhooks } from "../events/Webhooks"
-import { SystemStatsReader } from "../monitor/systemStats"
-import { Engine } from "../supervisor/Engine"
+import type { LoadedEcosystem } from "../config/ConfigLoader"
+import { Notifications } from "../events/Notifications"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import { acquireDaemonLock } from "./DaemonLock"
 import { DaemonInfo } from "./DaemonInfo"
@@ -28,12 +24,10 @@ import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "./Paths"
 import { HOME_ROLE, prepareDirectory } from "./prepareDirectory"
 import { emptyState, readStateFile } from "./StateFile"
-import { StateStore } from "./StateStore"
 import { WebListener } from "./WebListener"
-import { WebListenerLive } from "./WebListenerLive"
+import { DaemonGraph } from "./DaemonGraph"
 import type { WebSettings } from "./StateFile"
 import { startEcosystem } from "./startEcosystem"
-import { ApiTraffic } from "../metrics/ApiTraffic"
 
 export interface DaemonStartOptions {
   /** `--web`: the listener to open at start, instead of the one state.json remembers. */
@@ -70,33 +64,27 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     yield* Effect.logInfo(`adopting ${reclaimed.adopt.size} running process(es): ${[...reclaimed.adopt.values()].map((a) => a.pid).join(", ")}`)
   }
 
-  const base = Layer.mergeAll(
-    Engine.at(paths.home),
-    ConfigLoader.Default,
-    SystemStatsReader.Default,
-    ApiTraffic.Default,
-    DaemonInfo.make({ home: paths.home, socket: paths.socket, killed: state.killed, listenerLimits: options.listenerLimits })
+  const context = yield* Layer.build(
+    DaemonGraph.core({ home: paths.home, socket: paths.socket, killed: state.killed, listenerLimits: options.listenerLimits })
   )
-  const context = yield* Layer.build(base)
   yield* Effect.gen(function* () {
     const manager = yield* ProcessManager
     const daemon = yield* DaemonInfo
     // Alerts and webhook delivery watch the bus for the daemon's life (docs/architecture.md §9). They come back
     // with their saved settings before the apps do, so a restored app's first crash is reported.
-    const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
-    yield* Context.get(notifications, Webhooks).setWebhooks(state.webhooks ?? [])
-    yield* Context.get(notifications, Alerts).setGlobalRules(state.alerts ?? null)
+    const notifications = yield* Layer.build(DaemonGraph.notifications)
+    yield* Context.get(notifications, Notifications).setWebhooks(state.webhooks ?? [])
+    yield* Context.get(notifications, Notifications).setGlobalRules(state.alerts ?? null)
     const restored = yield* manager.restore(state.engine, { start: !state.killed, adopt: reclaimed.adopt })
-    const store = yield* Layer.build(StateStore.Default).pipe(Effect.provide(notifications))
-    const web = yield* Layer.build(WebListenerLive).pipe(Effect.provide(Context.merge(store, notifications)))
-    yield* Layer.build(serveOnSocket(paths.socket, daemon.listenerLimits)).pipe(Effect.provide(Context.merge(Context.merge(store, notifications), web)))
+    const api = yield* Layer.build(DaemonGraph.api(paths.socket, daemon.listenerLimits)).pipe(Effect.provide(notifications))
+    const web = Context.get(api, WebListener)
     // The TCP listener of `pmfx web` comes back with the daemon (the one of `--web` wins over it,
     // and is remembered in its place); its settings stay saved even when the port is taken now, so
     // a later start tries again — the apps keep running meanwhile.
     const webSettings = options.web ?? state.web
     if (webSettings !== undefined) {
       yield* Ref.set(daemon.webSettings, webSettings)
-      yield* Context.get(web, WebListener)
+      yield* web
         .open(webSettings)
         .pipe(Effect.catchAll((error) => Effect.logError(`could not ${options.web === undefined ? "re-open" : "open"} the web listener: ${error.message}`)))
     }

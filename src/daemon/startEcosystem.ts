@@ -8,15 +8,15 @@
  */
 import { Effect } from "effect"
 import type { LoadedEcosystem } from "../config/ConfigLoader"
-import { Alerts } from "../events/Alerts"
-import { Webhooks } from "../events/Webhooks"
+import { Notifications } from "../events/Notifications"
 import { ProcessManager } from "../supervisor/ProcessManager"
 
 export const startEcosystem = (ecosystem: LoadedEcosystem, baseEnv: Readonly<Record<string, string>>) =>
   Effect.gen(function* () {
     const manager = yield* ProcessManager
-    if (ecosystem.webhooks.length > 0) yield* (yield* Webhooks).mergeWebhooks(ecosystem.webhooks)
-    if (ecosystem.alerts !== null) yield* (yield* Alerts).setGlobalRules(ecosystem.alerts)
+    const notifications = yield* Notifications
+    if (ecosystem.webhooks.length > 0) yield* notifications.mergeWebhooks(ecosystem.webhooks)
+    if (ecosystem.alerts !== null) yield* notifications.setGlobalRules(ecosystem.alerts)
     const existing = new Set((yield* manager.list()).map((row) => row.name))
     const kept = ecosystem.apps.filter((app) => existing.has(app.name)).map((app) => app.name)
     const fresh = ecosystem.apps.filter((app) => !existing.has(app.name))

@@ -24,6 +24,8 @@ import { readLogs } from "./LogReader"
 import { listRotatedFiles } from "./rotatedFiles"
 import { RotatingFile, type RotationPolicy } from "./RotatingFile"
 import { timestampFormatter } from "./TimestampPattern"
+import { attachEcho, echoTargets } from "./ConsoleEcho"
+import { LogOutput, writesFiles } from "./LogOutput"
 
 /** How long closing an instance's logs waits for its streams to end before it stops reading them. */
 const END_GRACE_MS = 2_000
@@ -84,6 +86,8 @@ const policyOf = (app: AppDefinition): RotationPolicy => ({
 export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
   effect: Effect.gen(function* () {
     const { home } = yield* Paths
+    const output = yield* LogOutput
+    const echo = output.echo === null ? null : { json: output.echo.json, targets: echoTargets() }
     const open = new Map<string, { readonly file: RotatingFile; users: number }>()
     /** Lines dropped by files already closed (see `health`). */
     let droppedByClosed = 0
@@ -131,11 +135,13 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
       Effect.gen(function* () {
         const files = instanceFiles(app, instance, home)
         const policy = policyOf(app)
-        const out = yield* useFile(files.out_file, policy)
-        const err = yield* useFile(files.error_file, policy)
-        const combined = files.log_file === null ? null : yield* useFile(files.log_file, policy)
+        // The runtime may write no files (LogOutput.ts): the lines still reach listeners and the echo.
+        const withFiles = writesFiles(output, app)
+        const out = withFiles ? yield* useFile(files.out_file, policy) : null
+        const err = withFiles ? yield* useFile(files.error_file, policy) : null
+        const combined = !withFiles || files.log_file === null ? null : yield* useFile(files.log_file, policy)
         // A path given for two roles (say out_file = log_file) is one file and gets each line once.
-        const targets = (own: RotatingFile) => [...new Set(combined === null ? [own] : [own, combined])]
+        const targets = (own: RotatingFile | null): Array<RotatingFile> => (own === null ? [] : [...new Set(combined === null ? [own] : [own, combined])])
         const format = { prefix: textPrefix(app), line: lineFormatter(app) }
         const iso = timestampFormatter(ISO_DATE_FORMAT)!
         const pipes = new Set<LogPipe>()
@@ -168,6 +174,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
                   const entry: LogEntry = { timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message }
                   onLine(continued ? { ...entry, continued: true } : entry)
                 }
+          if (echo !== null) attachEcho(stream, app.name, instance, which, echo.json, echo.targets[which])
           const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null, counts.counterFor(app.namespace, app.name, instance, which))
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
@@ -227,5 +234,5 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
 
     return { openInstance, read, health, flush, reopenAll, counts } as const
   }),
-  dependencies: [Paths.Default]
+  dependencies: [Paths.Default, LogOutput.files]
 }) {}

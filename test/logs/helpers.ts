@@ -3,6 +3,7 @@
  * app definition, the `LogStore` layer over that home, real `node -e` children (killed after each
  * test), and readers for what ended up on disk.
  */
+import { LogOutput } from "../../src/logs/LogOutput"
 import { Effect, Layer } from "effect"
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -85,6 +86,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
 /** `LogStore` over `home`. */
 export const storeLayer = (home: string): Layer.Layer<LogStore> =>
   LogStore.DefaultWithoutDependencies.pipe(
+    Layer.provide(LogOutput.files),
     Layer.provide(
       Layer.succeed(
         Paths,

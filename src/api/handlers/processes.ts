@@ -1,6 +1,6 @@
 /** Handlers of `/api/processes…` (docs/api.md). */
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
-import { Deferred, Effect, Either, FiberRef, Option, Schema, Stream } from "effect"
+import { Deferred, Effect, Either, FiberRef, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
@@ -13,8 +13,7 @@ import type { ProcessSummary } from "../../domain/ProcessSummary"
 import type { LogEntry } from "../../logs/LogEntry"
 import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
-import { Alerts } from "../../events/Alerts"
-import { Webhooks } from "../../events/Webhooks"
+import { Notifications } from "../../events/Notifications"
 import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
@@ -190,9 +189,8 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
     const manager = yield* ProcessManager
     const loader = yield* ConfigLoader
     const daemon = yield* DaemonInfo
-    // Present in the daemon (runDaemon provides them); absent in a bare API server.
-    const alerts = yield* Effect.serviceOption(Alerts)
-    const webhooks = yield* Effect.serviceOption(Webhooks)
+    // Notifications.none in a host without notifications: the settings are then not kept.
+    const notifications = yield* Notifications
     /**
      * An ecosystem's top-level `webhooks` (merged by url into the daemon's list) and `alerts`
      * (replacing the global thresholds), when it has them (docs/architecture.md §9, docs/decisions.md). Applied
@@ -202,15 +200,15 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
     const applyNotifications = (settings: { readonly webhooks?: ReadonlyArray<Webhook> | undefined; readonly alerts?: AlertRules | null | undefined }) =>
       Effect.gen(function* () {
         const undo: Array<Effect.Effect<void>> = []
-        if (settings.webhooks !== undefined && settings.webhooks.length > 0 && Option.isSome(webhooks)) {
-          const previous = yield* webhooks.value.webhooks()
-          yield* webhooks.value.mergeWebhooks(settings.webhooks)
-          undo.push(webhooks.value.setWebhooks(previous))
+        if (settings.webhooks !== undefined && settings.webhooks.length > 0 && notifications.active) {
+          const previous = yield* notifications.webhooks()
+          yield* notifications.mergeWebhooks(settings.webhooks)
+          undo.push(notifications.setWebhooks(previous))
         }
-        if (settings.alerts !== undefined && settings.alerts !== null && Option.isSome(alerts)) {
-          const previous = yield* alerts.value.globalRules()
-          yield* alerts.value.setGlobalRules(settings.alerts)
-          undo.push(alerts.value.setGlobalRules(previous))
+        if (settings.alerts !== undefined && settings.alerts !== null && notifications.active) {
+          const previous = yield* notifications.globalRules()
+          yield* notifications.setGlobalRules(settings.alerts)
+          undo.push(notifications.setGlobalRules(previous))
         }
         return Effect.all(undo, { discard: true })
       })
