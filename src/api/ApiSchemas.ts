@@ -217,6 +217,11 @@ export const LogsQuery = Schema.Struct({
   follow: Schema.optional(BooleanText)
 })
 
+/** `GET /api/processes/{id}/metrics?history=15m`: the history window (docs/api.md), a duration of at most 15m. */
+export const MetricsQuery = Schema.Struct({
+  history: Schema.optional(Schema.String.annotations({ description: "a duration up to 15m (like 5m or 900s): history covers that window instead of the last 60 samples" }))
+})
+
 export const HealthQuery = Schema.Struct({ strict: Schema.optional(BooleanText) })
 
 export const LogsResponse = Schema.Struct({

@@ -15,6 +15,7 @@ import * as path from "node:path"
 import { serveOnSocket } from "../api/ApiServer"
 import { ConfigLoader, type LoadedEcosystem } from "../config/ConfigLoader"
 import { Alerts } from "../events/Alerts"
+import { MetricsHistory } from "../monitor/MetricsHistory"
 import { Webhooks } from "../events/Webhooks"
 import { SystemStatsReader } from "../monitor/systemStats"
 import { Engine } from "../supervisor/Engine"
@@ -81,7 +82,8 @@ export const runDaemon = (options: DaemonStartOptions = {}) => Effect.gen(functi
     const daemon = yield* DaemonInfo
     // Alerts and webhook delivery watch the bus for the daemon's life (docs/architecture.md §9). They come back
     // with their saved settings before the apps do, so a restored app's first crash is reported.
-    const notifications = yield* Layer.build(Layer.merge(Alerts.Default, Webhooks.Default))
+    // MetricsHistory: the dashboard's 15-minute charts (metrics?history=…), fed by the same bus.
+    const notifications = yield* Layer.build(Layer.mergeAll(Alerts.Default, Webhooks.Default, MetricsHistory.Default))
     yield* Context.get(notifications, Webhooks).setWebhooks(state.webhooks ?? [])
     yield* Context.get(notifications, Alerts).setGlobalRules(state.alerts ?? null)
     const restored = yield* manager.restore(state.engine, { start: !state.killed, adopt: reclaimed.adopt })

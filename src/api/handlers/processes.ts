@@ -15,6 +15,7 @@ import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
 import { Alerts } from "../../events/Alerts"
 import { Webhooks } from "../../events/Webhooks"
+import { HISTORY_WINDOW_MS, MetricsHistory } from "../../monitor/MetricsHistory"
 import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
@@ -379,7 +380,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { id: path.id, name, entries }
         })
       )
-      .handle("metrics", ({ path }) => manager.metrics(path.id))
+      .handle("metrics", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          // Checked first: a bad window is BAD_REQUEST even for an id that names nothing.
+          const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS)
+          const metrics = yield* manager.metrics(path.id)
+          if (windowMs === undefined) return metrics
+          const store = yield* Effect.serviceOption(MetricsHistory)
+          return Option.isSome(store) ? { ...metrics, history: yield* store.value.history(metrics.id, windowMs) } : metrics
+        })
+      )
       .handle("apply", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* decodeApplyRequest(payload)
