@@ -110,12 +110,12 @@ export const webGuard = (settings: WebSettings) => {
     return role
   }
 
-  /** Whether a key is one of the configured ones (the WebSocket's `{type:"auth", key}`). */
-  const isValidKey = (key: string): boolean => {
+  /** The role of a key if it is one of the configured ones (the WebSocket's `{type:"auth", key}`). */
+  const roleOfKey = (key: string): Role | null => {
     const hashed = digest(key.trim())
     const isFull = fullKey !== undefined && crypto.timingSafeEqual(hashed, fullKey)
     const isReadOnly = readOnlyKey !== undefined && crypto.timingSafeEqual(hashed, readOnlyKey)
-    return isFull || isReadOnly
+    return isFull ? "full" : isReadOnly ? "read-only" : null
   }
 
   return <E, R>(app: HttpApp.Default<E, R>) => {
@@ -155,7 +155,7 @@ export const webGuard = (settings: WebSettings) => {
       // as its first message before any process data flows.
       const keyHeaders = keyHeadersOf(request)
       if (isWebSocket && keyHeaders.authorization.length === 0 && keyHeaders.apiKey.length === 0) {
-        return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: isValidKey })
+        return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: roleOfKey })
       }
       const role = roleOf(keyHeaders)
       if (role === null) return withCors(unauthorized())
