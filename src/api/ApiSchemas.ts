@@ -239,7 +239,8 @@ export const SystemInfo = Schema.Struct({
   total_memory: Schema.Number,
   node_version: Schema.String,
   version: Schema.String,
-  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String })
+  /** `rss`: the daemon's own resident memory in bytes (the dashboard's System panel). */
+  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String, rss: Schema.Int })
 })
 
 export const DaemonStatus = Schema.Struct({

@@ -19,6 +19,7 @@ import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import type { WebSettings } from "../daemon/StateFile"
 import { ReadOnlyRequest } from "./readOnly"
+import { isDashboardRequest } from "./dashboard/dashboardAssets"
 import { WebSocketKeyCheck } from "./websocket/WebSocketKeyCheck"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
@@ -150,7 +151,8 @@ export const webGuard = (settings: WebSettings) => {
       }
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
         allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
-      if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
+      // GET / and the dashboard's files (they hold no data; the page asks for the key) are public.
+      if (!keyed || (method === "GET" && path === "/") || isDashboardRequest(method, path, request.headers["accept"])) return withCors(yield* app)
       // The handshake is public (docs/api.md §8); without a key in its headers, the session asks for one
       // as its first message before any process data flows.
       const keyHeaders = keyHeadersOf(request)
