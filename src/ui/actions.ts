@@ -6,6 +6,7 @@
 import { type Action, api } from "./api"
 import { h } from "./dom"
 import { state } from "./live"
+import { READ_ONLY_REASON } from "./readOnlyReason"
 
 export const ACTIONS: ReadonlyArray<{ readonly action: Action; readonly label: string; readonly icon: string }> = [
   { action: "start", label: "Start", icon: "▶" },
@@ -15,7 +16,6 @@ export const ACTIONS: ReadonlyArray<{ readonly action: Action; readonly label: s
   { action: "delete", label: "Delete", icon: "✕" }
 ]
 
-export const READ_ONLY_REASON = "The read-only API key cannot change processes: sign in with the full key"
 
 let statusLine: HTMLElement | null = null
 export const statusElement = (): HTMLElement => {

@@ -116,6 +116,7 @@ export const connect = (key: string | null, handlers: ConnectHandlers): void => 
 export const disconnect = (): void => {
   const ws = socket
   socket = null
+  state.connected = false
   ws?.close()
 }
 

@@ -39,7 +39,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
   const filter = h("input", { type: "search", id: "filter", placeholder: "Filter by name, namespace or status", "aria-label": "Filter processes" })
   const group = h("input", { type: "checkbox", id: "group" })
   const count = h("span", { class: "count" })
-  const bulk = actionButtons(() => [...selected].filter((id) => state.rows.has(id)), false)
+  const bulk = actionButtons(() => [...selected].filter((id) => state.rows.has(id)).sort((a, b) => a - b), false)
   bulk.classList.add("bulk")
   const tbody = h("tbody")
   const allBox = h("input", { type: "checkbox", "aria-label": "Select every shown process" })
