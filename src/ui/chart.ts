@@ -1,4 +1,8 @@
-/** A line chart as inline SVG (no chart library): the last 15 minutes of one metric. */
+/**
+ * A line chart as inline SVG (no chart library): one metric over the last 15 minutes — or, while
+ * less has been recorded, over what there is (at least 30 s), so a new process's chart is not a
+ * sliver at the right edge.
+ */
 import { svg } from "./dom"
 
 export interface Point {
@@ -10,6 +14,9 @@ const WIDTH = 600
 const HEIGHT = 160
 const PAD = { left: 56, right: 8, top: 10, bottom: 22 }
 export const CHART_WINDOW_MS = 15 * 60_000
+const MIN_SPAN_MS = 30_000
+
+const spanLabel = (ms: number) => (ms >= 60_000 ? `−${Math.round(ms / 60_000)} min` : `−${Math.round(ms / 1000)} s`)
 
 /** A "nice" upper bound for the axis: 1, 2 or 5 times a power of ten, at least `floor`. */
 const niceMax = (max: number, floor: number) => {
@@ -20,8 +27,10 @@ const niceMax = (max: number, floor: number) => {
 
 export const lineChart = (title: string, points: ReadonlyArray<Point>, format: (v: number) => string, floor: number, now: number = Date.now()): SVGElement => {
   const max = niceMax(Math.max(0, ...points.map((p) => p.v)), floor)
-  const start = now - CHART_WINDOW_MS
-  const x = (t: number) => PAD.left + ((t - start) / CHART_WINDOW_MS) * (WIDTH - PAD.left - PAD.right)
+  const oldest = points.find((p) => p.t >= now - CHART_WINDOW_MS)?.t ?? now
+  const span = Math.min(CHART_WINDOW_MS, Math.max(MIN_SPAN_MS, now - oldest))
+  const start = now - span
+  const x = (t: number) => PAD.left + ((t - start) / span) * (WIDTH - PAD.left - PAD.right)
   const y = (v: number) => PAD.top + (1 - v / max) * (HEIGHT - PAD.top - PAD.bottom)
   const visible = points.filter((p) => p.t >= start)
   const line = visible.map((p) => `${x(p.t).toFixed(1)},${y(p.v).toFixed(1)}`).join(" ")
@@ -31,7 +40,7 @@ export const lineChart = (title: string, points: ReadonlyArray<Point>, format: (
     return node
   }
   const titleNode = svg("title")
-  titleNode.textContent = `${title}: ${visible.length} samples over the last 15 minutes${visible.length > 0 ? `, latest ${format(visible[visible.length - 1]!.v)}` : ""}`
+  titleNode.textContent = `${title}: ${visible.length} samples over the last ${spanLabel(span).slice(1)}${visible.length > 0 ? `, latest ${format(visible[visible.length - 1]!.v)}` : ""}`
   const grid = [0, 0.5, 1].flatMap((f) => [
     svg("line", { class: "grid", x1: PAD.left, x2: WIDTH - PAD.right, y1: y(max * f), y2: y(max * f) }),
     text(format(max * f), { x: PAD.left - 6, y: y(max * f) + 4, "text-anchor": "end" })
@@ -41,7 +50,7 @@ export const lineChart = (title: string, points: ReadonlyArray<Point>, format: (
     { class: "chart", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": title, "data-points": visible.length },
     titleNode,
     ...grid,
-    text("−15 min", { x: PAD.left, y: HEIGHT - 6 }),
+    text(spanLabel(span), { x: PAD.left, y: HEIGHT - 6 }),
     text("now", { x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }),
     ...(visible.length > 0 ? [svg("polyline", { class: "line", points: line })] : [text("no samples yet", { x: WIDTH / 2, y: HEIGHT / 2, "text-anchor": "middle" })])
   )

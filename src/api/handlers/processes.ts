@@ -383,7 +383,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       .handle("metrics", ({ path, urlParams }) =>
         Effect.gen(function* () {
           // Checked first: a bad window is BAD_REQUEST even for an id that names nothing.
-          const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS)
+          const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS, "the daemon keeps 15m of history: ask for history=15m or less")
           const metrics = yield* manager.metrics(path.id)
           if (windowMs === undefined) return metrics
           const store = yield* Effect.serviceOption(MetricsHistory)
