@@ -17,6 +17,7 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
   const summary = h("dl", { class: "facts", id: "summary" })
   const config = h("dl", { class: "facts", id: "config" })
   const env = h("table", { class: "env", id: "env" })
+  const envSummary = h("summary", {}, "Environment")
   const cpuChart = h("figure", { class: "chart-box", id: "cpu-chart" })
   const memoryChart = h("figure", { class: "chart-box", id: "memory-chart" })
   const logs = h("section", { class: "logs", "aria-label": "Logs" })
@@ -33,7 +34,7 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
     statusElement(),
     h("div", { class: "columns" }, h("section", {}, h("h2", {}, "Now"), summary), h("section", {}, h("h2", {}, "Configuration"), config)),
     h("div", { class: "columns" }, cpuChart, memoryChart),
-    h("section", {}, h("h2", {}, "Environment"), env),
+    h("section", {}, h("details", { id: "env-box" }, envSummary, env)),
     h("h2", {}, "Logs"),
     logs
   )
@@ -91,16 +92,22 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
         ...pair("Cron restart", detail.cron_restart === null ? null : `${detail.cron_restart.schedule} (next ${detail.cron_restart.next_run})`)
       )
       const keys = Object.keys(environment.env).sort()
+      envSummary.textContent = `Environment: ${keys.length} variable${keys.length === 1 ? "" : "s"}, ${environment.masked.length} masked`
       replaceChildren(
         env,
-        h("caption", {}, `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; ${environment.masked.length} secret-looking value(s) masked`),
+        h("caption", {}, `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; secret-looking values are masked`),
         ...keys.map((key) => h("tr", {}, h("th", { scope: "row" }, key), h("td", {}, environment.env[key] ?? "")))
       )
+      // Live samples may have arrived while the history was on its way: merge by time, once each.
+      const seen = new Set(cpu.map((p) => p.t))
       for (const point of metrics.history) {
         const t = Date.parse(point.timestamp)
+        if (seen.has(t)) continue
         cpu.push({ t, v: point.cpu_usage })
         memory.push({ t, v: point.rss })
       }
+      cpu.sort((a, b) => a.t - b.t)
+      memory.sort((a, b) => a.t - b.t)
       drawCharts()
       stopLogs ??= renderLogs(logs, id, name)
     } catch (error) {
