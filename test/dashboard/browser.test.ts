@@ -48,7 +48,7 @@ const cell = (page: Page, name: string, index: number) => row(page, name).locato
 const STATUS = 4
 const RESTARTS = 10
 
-describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", () => {
+describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeout: 120_000 }, () => {
   beforeAll(async () => {
     browser = await launchBrowser()
     open = await dashboard()
