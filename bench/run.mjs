@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 // clusterReload also measures PM2 when PM2_BIN names its bin/pm2 (docs/benchmarks.md).
-const BENCHES = ["listLatency", "daemonMemory", "crashRestart", "logPath", "metricsCost", "metricsScrape", "clusterReload"]
+const BENCHES = ["listLatency", "daemonMemory", "crashRestart", "logPath", "metricsCost", "metricsScrape", "clusterReload", "dashboardPaint"]
 
 const filters = process.argv.slice(2).map((a) => a.toLowerCase())
 const selected = BENCHES.filter((b) => filters.length === 0 || filters.some((f) => b.toLowerCase().includes(f)))

@@ -148,6 +148,34 @@ const emitTypes = (folder) => {
 }
 
 mkdirSync("dist", { recursive: true })
+/**
+ * The web dashboard (src/ui, docs/dashboard.md): one script and one stylesheet for browsers, named
+ * by their content's hash (the daemon caches them for a year), and index.html naming them. No
+ * inline script or style, so the daemon's Content-Security-Policy can forbid both.
+ */
+const buildDashboard = async (folder) => {
+  mkdirSync(folder, { recursive: true })
+  const result = await build({
+    entryPoints: ["src/ui/main.ts"],
+    bundle: true,
+    platform: "browser",
+    target: ["chrome100", "firefox100", "safari15"],
+    format: "esm",
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+    outdir: folder,
+    entryNames: "app-[hash]",
+    metafile: true
+  })
+  const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file))
+  const script = outputs.find((name) => name.endsWith(".js"))
+  const style = outputs.find((name) => name.endsWith(".css"))
+  if (script === undefined || style === undefined) throw new Error("the dashboard build wrote no script or no stylesheet")
+  const page = readFileSync("src/ui/index.html", "utf8").replace("__JS__", script).replace("__CSS__", style)
+  writeFileSync(path.join(folder, "index.html"), page)
+}
+
 const staging = mkdtempSync(path.join("dist", ".build-"))
 const out = (name) => path.join(staging, name)
 const typesStaging = mkdtempSync(path.join("dist", ".types-"))
@@ -166,6 +194,8 @@ try {
   // Effect with pmfx (two copies would not recognise each other's services).
   const packageJson = JSON.parse(readFileSync("package.json", "utf8"))
   await build({ ...common, minify: false, entryPoints: ["src/index.ts"], outfile: out("index.cjs"), external: Object.keys(packageJson.dependencies) })
+
+  await buildDashboard(path.join(staging, "ui"))
 
   // The code cache for this machine's Node, made by a command that needs no daemon.
   const scratchHome = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
@@ -186,7 +216,11 @@ try {
   }
   // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)
-  for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) renameSync(out(name), path.join("dist", name))
+  for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) {
+    // A folder (the dashboard's) cannot be renamed over a non-empty one: the old one goes first.
+    if (name === "ui") rmSync(path.join("dist", "ui"), { recursive: true, force: true })
+    renameSync(out(name), path.join("dist", name))
+  }
   if (await types.done) {
     rmSync(path.join("dist", "types"), { recursive: true, force: true })
     renameSync(typesStaging, path.join("dist", "types"))

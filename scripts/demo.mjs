@@ -64,6 +64,7 @@ Try, in another terminal (same demo home):
   PMFX_HOME=.tmp/demo npx pmfx reload api
   PMFX_HOME=.tmp/demo npx pmfx monit
   curl http://127.0.0.1:4000/health
+  open http://localhost:9615/ui/                  # the dashboard, in a browser
   curl http://localhost:9615/api/processes
   npx pmfx --url http://localhost:9615 list        # the same daemon, driven over TCP
   node -e 'const ws = new (require("ws"))("ws://localhost:9615/ws"); ws.on("message", (m) => console.log(String(m)))'`)

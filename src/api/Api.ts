@@ -26,6 +26,7 @@ import {
   KillResult,
   LogsQuery,
   LogsResponse,
+  MetricsQuery,
   PortOverride,
   ProcessListQuery,
   ReadyQuery,
@@ -175,7 +176,14 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.ProcessNotFoundWire)
       .addError(W.BadRequestWire)
   )
-  .add(HttpApiEndpoint.get("metrics", "/api/processes/:id/metrics").setPath(IdPath).addSuccess(ProcessMetrics).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.get("metrics", "/api/processes/:id/metrics")
+      .setPath(IdPath)
+      .setUrlParams(MetricsQuery)
+      .addSuccess(ProcessMetrics)
+      .addError(W.ProcessNotFoundWire)
+      .addError(W.BadRequestWire)
+  )
   .add(
     // A whole ecosystem file in one request; each app's outcome is in the answer (docs/api.md).
     HttpApiEndpoint.post("apply", "/api/apply").setPayload(Schema.Unknown).addSuccess(ApplyResult).addError(W.InvalidConfigWire).addError(W.BadRequestWire)

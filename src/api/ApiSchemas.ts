@@ -217,6 +217,11 @@ export const LogsQuery = Schema.Struct({
   follow: Schema.optional(BooleanText)
 })
 
+/** `GET /api/processes/{id}/metrics?history=15m`: the history window (docs/api.md), a duration of at most 15m. */
+export const MetricsQuery = Schema.Struct({
+  history: Schema.optional(Schema.String.annotations({ description: "a duration up to 15m (like 5m or 900s): history covers that window instead of the last 60 samples" }))
+})
+
 export const HealthQuery = Schema.Struct({ strict: Schema.optional(BooleanText) })
 
 export const LogsResponse = Schema.Struct({
@@ -234,7 +239,8 @@ export const SystemInfo = Schema.Struct({
   total_memory: Schema.Number,
   node_version: Schema.String,
   version: Schema.String,
-  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String })
+  /** `rss`: the daemon's own resident memory in bytes (the dashboard's System panel). */
+  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String, rss: Schema.Int })
 })
 
 export const DaemonStatus = Schema.Struct({

@@ -8,6 +8,7 @@ import { PmfxApi } from "./Api"
 import { daemonMiddleware } from "./daemonMiddleware"
 import { errorResponses } from "./errorResponses"
 import { webGuard } from "./webGuard"
+import { serveDashboard } from "./dashboard/dashboardAssets"
 import { webSocketRoute } from "./websocket/webSocketRoute"
 import type { WebSettings } from "../daemon/StateFile"
 import { limitedServer, type ListenerLimits } from "../daemon/listenerLimits"
@@ -48,7 +49,8 @@ export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
 
 /**
  * Serves the same API over TCP (`pmfx web`), with `webGuard` outermost: daemon routes answer 404,
- * and keys, Host and Origin are checked before anything else runs. `onServer` receives the node
+ * and keys, Host and Origin are checked before anything else runs; then the dashboard's files
+ * (`/ui/`, and `/` for a browser: dashboard/dashboardAssets.ts). `onServer` receives the node
  * server (so the owner can drop its open connections when it closes the listener).
  */
 export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServer: (server: http.Server) => void) =>
@@ -56,7 +58,7 @@ export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServ
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
     Layer.provide(webSocketRoute),
     Layer.provide(HttpApiBuilder.middleware(
-        (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(webGuard(settings)(daemonMiddleware(errorResponses(app))))),
+        (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(webGuard(settings)(serveDashboard(daemonMiddleware(errorResponses(app)))))),
         { withContext: true }
       )),
     Layer.provide(ApiLive),

@@ -37,13 +37,19 @@ export const parseBooleanParam = (field: string, text: string | undefined): Effe
 }
 
 /** A duration in a query (a bare number is milliseconds), at most `maxMs`; `fallbackMs` when absent. */
-export const parseDurationParam = (field: string, text: string | undefined, fallbackMs: number, maxMs: number): Effect.Effect<number, BadRequest> => {
+export const parseDurationParam = (
+  field: string,
+  text: string | undefined,
+  fallbackMs: number,
+  maxMs: number,
+  tooLongSuggestion = `wait at most ${formatDuration(maxMs)}, and ask again if you need longer`
+): Effect.Effect<number, BadRequest> => {
   if (text === undefined) return Effect.succeed(fallbackMs)
   return Either.match(parseDuration(text), {
     onLeft: (reason) => Effect.fail(badRequest(field, reason, "use a duration like 500ms, 30s or 2m")),
     onRight: (ms) =>
       ms > maxMs
-        ? Effect.fail(badRequest(field, `${JSON.stringify(text)} is longer than ${formatDuration(maxMs)}`, `wait at most ${formatDuration(maxMs)}, and ask again if you need longer`))
+        ? Effect.fail(badRequest(field, `${JSON.stringify(text)} is longer than ${formatDuration(maxMs)}`, tooLongSuggestion))
         : Effect.succeed(ms)
   })
 }

@@ -19,6 +19,7 @@ import * as crypto from "node:crypto"
 import type { IncomingMessage } from "node:http"
 import type { WebSettings } from "../daemon/StateFile"
 import { ReadOnlyRequest } from "./readOnly"
+import { isDashboardRequest } from "./dashboard/dashboardAssets"
 import { WebSocketKeyCheck } from "./websocket/WebSocketKeyCheck"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
@@ -112,12 +113,12 @@ export const webGuard = (settings: WebSettings) => {
     return role
   }
 
-  /** Whether a key is one of the configured ones (the WebSocket's `{type:"auth", key}`). */
-  const isValidKey = (key: string): boolean => {
+  /** The role of a key if it is one of the configured ones (the WebSocket's `{type:"auth", key}`). */
+  const roleOfKey = (key: string): Role | null => {
     const hashed = digest(key.trim())
     const isFull = fullKey !== undefined && crypto.timingSafeEqual(hashed, fullKey)
     const isReadOnly = readOnlyKey !== undefined && crypto.timingSafeEqual(hashed, readOnlyKey)
-    return isFull || isReadOnly
+    return isFull ? "full" : isReadOnly ? "read-only" : null
   }
 
   return <E, R>(app: HttpApp.Default<E, R>) => {
@@ -152,14 +153,15 @@ export const webGuard = (settings: WebSettings) => {
       }
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
         allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
-      if (!keyed || (method === "GET" && path === "/")) return withCors(yield* app)
+      // GET / and the dashboard's files (they hold no data; the page asks for the key) are public.
+      if (!keyed || (method === "GET" && path === "/") || isDashboardRequest(method, path, request.headers["accept"])) return withCors(yield* app)
       // `--metrics-public`: Prometheus may scrape without a key (docs/metrics.md); nothing else opens.
       if (settings.metricsPublic === true && isRead(method) && path === METRICS_PATH) return withCors(yield* app)
       // The handshake is public (docs/api.md §8); without a key in its headers, the session asks for one
       // as its first message before any process data flows.
       const keyHeaders = keyHeadersOf(request)
       if (isWebSocket && keyHeaders.authorization.length === 0 && keyHeaders.apiKey.length === 0) {
-        return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: isValidKey })
+        return yield* Effect.locally(app, WebSocketKeyCheck, { _tag: "FirstMessage", verify: roleOfKey })
       }
       const role = roleOf(keyHeaders)
       if (role === null) return withCors(unauthorized())

@@ -4,7 +4,8 @@
  * embedding pmfx (docs/library.md) build the same three stages.
  *
  *   core           Engine (ProcessManager, LogStore, EventBus, MetricsSampler, StdioPipes, Paths,
- *                  EngineOptions), ConfigLoader, SystemStatsReader, ApiTraffic (GET /metrics), DaemonInfo
+ *                  EngineOptions), MetricsHistory, ConfigLoader, SystemStatsReader, ApiTraffic
+ *                  (GET /metrics), DaemonInfo
  *   notifications  Notifications (Alerts + Webhooks watching the bus), or Notifications.none
  *   api            StateStore (state.json), WebListener (`pmfx web`, `--web`) and the API served
  *                  on the unix socket — one API server for every host
@@ -19,6 +20,7 @@ import { ConfigLoader } from "../config/ConfigLoader"
 import { Notifications } from "../events/Notifications"
 import type { LogOutputSettings } from "../logs/LogOutput"
 import { ApiTraffic } from "../metrics/ApiTraffic"
+import { MetricsHistory } from "../monitor/MetricsHistory"
 import { SystemStatsReader } from "../monitor/systemStats"
 import { Engine } from "../supervisor/Engine"
 import type { EngineSettings } from "../supervisor/EngineOptions"
@@ -42,12 +44,13 @@ export const DaemonGraph = {
   /** The engine and the services the API reads from. */
   core: (options: DaemonCoreOptions) =>
     Layer.mergeAll(
-      Engine.at(options.home, options.engine ?? {}, options.logOutput),
+      // The dashboard's 15-minute charts (metrics?history=…), fed by the engine's bus.
+      MetricsHistory.Default,
       ConfigLoader.Default,
       SystemStatsReader.Default,
       ApiTraffic.Default,
       DaemonInfo.make({ home: options.home, socket: options.socket, killed: options.killed, listenerLimits: options.listenerLimits })
-    ),
+    ).pipe(Layer.provideMerge(Engine.at(options.home, options.engine ?? {}, options.logOutput))),
   /** Alerts and webhook delivery (needs the core). */
   notifications: Notifications.Live,
   /** No notifications: settings are not kept, nothing is delivered. */

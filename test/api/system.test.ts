@@ -58,7 +58,7 @@ describe("GET /api/system", () => {
       total_memory: os.totalmem(),
       node_version: process.version,
       version: packageJson.version,
-      daemon: { pid: daemon.pid, started_at: expect.stringMatching(ISO_UTC), uptime: expect.stringMatching(UPTIME), home: daemon.home }
+      daemon: { pid: daemon.pid, started_at: expect.stringMatching(ISO_UTC), uptime: expect.stringMatching(UPTIME), home: daemon.home, rss: expect.any(Number) }
     })
   })
 })

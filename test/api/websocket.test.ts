@@ -243,7 +243,7 @@ describe("the feed with an API key", () => {
     expect(silent.messages).toEqual([])
 
     silent.send({ type: "auth", key: RO_KEY })
-    expect((await silent.next(ofType("auth"), "auth accepted")).data).toEqual({ authenticated: true })
+    expect((await silent.next(ofType("auth"), "auth accepted")).data).toEqual({ authenticated: true, read_only: true })
     const list = await silent.next(ofType("process_list"), "process_list after auth")
     expect(list.data[0].name).toBe("ws-k")
     // A later wrong key is not "accepted"; the session goes on with its first key.

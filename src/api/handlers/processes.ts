@@ -14,6 +14,7 @@ import type { LogEntry } from "../../logs/LogEntry"
 import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
 import { Notifications } from "../../events/Notifications"
+import { HISTORY_WINDOW_MS, MetricsHistory } from "../../monitor/MetricsHistory"
 import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
@@ -377,7 +378,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { id: path.id, name, entries }
         })
       )
-      .handle("metrics", ({ path }) => manager.metrics(path.id))
+      .handle("metrics", ({ path, urlParams }) =>
+        Effect.gen(function* () {
+          // Checked first: a bad window is BAD_REQUEST even for an id that names nothing.
+          const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS, "the daemon keeps 15m of history: ask for history=15m or less")
+          const metrics = yield* manager.metrics(path.id)
+          if (windowMs === undefined) return metrics
+          const store = yield* MetricsHistory
+          return { ...metrics, history: yield* store.history(metrics.id, windowMs) }
+        })
+      )
       .handle("apply", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* decodeApplyRequest(payload)

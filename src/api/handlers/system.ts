@@ -50,7 +50,7 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
           total_memory: os.totalmem(),
           node_version: process.version,
           version: packageJson.version,
-          daemon: { pid: daemon.pid, started_at: new Date(daemon.startedAt).toISOString(), uptime: formatUptime(uptimeMs()), home: daemon.home }
+          daemon: { pid: daemon.pid, started_at: new Date(daemon.startedAt).toISOString(), uptime: formatUptime(uptimeMs()), home: daemon.home, rss: process.memoryUsage.rss() }
         })
       )
       .handle("status", () =>

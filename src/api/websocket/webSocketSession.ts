@@ -20,6 +20,7 @@ import { MAX_CLIENT_MESSAGE_BYTES, parseClientMessage } from "./ClientMessage"
 import { LiveFeed } from "./LiveFeed"
 import { errorMessage, logMessage, serverMessage } from "./ServerMessage"
 import { WebSocketKeyCheck } from "./WebSocketKeyCheck"
+import { ReadOnlyRequest } from "../readOnly"
 
 /** Messages, and their bytes, waiting for a client that reads too slowly; more and it is disconnected. */
 export const OUTBOUND_CAPACITY = 1024
@@ -72,6 +73,8 @@ export const webSocketSession = Effect.gen(function* () {
   const opened = yield* Deferred.make<void>()
   let cutOff = false
   let authenticated = keyCheck._tag === "Open"
+  /** Whether the key that opened the session is the read-only one (`auth` says so). */
+  let sessionReadOnly = yield* FiberRef.get(ReadOnlyRequest)
 
   /** Ends a client that cannot keep up (or floods us): no close frame could reach it anyway. */
   const disconnect = (why: string) =>
@@ -153,9 +156,11 @@ export const webSocketSession = Effect.gen(function* () {
           ? null
           : parseClientMessage(typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8"))
       if (!authenticated) {
-        if (decoded !== null && decoded._tag === "Right" && decoded.right.type === "auth" && keyCheck._tag === "FirstMessage" && keyCheck.verify(decoded.right.key)) {
+        const role = decoded !== null && decoded._tag === "Right" && decoded.right.type === "auth" && keyCheck._tag === "FirstMessage" ? keyCheck.verify(decoded.right.key) : null
+        if (role !== null) {
           authenticated = true
-          yield* send(serverMessage("auth", { authenticated: true }))
+          sessionReadOnly = role === "read-only"
+          yield* send(serverMessage("auth", { authenticated: true, read_only: sessionReadOnly }))
           return yield* startFeed
         }
         return yield* refuse('Invalid or missing API key: send {"type":"auth","key":"..."} first, or the key in a header of the handshake')
@@ -179,10 +184,10 @@ export const webSocketSession = Effect.gen(function* () {
         case "auth":
           // Already in: a session opened by its first message still checks a later key, so a
           // client is never told a wrong key was accepted (it keeps the key it was opened with).
-          if (keyCheck._tag === "FirstMessage" && !keyCheck.verify(message.key)) {
+          if (keyCheck._tag === "FirstMessage" && keyCheck.verify(message.key) === null) {
             return yield* send(errorMessage("UNAUTHORIZED", "Invalid API key; the session stays authenticated with the key it was opened with"))
           }
-          return yield* send(serverMessage("auth", { authenticated: true }))
+          return yield* send(serverMessage("auth", { authenticated: true, read_only: sessionReadOnly }))
         case "ping":
           return yield* send(serverMessage("pong", {}))
         case "unsubscribe":

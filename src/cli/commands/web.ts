@@ -74,7 +74,9 @@ export const webCommand = Command.make("web", options, (o) =>
     )
     if (o.json) return yield* printJson(result)
     const header = result.auth ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"` : ""
-    yield* Console.log(`pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  try: curl${header} ${result.url}/api/processes`)
+    yield* Console.log(
+      `pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  dashboard: ${result.url}/ui/${result.auth ? " (sign in with the key)" : ""}\n  try: curl${header} ${result.url}/api/processes`
+    )
     if (result.auth && settings.metricsPublic === true) yield* Console.log(`  GET ${result.url}/metrics answers without a key (--metrics-public)`)
   })
 ).pipe(Command.withDescription("Serve the API over TCP (the daemon keeps the listener and re-opens it when it starts); --stop closes it"))

@@ -96,7 +96,7 @@ export const runMonit = (api: Api, client: Client) =>
                 id: command.id,
                 lines: answer.entries.map(({ timestamp, stream, level, message }) => ({ timestamp, stream, level, message }))
               })),
-              answer(api.processes.metrics({ path: { id } }), (metrics) => ({
+              answer(api.processes.metrics({ path: { id }, urlParams: {} }), (metrics) => ({
                 _tag: "History",
                 id: command.id,
                 samples: metrics.history.map((point): Sample => ({ at: Date.parse(point.timestamp), cpu: point.cpu_usage, memory: point.rss }))

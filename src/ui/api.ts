@@ -1,0 +1,68 @@
+/**
+ * Calls to the daemon's HTTP API from the page, with the key (when there is one) in the
+ * Authorization header — never in a URL. Errors come back as the API's own message.
+ */
+import type { ActionResult, EnvResult, LogsResponse, SystemInfo } from "../api/ApiSchemas"
+import type { ProcessDetail } from "../domain/ProcessDetail"
+import type { ProcessMetrics } from "../domain/ProcessMetrics"
+
+type ActionResult_ = typeof ActionResult.Type
+export type EnvRecord = typeof EnvResult.Type
+export type LogsRecord = typeof LogsResponse.Type
+export type SystemRecord = typeof SystemInfo.Type
+
+export type Action = "start" | "stop" | "restart" | "reload" | "delete"
+
+export class ApiError extends Error {}
+
+let apiKey: string | null = null
+export const setApiKey = (key: string | null): void => {
+  apiKey = key
+}
+
+const request = async (method: string, path: string): Promise<unknown> => {
+  const headers: Record<string, string> = { accept: "application/json" }
+  if (apiKey !== null) headers["authorization"] = `Bearer ${apiKey}`
+  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" })
+  if (response.status === 204) return null
+  const text = await response.text()
+  let body: unknown = null
+  try {
+    body = JSON.parse(text)
+  } catch {
+    // Not JSON: the message is the text itself.
+  }
+  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`)
+  return body
+}
+
+/** `{success:false, error:{message}}` (structured) or `{error, message}` (the TCP guard's 401/403). */
+const errorText = (body: unknown): string | null => {
+  if (typeof body !== "object" || body === null) return null
+  const record = body as { error?: unknown; message?: unknown }
+  if (typeof record.error === "object" && record.error !== null && typeof (record.error as { message?: unknown }).message === "string") {
+    return (record.error as { message: string }).message
+  }
+  if (typeof record.message === "string") return record.message
+  if (typeof record.error === "string") return record.error
+  return null
+}
+
+const segment = (id: number | string) => encodeURIComponent(String(id))
+
+export const api = {
+  /** 401 when the listener wants a key (and none or a wrong one was given). */
+  probe: async (): Promise<number> => {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (apiKey !== null) headers["authorization"] = `Bearer ${apiKey}`
+    return (await fetch("/api/status", { headers, credentials: "omit", cache: "no-store" })).status
+  },
+  action: (id: number, action: Action): Promise<ActionResult_ | null> =>
+    request(action === "delete" ? "DELETE" : "POST", action === "delete" ? `/api/processes/${segment(id)}` : `/api/processes/${segment(id)}/${action}`) as Promise<ActionResult_ | null>,
+  detail: (id: number) => request("GET", `/api/processes/${segment(id)}`) as Promise<ProcessDetail>,
+  env: (id: number) => request("GET", `/api/processes/${segment(id)}/env`) as Promise<EnvRecord>,
+  metrics: (id: number) => request("GET", `/api/processes/${segment(id)}/metrics?history=15m`) as Promise<ProcessMetrics>,
+  logs: (id: number, query: Readonly<Record<string, string>>) =>
+    request("GET", `/api/processes/${segment(id)}/logs?${new URLSearchParams(query).toString()}`) as Promise<LogsRecord>,
+  system: () => request("GET", "/api/system") as Promise<SystemRecord>
+}

@@ -1,0 +1,258 @@
+/**
+ * The web dashboard in a real browser (docs/dashboard.md): headless Chromium (Debian's package)
+ * driven by playwright-core. Sign-in with a good, a wrong and a read-only key; the table following
+ * what the CLI does; every action button; the process page's chart and logs; a page of another
+ * origin refused. Skipped, with one line saying so, when no Chromium is installed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as http from "node:http"
+import type { Browser, Page } from "playwright-core"
+import { READ_ONLY_REASON } from "../../src/ui/readOnlyReason"
+import type { Sandbox } from "../support/cli"
+import { freeListenerPort } from "../api/tcp"
+import { chromiumPath, type Dashboard, launchBrowser, openDashboard, screenshot, tickerScript } from "./browser"
+
+if (chromiumPath === undefined) console.log("browser tests skipped: no chromium (apt-get install chromium)")
+
+const KEY = "dash-full-key-0123456789"
+const RO_KEY = "dash-read-key-9876543210"
+const WAIT = { timeout: 30_000 }
+
+const sandboxes: Array<Sandbox> = []
+let browser: Browser
+/** One keyless dashboard shared by the tests that do not need keys (each uses its own apps). */
+let open: Dashboard
+
+const dashboard = async (args: ReadonlyArray<string> = []) => {
+  const made = await openDashboard(args)
+  sandboxes.push(made.sandbox)
+  return made
+}
+
+const cli = (sandbox: Sandbox, ...args: Array<string>) => {
+  const result = sandbox.pmfx(args)
+  expect(result.code, `pmfx ${args.join(" ")}: ${result.stderr}`).toBe(0)
+  return result
+}
+
+const newPage = async (width = 1280, height = 800): Promise<Page> => {
+  const page = await browser.newPage({ viewport: { width, height }, colorScheme: "light" })
+  page.setDefaultTimeout(30_000)
+  return page
+}
+
+/** The table row of the app `name` (its name link reads exactly that). */
+const row = (page: Page, name: string) => page.locator("#processes tbody tr[data-id]").filter({ has: page.locator("a", { hasText: new RegExp(`^${name}$`) }) })
+const cell = (page: Page, name: string, index: number) => row(page, name).locator("td").nth(index)
+/** Column indexes: 0 is the checkbox. */
+const STATUS = 4
+const RESTARTS = 10
+
+describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeout: 120_000 }, () => {
+  beforeAll(async () => {
+    browser = await launchBrowser()
+    open = await dashboard()
+  })
+  afterAll(async () => {
+    await browser?.close()
+    for (const sandbox of sandboxes) sandbox.cleanup()
+  })
+
+  it("asks for the key, refuses a wrong one, and disables the actions of the read-only key", async () => {
+    const keyed = await dashboard(["--api-key", KEY, "--read-only-api-key", RO_KEY])
+    cli(keyed.sandbox, "start", tickerScript(keyed.sandbox, "alpha"), "--name", "alpha")
+    const page = await newPage()
+    const urls: Array<string> = []
+    page.on("request", (request) => urls.push(request.url()))
+    await page.goto(keyed.url)
+    await page.locator("#sign-in").waitFor()
+
+    await page.fill("#api-key", "not-the-key")
+    await page.press("#api-key", "Enter")
+    await expect.poll(() => page.locator("#sign-in-error").textContent(), WAIT).toContain("Invalid or missing API key")
+
+    await page.fill("#api-key", RO_KEY)
+    await page.press("#api-key", "Enter")
+    await row(page, "alpha").waitFor()
+    const stop = row(page, "alpha").locator("button.action-stop")
+    expect(await stop.isDisabled()).toBe(true)
+    expect(await stop.getAttribute("title")).toBe(READ_ONLY_REASON)
+    expect(await page.locator("#role").textContent()).toContain("read-only")
+    // The process page reads fine with it, and its buttons are disabled too.
+    await row(page, "alpha").locator("a").click()
+    await page.locator("#config dd").first().waitFor()
+    expect(await page.locator("main button.action-restart").isDisabled()).toBe(true)
+
+    await page.click("#sign-out")
+    await page.fill("#api-key", KEY)
+    await page.press("#api-key", "Enter")
+    await page.goto(`${keyed.url}#/`)
+    await row(page, "alpha").waitFor()
+    expect(await row(page, "alpha").locator("button.action-stop").isDisabled()).toBe(false)
+
+    // The key never travels in a URL or a cookie, and a reload of the tab keeps the session.
+    for (const url of urls) expect(url).not.toMatch(/dash-(full|read)-key/)
+    expect(await page.evaluate("document.cookie")).toBe("")
+    await page.reload()
+    await row(page, "alpha").waitFor()
+    // A browser asking for / gets the dashboard too; JSON clients keep the service record.
+    await page.goto(`http://localhost:${keyed.port}/`)
+    await page.locator("#processes").waitFor()
+    await page.close()
+  })
+
+  it("follows the CLI live: a start, a crash and its restarts, a stop and a delete", async () => {
+    const { sandbox, url } = open
+    const page = await newPage()
+    await page.goto(url)
+    await page.locator("#processes").waitFor()
+    cli(sandbox, "start", tickerScript(sandbox, "beta"), "--name", "beta")
+    await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("online")
+
+    const crashy = sandbox.write("crashy.js", "setTimeout(() => process.exit(3), 700)\n")
+    cli(sandbox, "start", crashy, "--name", "crashy", "--restart-delay", "500")
+    await expect.poll(async () => Number(await cell(page, "crashy", RESTARTS).textContent()), WAIT).toBeGreaterThanOrEqual(2)
+
+    cli(sandbox, "stop", "beta")
+    await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("stopped")
+    cli(sandbox, "delete", "crashy")
+    cli(sandbox, "delete", "beta")
+    await expect.poll(() => page.locator("#processes tbody tr[data-id]").count(), WAIT).toBe(0)
+    await page.close()
+  })
+
+  it("runs each action button, asks before deleting, and shows the API's error", async () => {
+    const { sandbox, url } = open
+    cli(sandbox, "start", tickerScript(sandbox, "gamma"), "--name", "gamma")
+    cli(sandbox, "start", tickerScript(sandbox, "gamma2"), "--name", "gamma2")
+    const page = await newPage()
+    await page.goto(url)
+    const status = page.locator("#status-line")
+    const press = async (name: string, action: string) => row(page, name).locator(`button.action-${action}`).click()
+
+    await expect.poll(() => cell(page, "gamma", STATUS).textContent(), WAIT).toBe("online")
+    await press("gamma", "stop")
+    await expect.poll(() => cell(page, "gamma", STATUS).textContent(), WAIT).toBe("stopped")
+    await expect.poll(() => status.textContent(), WAIT).toBe("stop gamma: done")
+    await press("gamma", "start")
+    await expect.poll(() => cell(page, "gamma", STATUS).textContent(), WAIT).toBe("online")
+    await press("gamma", "restart")
+    await expect.poll(async () => Number(await cell(page, "gamma", RESTARTS).textContent()), WAIT).toBeGreaterThanOrEqual(1)
+    await press("gamma", "reload")
+    await expect.poll(() => status.textContent(), WAIT).toBe("reload gamma: done")
+
+    // A failure shows the API's own message.
+    await press("gamma", "start")
+    await expect.poll(() => status.getAttribute("class"), WAIT).toContain("error")
+    expect(await status.textContent()).toMatch(/^start failed — gamma: .*already/)
+
+    // The selection: both rows stopped by one click.
+    await row(page, "gamma2").locator("input[type=checkbox]").check()
+    await row(page, "gamma").locator("input[type=checkbox]").check()
+    await page.locator(".bulk button.action-stop").click()
+    await expect.poll(async () => [await cell(page, "gamma", STATUS).textContent(), await cell(page, "gamma2", STATUS).textContent()], WAIT).toEqual(["stopped", "stopped"])
+
+    // Delete asks first: dismissed, nothing happens; accepted, the row goes.
+    page.once("dialog", (dialog) => void dialog.dismiss())
+    await press("gamma2", "delete")
+    await expect.poll(() => status.textContent(), WAIT).toBe("stop gamma, gamma2: done")
+    expect(await row(page, "gamma2").count()).toBe(1)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await press("gamma2", "delete")
+    await expect.poll(() => row(page, "gamma2").count(), WAIT).toBe(0)
+    cli(sandbox, "delete", "gamma")
+    await page.close()
+  })
+
+  it("shows a process: details with masked secrets, a chart with data, logs that follow and filter", async () => {
+    const { sandbox, url } = open
+    const script = tickerScript(sandbox, "delta", 250)
+    cli(sandbox, "start", script, "--name", "delta", "--namespace", "shop", "--env", "API_TOKEN=s3cr3t-value", "--env", "MODE=demo")
+    cli(sandbox, "start", tickerScript(sandbox, "api"), "--name", "api", "--namespace", "shop")
+    cli(sandbox, "start", tickerScript(sandbox, "worker"), "--name", "worker", "--namespace", "jobs", "-i", "2")
+    const page = await newPage()
+    await page.goto(url)
+    await expect.poll(() => page.locator("#processes tbody tr[data-id] td.status-online").count(), WAIT).toBe(4)
+    await page.locator("#group").check()
+    await screenshot(page, "dashboard")
+
+    await row(page, "delta").locator("a").click()
+    await page.locator("#config dd").first().waitFor()
+    expect(await page.locator("#env").textContent()).toContain("MODE")
+    expect(await page.locator("#env").textContent()).not.toContain("s3cr3t-value")
+    await expect.poll(async () => Number(await page.locator("#cpu-chart svg").getAttribute("data-points")), WAIT).toBeGreaterThanOrEqual(3)
+    expect(await page.locator("#memory-chart polyline").count()).toBe(1)
+
+    // Following: new lines arrive without asking.
+    const lines = page.locator("#log-lines .log-line")
+    await expect.poll(() => lines.count(), WAIT).toBeGreaterThan(0)
+    const before = await lines.count()
+    await expect.poll(() => lines.count(), WAIT).toBeGreaterThan(before + 3)
+    await screenshot(page, "process")
+
+    // Filters: stderr only, then a grep; followed lines keep to them.
+    await page.selectOption("#log-stream", "err")
+    await expect.poll(async () => (await lines.allTextContents()).length, WAIT).toBeGreaterThan(0)
+    await expect.poll(async () => (await lines.allTextContents()).every((line) => line.includes(" err ") && line.includes("error: tick")), WAIT).toBe(true)
+    await page.selectOption("#log-stream", "all")
+    await page.fill("#log-grep", "tick [0-9]*5$")
+    await page.press("#log-grep", "Enter")
+    await expect.poll(async () => {
+      const shown = await lines.allTextContents()
+      return shown.length > 0 && shown.every((line) => /tick \d*5\n?$/.test(line))
+    }, WAIT).toBe(true)
+    const download = page.waitForEvent("download")
+    await page.click("#log-download")
+    const saved = await (await download).createReadStream()
+    const chunks: Array<Buffer> = []
+    for await (const chunk of saved) chunks.push(chunk as Buffer)
+    const text = Buffer.concat(chunks).toString("utf8")
+    expect(text.trim().split("\n").length).toBeGreaterThan(0)
+    expect(text.trim().split("\n").every((line) => /tick \d*5$/.test(line))).toBe(true)
+    await page.locator("#log-lines").scrollIntoViewIfNeeded()
+    await screenshot(page, "logs")
+    await page.close()
+    cli(sandbox, "delete", "all")
+  })
+
+  it("fits a phone-sized screen and reads the system panel", async () => {
+    const { url } = open
+    const page = await newPage(390, 800)
+    await page.goto(`${url}#/system`)
+    await expect.poll(() => page.locator("#host .card").count(), WAIT).toBe(3)
+    await expect.poll(() => page.locator("#daemon .card").count(), WAIT).toBe(3)
+    expect(await page.locator("#daemon").textContent()).toContain("0.1.0")
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
+    await page.goto(`${url}#/`)
+    await page.locator("#processes").waitFor()
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
+    await page.close()
+  })
+
+  it("refuses a page of another origin: it can neither drive the daemon nor read its feed", async () => {
+    const { sandbox, port } = open
+    cli(sandbox, "start", tickerScript(sandbox, "target"), "--name", "target")
+    const otherPort = await freeListenerPort()
+    const attack = `<!doctype html><script>
+      window.result = { ws: "pending", fetch: "pending" };
+      const ws = new WebSocket("ws://localhost:${port}/ws");
+      ws.onopen = () => { window.result.ws = "open" };
+      ws.onclose = (e) => { if (window.result.ws === "pending") window.result.ws = "refused" };
+      fetch("http://localhost:${port}/api/processes/target/stop", { method: "POST", mode: "no-cors" })
+        .then(() => { window.result.fetch = "sent" }, () => { window.result.fetch = "failed" });
+    </script>`
+    const server = http.createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end(attack))
+    await new Promise<void>((resolve) => server.listen(otherPort, "127.0.0.1", resolve))
+    try {
+      const page = await newPage()
+      await page.goto(`http://127.0.0.1:${otherPort}/`)
+      await expect.poll(() => page.evaluate("window.result"), WAIT).toEqual({ ws: "refused", fetch: expect.stringMatching(/sent|failed/) })
+      await page.close()
+    } finally {
+      server.close()
+    }
+    const listed = JSON.parse(cli(sandbox, "jlist").stdout) as Array<{ name: string; status: string }>
+    expect(listed.find((p) => p.name === "target")?.status).toBe("online")
+    cli(sandbox, "delete", "target")
+  })
+})
