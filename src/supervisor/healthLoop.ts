@@ -4,7 +4,7 @@
  * unhealthy. Runs in the scope of one run of the row (Supervisor.ts).
  */
 import { Clock, Duration, Effect, Queue, SubscriptionRef } from "effect"
-import { PORT_TOKEN } from "../config/validateEcosystem"
+import { PORT_TOKEN } from "../config/appSettingChecks"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
