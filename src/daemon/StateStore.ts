@@ -18,7 +18,7 @@ import { Webhooks } from "../events/Webhooks"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import type { AtomicWriteError } from "./atomicWrite"
 import { DaemonInfo } from "./DaemonInfo"
-import { Paths } from "./Paths"
+import { Paths } from "../shared/Paths"
 import { writeStateFile } from "./StateFile"
 
 const DEBOUNCE = Duration.millis(25)

@@ -3,7 +3,7 @@
  * `PMFX_HOME` like the CLI does; `Engine.at(home)` puts everything under an explicit folder.
  */
 import { Layer } from "effect"
-import { Paths } from "../daemon/Paths"
+import { Paths } from "../shared/Paths"
 import { EventBus } from "../events/EventBus"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"

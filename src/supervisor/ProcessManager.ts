@@ -12,7 +12,7 @@
  */
 import { Effect, Fiber, Option, type Stream, SubscriptionRef } from "effect"
 import { makeClusterHost } from "../cluster/ClusterHost"
-import { Paths } from "../daemon/Paths"
+import { Paths } from "../shared/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { InsufficientResources, InvalidConfig, PortInUse, ProcessAlreadyExists } from "../domain/errors"
 import { EventBus } from "../events/EventBus"
