@@ -4,7 +4,7 @@ import { Effect, Schema, Stream } from "effect"
 import type { LogEntry } from "../../logs/LogEntry"
 import { LogLevel } from "../../logs/LogEntry"
 import type { LogQuery } from "../../logs/LogQuery"
-import type { LogsQuery } from "../ApiSchemas"
+import type { LogsQuery } from "../../shared/ApiSchemas"
 import { badRequest, parseWholeNumber } from "../requestValues"
 
 const KEEP_ALIVE_MS = 15_000
