@@ -33,3 +33,4 @@ export { EngineOptions, defaultEngineSettings } from "./supervisor/EngineOptions
 export type { EngineSettings } from "./supervisor/EngineOptions"
 export { ProcessManager } from "./supervisor/ProcessManager"
 export type { ReloadResult, RuntimePortOption } from "./supervisor/ProcessManager"
+export { Spawner } from "./supervisor/Spawner"

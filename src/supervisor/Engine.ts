@@ -9,12 +9,13 @@ import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
 import { EngineOptions, type EngineSettings } from "./EngineOptions"
 import { ProcessManager } from "./ProcessManager"
+import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 
 const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>) =>
   ProcessManager.Default.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(LogStore.DefaultWithoutDependencies, StdioPipes.Default, EventBus.Default, MetricsSampler.Default, EngineOptions.layer(settings))
+      Layer.mergeAll(LogStore.DefaultWithoutDependencies, StdioPipes.Default, EventBus.Default, MetricsSampler.Default, Spawner.Default, EngineOptions.layer(settings))
     ),
     Layer.provideMerge(paths)
   )

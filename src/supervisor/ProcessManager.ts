@@ -30,6 +30,7 @@ import { makeRedefine } from "./redefineApp"
 import { makeReloadApp } from "./reloadApp"
 import type { Row, RowState } from "./Row"
 import { makeRowLifecycle } from "./rowLifecycle"
+import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 import type { StartError, SupervisorContext } from "./Supervisor"
 import { restoreInto, snapshotOf } from "./tableSnapshot"
@@ -49,6 +50,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const sampler = yield* MetricsSampler
     const settings = yield* EngineOptions
     const pipes = yield* StdioPipes
+    const spawner = yield* Spawner
     const scope = yield* Effect.scope
     /** Set by `handOver`: rows closing from then on leave their processes running. */
     let handingOff = false
@@ -61,7 +63,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       pipes,
       handingOff: () => handingOff,
       spawned: () => onSpawned,
-      cluster: makeClusterHost(() => handingOff)
+      cluster: makeClusterHost(() => handingOff),
+      spawner
     }
 
     const table = yield* makeProcessTable(settings.firstId)

@@ -4,7 +4,7 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
+import { Clock, type Context, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -16,8 +16,7 @@ import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
 import type { RestartReason, Row } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
-import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
-import { type ChildExit, killLeftovers, type SpawnedChild, spawnInstance, watchAdopted } from "./Spawner"
+import type { ChildExit, SpawnedChild, Spawner } from "./Spawner"
 import { openReaders, type PipePair, removePair, type StdioPipes } from "./StdioPipes"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
@@ -40,6 +39,8 @@ export interface SupervisorContext {
   readonly spawned: () => Effect.Effect<void>
   /** Runs the workers of cluster-mode apps. */
   readonly cluster: ClusterHost
+  /** Starts, stops and adopts the processes of fork-mode apps. */
+  readonly spawner: Context.Tag.Service<Spawner>
 }
 
 /** A live process of an earlier daemon that this row takes over (docs/decisions.md, "Apps outlive the daemon"). */
@@ -69,9 +70,6 @@ type RunOutcome =
 
 /** How often a pid file that could not be written is tried again. */
 const PID_FILE_RETRY = Duration.seconds(2)
-
-/** How long after a crash its escaped descendants are swept (ProcessFamily). */
-const CRASH_SWEEP_DELAY = Duration.seconds(1)
 
 /** A row without a live process shows no CPU or memory (the last sample would be stale). */
 const noProcess = { cpu: 0, memory: 0 } as const
@@ -146,7 +144,7 @@ const spawnProcess = (row: Row, context: SupervisorContext, port: number | null,
       )
     )
     const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
-    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : spawnInstance(request, pipes)).pipe(
+    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)).pipe(
       Effect.tapError(() => Effect.sync(() => removePair(pipes)))
     )
     return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
@@ -179,7 +177,7 @@ const runOnce = (
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
           ? spawnProcess(row, context, port, slot)
-          : Effect.map(watchAdopted(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
+          : Effect.map(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
       const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
@@ -188,15 +186,11 @@ const runOnce = (
           if (!(yield* Deferred.isDone(child.exit))) {
             yield* setStatus(row, bus, "stopping")
             // The group, and what left it (setsid, detached children: ProcessFamily).
-            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : stopFamily(child.family, app.kill_timeout)
+            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : context.spawner.stop(child, app.kill_timeout)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
             yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           } else {
-            yield* killLeftovers(child.pid)
-            // Escapees of a crashed run are swept a moment later, off the restart's path: the
-            // sweep reads all of /proc (synchronously), and a crash's replacement should not
-            // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
-            yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
+            yield* context.spawner.afterExit(child)
           }
           // A reload's replacement may already have written its own pid here.
           yield* Effect.sync(() => {
