@@ -16,8 +16,8 @@ import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
-import { PmfxApi } from "./Api"
-import { MAX_APPLY_BODY_BYTES, MAX_BODY_BYTES } from "./ApiSchemas"
+import { PmfxApi } from "../shared/Api"
+import { MAX_APPLY_BODY_BYTES, MAX_BODY_BYTES } from "../shared/ApiSchemas"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
 export { MAX_BODY_BYTES }

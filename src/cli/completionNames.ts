@@ -6,7 +6,7 @@
  * offers no names.
  */
 import * as http from "node:http"
-import { resolveHome, socketPathFor } from "../daemon/homePaths"
+import { resolveHome, socketPathFor } from "../shared/homePaths"
 
 const ANSWER_TIMEOUT_MS = 1_000
 

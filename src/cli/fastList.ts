@@ -8,7 +8,7 @@
  * daemon, report the error with its exit code).
  */
 import * as http from "node:http"
-import { resolveHome, socketPathFor } from "../daemon/homePaths"
+import { resolveHome, socketPathFor } from "../shared/homePaths"
 
 const ANSWER_TIMEOUT_MS = 2_000
 

@@ -5,11 +5,10 @@
  */
 import { Either, ParseResult, Schema } from "effect"
 import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE } from "../domain/AppDefinition"
-import { nameProblem } from "../domain/appName"
 import type { ConfigProblem } from "../domain/errors"
 import { cronHint } from "../domain/cronSchedule"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
-import { parsePort, portCount, portHint } from "../domain/Port"
+import { portHint } from "../domain/Port"
 import { formatSize, sizeHint } from "../domain/Size"
 import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings, WebhookSettings } from "./AppSettings"
 import { closestKey } from "./closestKey"
@@ -20,7 +19,10 @@ import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
 import { honouredWatchOptions } from "./watchOptions"
 import { checkConditions, readDependsOn, readyLogLineProblem } from "./dependsOnSetting"
 import * as path from "node:path"
-import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
+import { isHttpUrl, settingProblems } from "./appSettingChecks"
+import { checkDependencies, checkNames, type Identity } from "./crossAppChecks"
+
+export { PORT_TOKEN, runsOnNode } from "./appSettingChecks"
 
 export interface ValidatedApp {
   /** Position in `apps`, for problem paths. */
@@ -360,162 +362,7 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
   }
   const name = settings.name ?? defaultAppName(settings.script)
 
-  const health = settings.health_check
-  if (health !== undefined && health.enabled !== false) {
-    const type = health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http")
-    if (type === "http" && (health.url === undefined || !isHttpUrl(health.url.replaceAll(PORT_TOKEN, "1")))) {
-      problems.push({
-        field: joinPath(at, "health_check.url"),
-        value: health.url ?? null,
-        message: health.url === undefined ? "is required for an http health check" : "is not an http(s) URL",
-        suggestion: "write the URL to check, like http://127.0.0.1:3000/health"
-      })
-    }
-    if (type === "script" && health.script === undefined) {
-      problems.push({
-        field: joinPath(at, "health_check.script"),
-        value: null,
-        message: "is required for a script health check",
-        suggestion: "write the path of a script that exits 0 when the app is healthy"
-      })
-    }
-  }
-
-  const instances = resolveInstances(settings.instances ?? 1, options.cpus)
-  const tooMany = instances > MAX_INSTANCES
-  if (tooMany) {
-    problems.push({
-      field: joinPath(at, "instances"),
-      value: input.instances ?? null,
-      message: `asks for ${instances} instances, more than ${MAX_INSTANCES}`,
-      suggestion: `write at most ${MAX_INSTANCES} instances`
-    })
-  }
-  const cluster = settings.exec_mode === "cluster" || settings.exec_mode === "cluster_mode"
-  if (cluster && !clusterRuns(settings.script, settings.interpreter)) {
-    problems.push({
-      field: joinPath(at, "exec_mode"),
-      value: input.exec_mode ?? null,
-      message: `cluster mode runs Node scripts only (.js, .mjs, .cjs, a file without an extension, or interpreter node), and ${JSON.stringify(settings.script)} is not one`,
-      suggestion: 'remove exec_mode and give each instance its own port: "instances": 4 with "port": "3000-3003" (or auto:5000-5100)'
-    })
-  }
-  if (cluster && settings.port !== undefined) {
-    const spec = Either.getOrThrow(parsePort(settings.port))
-    if (spec._tag !== "Single") {
-      problems.push({
-        field: joinPath(at, "port"),
-        value: settings.port,
-        message: "in cluster mode every worker listens on the app's one port",
-        suggestion: "write a single port like 3000"
-      })
-    }
-  }
-  // (With too many instances the port check would only repeat the problem; cluster workers share one port.)
-  if (settings.port !== undefined && !tooMany && !cluster) {
-    const spec = Either.getOrThrow(parsePort(settings.port))
-    if (spec._tag !== "Auto" && portCount(spec) < instances) {
-      problems.push({
-        field: joinPath(at, "port"),
-        value: settings.port,
-        message: `offers ${portCount(spec)} port${portCount(spec) === 1 ? "" : "s"} for ${instances} instances`,
-        suggestion: `give a range with one port per instance, like ${spec._tag === "Single" ? spec.port : spec.first}-${(spec._tag === "Single" ? spec.port : spec.first) + instances - 1}, or auto:<first>-<last>`
-      })
-    }
-  }
+  problems.push(...settingProblems(settings, input, at, options.cpus))
   findings.problems.push(...problems)
   return { app: { name, settings, envBlocks } }
-}
-
-/** Whether `script` runs on Node: a .js/.mjs/.cjs file, or `interpreter` node (cluster mode needs it). */
-export const runsOnNode = (script: string, interpreter: string | undefined): boolean =>
-  interpreter !== undefined && interpreter !== "none"
-    ? isNodeInterpreter(interpreter)
-    : isNodeScript(script)
-
-/**
- * Whether cluster mode can run `script`: a Node script, or a file without an extension, which PM2
- * runs with node too (`./bin/www`, the Express generator's default).
- */
-const clusterRuns = (script: string, interpreter: string | undefined): boolean =>
-  runsOnNode(script, interpreter) || ((interpreter === undefined || interpreter === "none") && path.extname(script.trim()) === "")
-
-/** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
-export const PORT_TOKEN = "{port}"
-
-const isHttpUrl = (text: string): boolean => {
-  try {
-    const url = new URL(text)
-    return url.protocol === "http:" || url.protocol === "https:"
-  } catch {
-    return false
-  }
-}
-
-interface Identity {
-  readonly index: number
-  readonly name: string
-  readonly depends_on: ReadonlyArray<string>
-}
-
-const checkNames = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
-  const problems: Array<ConfigProblem> = []
-  const seen = new Map<string, number>()
-  for (const app of apps) {
-    const field = `apps[${app.index}].name`
-    const problem = nameProblem(app.name)
-    if (problem !== undefined) problems.push({ field, value: app.name, ...problem })
-    const first = seen.get(app.name)
-    if (first !== undefined) {
-      problems.push({
-        field,
-        value: app.name,
-        message: `"${app.name}" is already the name of apps[${first}]`,
-        suggestion: "give every app its own name"
-      })
-    } else seen.set(app.name, app.index)
-  }
-  return problems
-}
-
-const checkDependencies = (apps: ReadonlyArray<Identity>): Array<ConfigProblem> => {
-  const problems: Array<ConfigProblem> = []
-  const byName = new Map(apps.map((app) => [app.name, app]))
-  for (const app of apps) {
-    for (const [i, dependency] of app.depends_on.entries()) {
-      if (!byName.has(dependency)) {
-        const closest = closestKey(dependency, byName.keys())
-        problems.push({
-          field: `apps[${app.index}].depends_on[${i}]`,
-          value: dependency,
-          message: `no app named "${dependency}" in this file`,
-          suggestion: closest === undefined ? "name an app defined in the same file" : `did you mean "${closest}"?`
-        })
-      } else if (dependency === app.name) {
-        problems.push({ field: `apps[${app.index}].depends_on[${i}]`, value: dependency, message: "an app cannot depend on itself", suggestion: "remove it" })
-      }
-    }
-  }
-  // Depth-first search for cycles; each cycle is reported once, at the app where it closes.
-  const state = new Map<string, "visiting" | "done">()
-  const visit = (name: string, trail: Array<string>): void => {
-    const app = byName.get(name)
-    if (app === undefined || state.get(name) === "done") return
-    if (state.get(name) === "visiting") {
-      const cycle = [...trail.slice(trail.indexOf(name)), name]
-      const closing = byName.get(trail[trail.length - 1]!)!
-      problems.push({
-        field: `apps[${closing.index}].depends_on`,
-        value: closing.depends_on,
-        message: `depends_on forms a cycle: ${cycle.join(" → ")}`,
-        suggestion: "remove one of the dependencies so the apps can start in order"
-      })
-      return
-    }
-    state.set(name, "visiting")
-    for (const dependency of app.depends_on) if (dependency !== name) visit(dependency, [...trail, name])
-    state.set(name, "done")
-  }
-  for (const app of apps) visit(app.name, [])
-  return problems
 }

@@ -17,7 +17,7 @@ import { Notifications } from "../events/Notifications"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import type { AtomicWriteError } from "./atomicWrite"
 import { DaemonInfo } from "./DaemonInfo"
-import { Paths } from "./Paths"
+import { Paths } from "../shared/Paths"
 import { writeStateFile } from "./StateFile"
 
 const DEBOUNCE = Duration.millis(25)

@@ -9,7 +9,7 @@
  */
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
-import { Paths } from "../daemon/Paths"
+import { Paths } from "../shared/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { ISO_DATE_FORMAT } from "../domain/AppDefinition"
 import type { BadRequest } from "../domain/errors"

@@ -12,7 +12,7 @@
 import { HttpApi, HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Exit } from "effect"
-import { PmfxApi } from "../api/Api"
+import { PmfxApi } from "../shared/Api"
 import { WEBSOCKET_PATH } from "../api/websocket/webSocketRoute"
 
 export const UNMATCHED_ROUTE = "unmatched"

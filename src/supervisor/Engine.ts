@@ -4,13 +4,14 @@
  * daemon and the container runtime build it through DaemonGraph (daemon/DaemonGraph.ts).
  */
 import { Layer } from "effect"
-import { Paths } from "../daemon/Paths"
+import { Paths } from "../shared/Paths"
 import { EventBus } from "../events/EventBus"
 import { LogOutput, type LogOutputSettings } from "../logs/LogOutput"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
 import { EngineOptions, type EngineSettings } from "./EngineOptions"
 import { ProcessManager } from "./ProcessManager"
+import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 
 const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>, logOutput: LogOutputSettings | undefined) =>
@@ -21,6 +22,7 @@ const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSett
         StdioPipes.Default,
         EventBus.Default,
         MetricsSampler.Default,
+        Spawner.Default,
         EngineOptions.layer(settings)
       )
     ),

@@ -3,7 +3,7 @@
  * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
  * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
  */
-import { Clock, Deferred, Duration, Effect, Either, Option, Queue, type Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Either, Layer, Option, Queue, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
@@ -13,7 +13,7 @@ import { liveGroupMembers, readProcStat, readStartTime, readUptimeTicks } from "
 import { parseEnvFile } from "../config/parseEnvFile"
 import { commandLineFor } from "./commandLine"
 import { instanceEnvironment } from "./instanceEnvironment"
-import { makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
+import { killFamilyLeftovers, makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
 import { openWriters, type PipePair } from "./StdioPipes"
 import { resolveIdentity } from "./userIdentity"
 
@@ -274,3 +274,40 @@ export const watchAdopted = (pid: number, startTime: number): Effect.Effect<{ re
     const family = makeFamily(pid, runId, startTime, startTime, yield* Clock.currentTimeMillis)
     return { child: { pid, exit, family }, poke: () => void Queue.unsafeOffer(wake, undefined) }
   })
+
+/** How long after a crash its escaped descendants are swept (ProcessFamily). */
+const CRASH_SWEEP_DELAY = Duration.seconds(1)
+
+/**
+ * How the supervisor starts, stops and takes over processes (docs/architecture.md §4). The default
+ * is the real one above; a test may provide another (test/support/testSpawner.ts drives the
+ * restart policy on a TestClock without real processes).
+ */
+export class Spawner extends Context.Tag("pmfx/Spawner")<
+  Spawner,
+  {
+    /** Starts one process of the request, its stdout and stderr into `pipes`. */
+    readonly spawn: (request: SpawnRequest, pipes: PipePair) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig>
+    /** Stops a running process and what it started (when it has no `stop` of its own). */
+    readonly stop: (child: SpawnedChild, killTimeoutMs: number) => Effect.Effect<void>
+    /** Cleans up after a process that exited on its own: its group's leftovers, then (later) its escapees. */
+    readonly afterExit: (child: SpawnedChild) => Effect.Effect<void>
+    /** Watches a live process of an earlier daemon (see {@link watchAdopted}). */
+    readonly adopt: (pid: number, startTime: number) => Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope>
+  }
+>() {
+  /** Real processes: no shell, own process group, stopped by group and family. */
+  static readonly Default = Layer.succeed(Spawner, {
+    spawn: spawnInstance,
+    stop: (child, killTimeoutMs) => stopFamily(child.family, killTimeoutMs),
+    afterExit: (child) =>
+      Effect.zipRight(
+        killLeftovers(child.pid),
+        // Escapees of a crashed run are swept a moment later, off the restart's path: the
+        // sweep reads all of /proc (synchronously), and a crash's replacement should not
+        // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
+        Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family))))
+      ),
+    adopt: watchAdopted
+  })
+}

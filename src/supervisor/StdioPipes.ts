@@ -16,7 +16,7 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { Paths } from "../daemon/Paths"
+import { Paths } from "../shared/Paths"
 
 /** One app process's pair of FIFOs; `name` is what state.json records. */
 export interface PipePair {

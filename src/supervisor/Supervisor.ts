@@ -4,30 +4,29 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Either, Option, Queue, Schedule, Scope, Stream, SubscriptionRef } from "effect"
+import { Clock, type Context, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { instanceFiles } from "../domain/logPaths"
-import type { ProcessStatus } from "../domain/ProcessStatus"
-import type { HealthStatus } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
 import type { AttachedStream, LogStore } from "../logs/LogStore"
-import { httpProbe, scriptProbe } from "../monitor/healthProbe"
 import type { ClusterHost } from "../cluster/ClusterHost"
-import { PORT_TOKEN } from "../config/validateEcosystem"
 import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
-import type { HealthState, RestartReason, Row, RowState } from "./Row"
+import type { RestartReason, Row } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
-import { killFamilyLeftovers, stopFamily } from "./ProcessFamily"
-import { type ChildExit, killLeftovers, type SpawnedChild, spawnInstance, watchAdopted } from "./Spawner"
+import type { ChildExit, SpawnedChild, Spawner } from "./Spawner"
 import { openReaders, type PipePair, removePair, type StdioPipes } from "./StdioPipes"
-import { nextCronRun, parseCronSchedule } from "../domain/cronSchedule"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
 import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
 import { writePidFile } from "./writePidFile"
+import { healthLoop } from "./healthLoop"
+import { cronRestarts } from "./cronRestarts"
+import { awaitRow, setStatus, updateRow } from "./rowState"
+
+export { awaitRow, setStatus, updateRow } from "./rowState"
 
 export interface SupervisorContext {
   readonly bus: EventBus
@@ -40,6 +39,8 @@ export interface SupervisorContext {
   readonly spawned: () => Effect.Effect<void>
   /** Runs the workers of cluster-mode apps. */
   readonly cluster: ClusterHost
+  /** Starts, stops and adopts the processes of fork-mode apps. */
+  readonly spawner: Context.Tag.Service<Spawner>
 }
 
 /** A live process of an earlier daemon that this row takes over (docs/decisions.md, "Apps outlive the daemon"). */
@@ -54,44 +55,6 @@ export interface Adoption {
 
 export type StartError = ProcessStartFailed | InvalidConfig | FileError
 
-/** Changes a row's state and, when its status changed, tells the bus. */
-export const updateRow = (
-  row: Row,
-  bus: EventBus,
-  change: (state: RowState) => Partial<RowState>,
-  exit?: { readonly exit_code?: number | null; readonly signal?: string | null }
-): Effect.Effect<RowState> =>
-  Effect.gen(function* () {
-    const [previous, next] = yield* SubscriptionRef.modify(row.state, (state): [[RowState, RowState], RowState] => {
-      const next = { ...state, ...change(state) }
-      return [[state, next], next]
-    })
-    if (previous.status !== next.status && row.retired !== true) {
-      yield* bus.publish({
-        _tag: "ProcessStatus",
-        id: row.id,
-        name: row.app.definition.name,
-        instance: row.instance,
-        status: next.status,
-        previous_status: previous.status,
-        pid: next.pid,
-        ...exit
-      })
-    }
-    return next
-  })
-
-export const setStatus = (row: Row, bus: EventBus, status: ProcessStatus, extra: Partial<RowState> = {}) =>
-  updateRow(row, bus, () => ({ status, ...extra }))
-
-/** Waits until the row's state satisfies `predicate` (checked on every change). */
-export const awaitRow = (row: Row, predicate: (state: RowState) => boolean): Effect.Effect<RowState> =>
-  row.state.changes.pipe(
-    Stream.filter(predicate),
-    Stream.runHead,
-    Effect.map(Option.getOrThrow)
-  )
-
 const readPid = (file: string): number | null => {
   try {
     return Number(fs.readFileSync(file, "utf8").trim())
@@ -105,80 +68,11 @@ type RunOutcome =
   | { readonly _tag: "Exited"; readonly exit: ChildExit; readonly uptimeMs: number; readonly pid: number }
   | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean; readonly uptimeMs: number }
 
-const QUICK_PROBE_MS = 500
 /** How often a pid file that could not be written is tried again. */
 const PID_FILE_RETRY = Duration.seconds(2)
 
-/** How long after a crash its escaped descendants are swept (ProcessFamily). */
-const CRASH_SWEEP_DELAY = Duration.seconds(1)
-
 /** A row without a live process shows no CPU or memory (the last sample would be stale). */
 const noProcess = { cpu: 0, memory: 0 } as const
-
-const setHealth = (row: Row, bus: EventBus, health: HealthState) =>
-  Effect.gen(function* () {
-    const previous = (yield* SubscriptionRef.get(row.state)).health.status
-    yield* updateRow(row, bus, () => ({ health }))
-    if (previous !== health.status) {
-      yield* bus.publish({
-        _tag: "HealthChanged",
-        id: row.id,
-        name: row.app.definition.name,
-        instance: row.instance,
-        status: health.status,
-        previous_status: previous,
-        failures: health.failures,
-        detail: health.detail ?? ""
-      })
-    }
-  })
-
-/**
- * Health checks of one process (docs/architecture.md §4). While it is starting, probes run every 500 ms so it
- * turns online as soon as it answers, but a failure only *counts* once per `interval` — a slow
- * starter gets `retries × interval` to come up. Once online, one probe per `interval`. `retries`
- * counted failures in a row mark it unhealthy and ask for a restart.
- */
-const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<string, string>>, bus: EventBus) =>
-  Effect.gen(function* () {
-    const check = app.health_check!
-    const state = yield* SubscriptionRef.get(row.state)
-    const port = state.portOverride ?? state.port
-    const probe =
-      check.check_type === "http" && check.url !== null
-        ? httpProbe(check.url.replaceAll(PORT_TOKEN, String(port ?? "")), check.timeout)
-        : scriptProbe(check.script ?? "", { cwd: app.cwd, env, timeoutMs: check.timeout })
-    let failures = 0
-    let lastCounted = yield* Clock.currentTimeMillis
-    for (;;) {
-      const result = yield* probe
-      const now = yield* Clock.currentTimeMillis
-      const state = yield* SubscriptionRef.get(row.state)
-      const starting = state.status === "starting"
-      let status: HealthStatus = state.health.status
-      if (result.healthy) {
-        failures = 0
-        status = "healthy"
-      } else if (!starting || now - lastCounted >= check.interval) {
-        failures++
-        lastCounted = now
-        if (failures >= check.retries) status = "unhealthy"
-      }
-      yield* setHealth(row, bus, {
-        status,
-        last_check: new Date(now).toISOString(),
-        response_time: result.response_time,
-        failures,
-        detail: result.detail
-      })
-      if (status === "unhealthy") {
-        yield* Queue.offer(row.requests, "health")
-        return
-      }
-      const stillStarting = (yield* SubscriptionRef.get(row.state)).status === "starting"
-      yield* Effect.sleep(Duration.millis(stillStarting && !result.healthy ? Math.min(QUICK_PROBE_MS, check.interval) : check.interval))
-    }
-  })
 
 /**
  * starting → online (docs/api.md, States): at once when the process is up; once it says it is
@@ -191,27 +85,6 @@ const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, ready: Deferr
     if (ready !== undefined) yield* Deferred.await(ready).pipe(Effect.timeout(Duration.millis(app.listen_timeout)), Effect.ignore)
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
-  })
-
-/**
- * Asks for a restart (reason `cron`) at every time of the schedule, in the daemon's local time.
- * A schedule that no longer parses (it was checked when loaded) ends the loop with a warning.
- */
-const cronRestarts = (row: Row, schedule: string) =>
-  Effect.gen(function* () {
-    const parsed = parseCronSchedule(schedule)
-    if (Either.isLeft(parsed)) return yield* Effect.logWarning(`${row.app.definition.name}: cron_restart not scheduled: ${parsed.left}`)
-    for (;;) {
-      const now = yield* Clock.currentTimeMillis
-      const next = nextCronRun(parsed.right, new Date(now)).getTime()
-      yield* Effect.sleep(Duration.millis(Math.max(0, next - now)))
-      // A timer may wake a moment early: never fire before the scheduled time.
-      const woke = yield* Clock.currentTimeMillis
-      if (woke < next) yield* Effect.sleep(Duration.millis(next - woke))
-      // PM2 restarts a running app: a row between runs (restarting after a crash) is left alone.
-      const { status } = yield* SubscriptionRef.get(row.state)
-      if (status === "online" || status === "starting") yield* Queue.offer(row.requests, "cron")
-    }
   })
 
 interface RunningProcess {
@@ -271,7 +144,7 @@ const spawnProcess = (row: Row, context: SupervisorContext, port: number | null,
       )
     )
     const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
-    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : spawnInstance(request, pipes)).pipe(
+    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)).pipe(
       Effect.tapError(() => Effect.sync(() => removePair(pipes)))
     )
     return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
@@ -304,7 +177,7 @@ const runOnce = (
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
           ? spawnProcess(row, context, port, slot)
-          : Effect.map(watchAdopted(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
+          : Effect.map(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
       const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
@@ -313,15 +186,11 @@ const runOnce = (
           if (!(yield* Deferred.isDone(child.exit))) {
             yield* setStatus(row, bus, "stopping")
             // The group, and what left it (setsid, detached children: ProcessFamily).
-            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : stopFamily(child.family, app.kill_timeout)
+            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : context.spawner.stop(child, app.kill_timeout)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
             yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           } else {
-            yield* killLeftovers(child.pid)
-            // Escapees of a crashed run are swept a moment later, off the restart's path: the
-            // sweep reads all of /proc (synchronously), and a crash's replacement should not
-            // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
-            yield* Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
+            yield* context.spawner.afterExit(child)
           }
           // A reload's replacement may already have written its own pid here.
           yield* Effect.sync(() => {

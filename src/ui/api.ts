@@ -2,7 +2,7 @@
  * Calls to the daemon's HTTP API from the page, with the key (when there is one) in the
  * Authorization header — never in a URL. Errors come back as the API's own message.
  */
-import type { ActionResult, EnvResult, LogsResponse, SystemInfo } from "../api/ApiSchemas"
+import type { ActionResult, EnvResult, LogsResponse, SystemInfo } from "../shared/ApiSchemas"
 import type { ProcessDetail } from "../domain/ProcessDetail"
 import type { ProcessMetrics } from "../domain/ProcessMetrics"
 

@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { socketPathFor } from "../../src/daemon/Paths"
+import { socketPathFor } from "../../src/shared/Paths"
 import { isAlive, waitFor } from "../support/daemon"
 
 const PMFX = path.resolve(__dirname, "../../dist/pmfx.cjs")

@@ -9,7 +9,7 @@ import type { AppDefinition } from "../../domain/AppDefinition"
 import { nameProblem } from "../../domain/appName"
 import { type BadRequest, type ConfigProblem, InvalidConfig } from "../../domain/errors"
 import { dependencyProblem } from "../../supervisor/dependencyConditions"
-import { ApplyRequest } from "../ApiSchemas"
+import { ApplyRequest } from "../../shared/ApiSchemas"
 import { badRequest, checkDepth } from "../requestValues"
 
 /** `apps.0.depends_on.1` as the docs write it: `apps[0].depends_on[1]`. */

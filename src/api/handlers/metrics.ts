@@ -8,7 +8,7 @@ import { collectMetrics, type MetricsRow } from "../../metrics/collectMetrics"
 import { readDaemonSelf } from "../../metrics/daemonSelf"
 import { render } from "../../metrics/Exposition"
 import { ProcessManager } from "../../supervisor/ProcessManager"
-import { PmfxApi } from "../Api"
+import { PmfxApi } from "../../shared/Api"
 
 export const MetricsHandlers = HttpApiBuilder.group(PmfxApi, "metrics", (handlers) =>
   Effect.gen(function* () {

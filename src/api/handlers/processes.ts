@@ -1,5 +1,5 @@
 /** Handlers of `/api/processes…` (docs/api.md). */
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { Deferred, Effect, Either, FiberRef, Schema, Stream } from "effect"
 import * as path from "node:path"
 import { ConfigLoader } from "../../config/ConfigLoader"
@@ -10,24 +10,20 @@ import { type AlertRules, type AppDefinition, MAX_INSTANCES, type Webhook } from
 import { nameProblem } from "../../domain/appName"
 import { type BadRequest, InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
-import type { LogEntry } from "../../logs/LogEntry"
-import { LogLevel } from "../../logs/LogEntry"
-import type { LogQuery } from "../../logs/LogQuery"
 import { Notifications } from "../../events/Notifications"
 import { HISTORY_WINDOW_MS, MetricsHistory } from "../../monitor/MetricsHistory"
 import { applyApps } from "../../supervisor/applyApps"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
 import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
+import { logQuery, sse } from "./logRequests"
 import { commonSignals, parseSignal, type SignalSpec } from "../../supervisor/signals"
 import { maskEnvironment } from "../../supervisor/instanceEnv"
-import { PmfxApi } from "../Api"
-import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest, SignalRequest } from "../ApiSchemas"
+import { PmfxApi } from "../../shared/Api"
+import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest, SignalRequest } from "../../shared/ApiSchemas"
 import { maskEnvIfReadOnly, ReadOnlyRequest } from "../readOnly"
-import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses, parseWholeNumber } from "../requestValues"
+import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses } from "../requestValues"
 
-const KEEP_ALIVE_MS = 15_000
-const MAX_LINES = 10_000
 /**
  * Problems listed in one INVALID_CONFIG answer. Validation reports every problem, which for a
  * 1 MiB body of junk can be hundreds of thousands (a 70 MB answer); the message still gives the
@@ -140,50 +136,6 @@ const signalOf = (body: unknown): Effect.Effect<SignalSpec, BadRequest> =>
     if (Either.isLeft(parsed)) return yield* badRequest("signal", parsed.left, suggestion)
     return parsed.right
   })
-
-const logQuery = (params: typeof import("../ApiSchemas").LogsQuery.Type) =>
-  Effect.gen(function* () {
-    const lines = yield* parseWholeNumber("lines", params.lines)
-    if (lines !== undefined && lines > MAX_LINES) {
-      return yield* badRequest("lines", `${lines} is more than ${MAX_LINES}`, `ask for at most ${MAX_LINES} lines`)
-    }
-    const instance = yield* parseWholeNumber("instance", params.instance)
-    const stream = params.stream
-    if (stream !== undefined && stream !== "out" && stream !== "err" && stream !== "all") {
-      return yield* badRequest("stream", `${JSON.stringify(stream)} is not a stream`, "use out, err or all")
-    }
-    const level = params.level
-    if (level !== undefined && !Schema.is(LogLevel)(level)) {
-      return yield* badRequest("level", `${JSON.stringify(level)} is not a level`, `use one of ${LogLevel.literals.join(", ")}`)
-    }
-    const query: LogQuery = {
-      ...(lines === undefined ? {} : { lines }),
-      ...(instance === undefined ? {} : { instance }),
-      ...(stream === undefined ? {} : { stream }),
-      ...(level === undefined ? {} : { level }),
-      ...(params.grep === undefined ? {} : { grep: params.grep }),
-      ...(params.since === undefined ? {} : { since: params.since }),
-      ...(params.until === undefined ? {} : { until: params.until })
-    }
-    return query
-  })
-
-const encoder = new TextEncoder()
-
-/**
- * Server-Sent Events: one `event: log` per line, a comment every 15 s to keep proxies from closing.
- * The first comment goes out at once: Node sends the response headers with the first chunk, so
- * without it a client would not even see the stream open until a line or 15 s had passed.
- */
-const sse = (entries: Stream.Stream<LogEntry>) =>
-  HttpServerResponse.stream(
-    Stream.merge(
-      entries.pipe(Stream.map((entry) => `event: log\ndata: ${JSON.stringify(entry)}\n\n`)),
-      Stream.tick(KEEP_ALIVE_MS).pipe(Stream.map(() => ": keep-alive\n\n")),
-      { haltStrategy: "left" }
-    ).pipe(Stream.map((text) => encoder.encode(text))),
-    { contentType: "text/event-stream", headers: { "cache-control": "no-cache", connection: "keep-alive" } }
-  )
 
 export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (handlers) =>
   Effect.gen(function* () {

@@ -14,7 +14,7 @@ import { isRunningStatus, processStatuses } from "../../domain/ProcessStatus"
 import { LogStore } from "../../logs/LogStore"
 import { SystemStatsReader } from "../../monitor/systemStats"
 import { ProcessManager } from "../../supervisor/ProcessManager"
-import { PmfxApi } from "../Api"
+import { PmfxApi } from "../../shared/Api"
 import { parseBooleanParam } from "../requestValues"
 import { listenerUrl } from "../webGuard"
 

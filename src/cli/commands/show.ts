@@ -4,7 +4,7 @@
  */
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { Paths } from "../../daemon/Paths"
+import { Paths } from "../../shared/Paths"
 import { instanceFiles } from "../../domain/logPaths"
 import { withDaemon } from "../daemonCall"
 import { printJson } from "../output"

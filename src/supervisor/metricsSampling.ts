@@ -1,0 +1,86 @@
+/**
+ * The periodic metrics sample (docs/architecture.md §4): every live row's process tree is read
+ * (MetricsSampler), its CPU, memory and recent history recorded on the row, the memory limit
+ * applied, and one `MetricsSample` event published for all rows. When sampling happens is
+ * decided here only; consumers of the numbers subscribe to the event.
+ */
+import { Clock, Duration, Effect, SubscriptionRef } from "effect"
+import type { EventBus } from "../events/EventBus"
+import type { MetricsSampler } from "../monitor/MetricsSampler"
+import { enforceMemoryLimit } from "./memoryLimitPolicy"
+import { refreshFromSample } from "./ProcessFamily"
+import type { ProcessTable } from "./processTable"
+import type { Row } from "./Row"
+
+/** Points of history a row keeps (one per sample). */
+const HISTORY_LENGTH = 60
+
+export interface SamplingDeps {
+  readonly table: ProcessTable
+  readonly sampler: MetricsSampler
+  readonly bus: EventBus
+}
+
+/** One sample of every live row's process tree: metrics, history, memory limit. */
+export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
+  Effect.gen(function* () {
+    const live: Array<{ row: Row; pid: number }> = []
+    for (const row of table.allRows()) {
+      const state = yield* SubscriptionRef.get(row.state)
+      if (state.pid !== null) live.push({ row, pid: state.pid })
+    }
+    const metrics = yield* sampler.sample(live.map(({ row, pid }) => ({ key: row.id, pid })))
+    const now = yield* Clock.currentTimeMillis
+    const timestamp = new Date(now).toISOString()
+    const reported: Array<{
+      id: number
+      name: string
+      instance: number
+      pid: number | null
+      cpu_usage: number
+      memory_usage: number
+    }> = []
+    for (const { row, pid } of live) {
+      const sample = metrics.get(row.id)
+      if (sample === undefined) continue
+      table.lastPids.set(row.id, sample.pids)
+      const family = row.family
+      if (family !== undefined && family.leader === pid) {
+        yield* refreshFromSample(family, sample.pids.map((p, i) => [p, sample.startTimes[i]!] as const))
+      }
+      const point = { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage }
+      const next = yield* SubscriptionRef.updateAndGet(row.state, (state) =>
+        state.pid !== pid
+          ? state
+          : {
+              ...state,
+              cpu: sample.cpu_usage,
+              memory: sample.memory_usage,
+              history: [...state.history, point].slice(-HISTORY_LENGTH)
+            }
+      )
+      // The row stopped or moved on to another process while /proc was read: this sample is stale.
+      if (next.pid !== pid) continue
+      reported.push({
+        id: row.id,
+        name: row.app.definition.name,
+        instance: row.instance,
+        pid,
+        cpu_usage: sample.cpu_usage,
+        memory_usage: sample.memory_usage
+      })
+      yield* enforceMemoryLimit(row, next, pid, sample.memory_usage, bus)
+    }
+    yield* bus.publish({ _tag: "MetricsSample", timestamp, processes: reported })
+  })
+
+/** Samples every `intervalMs` for as long as the caller's scope lives; a failed sample is logged and the next one runs. */
+export const runMetricsSampling = (deps: SamplingDeps, intervalMs: number) =>
+  Effect.forkScoped(
+    Effect.forever(
+      sampleOnce(deps).pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("metrics sample failed", cause)),
+        Effect.zipRight(Effect.sleep(Duration.millis(intervalMs)))
+      )
+    )
+  )

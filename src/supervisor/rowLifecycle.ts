@@ -1,0 +1,245 @@
+/**
+ * Lifecycle of rows (docs/architecture.md §4): launch a row's supervisor, halt it, stop it,
+ * record what the user wants, start rows app by app in dependency order (waiting for each app's
+ * `depends_on`), and restart an app's rows. Callers hold the app's lock (ProcessTable.forEachApp).
+ */
+import { Deferred, Effect, Either, Fiber, Queue, type Scope, SubscriptionRef } from "effect"
+import type { AppDefinition } from "../domain/AppDefinition"
+import { isRunningStatus } from "../domain/ProcessStatus"
+import type { EventBus } from "../events/EventBus"
+import { checkInstancePaths } from "./checkAppPaths"
+import { awaitDependency, waitingText } from "./dependencyConditions"
+import { startOrder } from "./bulkOrder"
+import type { ProcessTable } from "./processTable"
+import { hasHealthCheck, initialHealth, type Row, type RowState } from "./Row"
+import { overridePorts, ownPort, refreshEnvironment, type RunOptions } from "./runOptions"
+import type { ScaleTable } from "./scaleApp"
+import { type Adoption, type StartError, superviseRow, type SupervisorContext, updateRow } from "./Supervisor"
+
+/** Online, and healthy when the app has a health check: what `waitReady` and a reload wait for. */
+export const isReady = (row: Row, state: RowState) =>
+  state.status === "online" && (!hasHealthCheck(row.app.definition) || state.health.status === "healthy")
+
+/** A row whose supervisor runs a process (or is about to). */
+export const isLive = (row: Row, state: RowState) => row.fiber !== null && isRunningStatus(state.status)
+
+export interface LifecycleDeps {
+  readonly table: ProcessTable
+  readonly bus: EventBus
+  readonly home: string
+  readonly dependencyTimeoutMs: number
+  readonly context: SupervisorContext
+  /** Where supervisor fibers run: the engine's scope, so closing it stops every row. */
+  readonly scope: Scope.Scope
+}
+
+export type RowLifecycle = ReturnType<typeof makeRowLifecycle>
+
+export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope }: LifecycleDeps) => {
+  /** Starts a row's supervisor and waits for its first spawn. */
+  const launch = (
+    row: Row,
+    change: (state: RowState) => Partial<RowState> = () => ({}),
+    adoption?: Adoption
+  ): Effect.Effect<void, StartError> =>
+    Effect.gen(function* () {
+      // Safety net: a deleted row never gets a process (callers hold the app lock and filter too).
+      if (row.removed === true) return
+      yield* updateRow(row, bus, (state) => ({ unstableRestarts: 0, ...change(state) }))
+      // Its paths first: one that cannot be used fails this start, never the daemon (FILE_ERROR).
+      const checked = yield* Effect.either(checkInstancePaths(row.app.definition, row.instance, home))
+      if (checked._tag === "Left") {
+        yield* updateRow(row, bus, () => ({ status: "errored", pid: null, lastError: checked.left.message }))
+        return yield* Effect.fail(checked.left)
+      }
+      yield* Queue.takeAll(row.requests)
+      const firstSpawn = yield* Deferred.make<void, StartError>()
+      row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn, adoption), scope)
+      yield* Deferred.await(firstSpawn)
+    })
+
+  /** Stops a row's supervisor (and with it the process group); the row ends `stopped`. */
+  const halt = (row: Row): Effect.Effect<void> =>
+    Effect.gen(function* () {
+      const fiber = row.fiber
+      row.fiber = null
+      if (fiber !== null) yield* Fiber.interrupt(fiber)
+      const state = yield* SubscriptionRef.get(row.state)
+      if (isRunningStatus(state.status)) {
+        yield* updateRow(row, bus, () => ({
+          status: "stopped",
+          pid: null,
+          cpu: 0,
+          memory: 0,
+          health: initialHealth(hasHealthCheck(row.app.definition))
+        }))
+      }
+    })
+
+  /**
+   * `stop` of a row: halted like any other, and an `errored` row (it gave up, or could not
+   * start) becomes `stopped` too, as PM2 users expect of `stop` — it was asked to stay down,
+   * so it no longer counts as a failure (`/health`, `list --status errored`).
+   */
+  const stopRow = (row: Row): Effect.Effect<void> =>
+    Effect.zipRight(
+      halt(row),
+      updateRow(row, bus, (state) => (state.status === "errored" ? { status: "stopped", pid: null, cpu: 0, memory: 0 } : {}))
+    )
+
+  /** Records what the user asked for (the daemon persists it and restores it after a restart). */
+  const want = (selected: ReadonlyArray<Row>, desired: "running" | "stopped") =>
+    Effect.gen(function* () {
+      for (const row of selected) yield* SubscriptionRef.update(row.state, (state) => ({ ...state, desired }))
+      yield* bus.publish({ _tag: "TableChanged" })
+    })
+
+  /** Waits until every app named in `depends_on` meets its condition; one that never will fails this app's start. */
+  const awaitDependencies = (app: AppDefinition) =>
+    Effect.forEach(
+      app.depends_on,
+      (dependency) => awaitDependency(app, dependency, table.rowsOfApp(dependency.name), dependencyTimeoutMs),
+      { discard: true }
+    )
+
+  /**
+   * Waits for the app's `depends_on` apps, its rows `starting` meanwhile (waiting is part of
+   * starting: no pid yet; `show` says what for); on a dependency that never meets its condition
+   * they end `errored`, saying why.
+   */
+  const waitForDependencies = (app: AppDefinition, appRows: ReadonlyArray<Row>, log: boolean) =>
+    Effect.gen(function* () {
+      if (app.depends_on.length > 0) {
+        const waitingFor = waitingText(app)
+        if (log) yield* Effect.logInfo(`${app.name} waits for ${waitingFor}`)
+        for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "starting", pid: null, waitingFor }))
+      }
+      const waited = yield* Effect.either(awaitDependencies(app))
+      for (const row of appRows) yield* updateRow(row, bus, () => ({ waitingFor: null }))
+      if (Either.isLeft(waited)) {
+        if (log) yield* Effect.logWarning(waited.left.message)
+        for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
+        return yield* Effect.fail(waited.left)
+      }
+    })
+
+  /**
+   * Starts the given rows app by app in dependency order, each app under its lock with the rows
+   * still in the table; `pick` (checked under the lock) narrows them, e.g. to rows not running.
+   * Every app is tried, the first error is reported. Returns the rows still listed.
+   */
+  const startRows = (
+    selected: ReadonlyArray<Row>,
+    options: {
+      readonly change?: (state: RowState) => Partial<RowState>
+      readonly pick?: (row: Row, state: RowState) => boolean
+      readonly desired?: "running"
+      /** Filled with the error of each app whose own launch failed (not its wait for a dependency). */
+      readonly launchFailures?: Map<string, StartError>
+    } = {}
+  ) =>
+    Effect.gen(function* () {
+      let firstError: StartError | undefined
+      const listed: Array<Row> = []
+      const launched: Array<Row> = []
+      yield* table.forEachApp(
+        selected,
+        (name, appRows) =>
+          Effect.gen(function* () {
+            listed.push(...appRows)
+            if (options.desired !== undefined) yield* want(appRows, options.desired)
+            const toStart: Array<Row> = []
+            for (const row of appRows) {
+              if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state))) toStart.push(row)
+            }
+            if (toStart.length === 0) return
+            launched.push(...toStart)
+            const app = toStart[0]!.app.definition
+            yield* waitForDependencies(app, toStart, true)
+            const started = yield* Effect.forEach(toStart, (row) => Effect.either(launch(row, options.change)), {
+              concurrency: "unbounded"
+            })
+            const failed = started.find(Either.isLeft)
+            if (failed !== undefined) {
+              options.launchFailures?.set(name, failed.left)
+              return yield* Effect.fail(failed.left)
+            }
+          }).pipe(
+            Effect.catchAll((error: StartError) =>
+              Effect.sync(() => {
+                if (firstError === undefined) firstError = error
+              })
+            )
+          ),
+        { order: startOrder(table, selected) }
+      )
+      if (firstError !== undefined) return yield* Effect.fail(firstError)
+      return { listed, launched }
+    })
+
+  /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */
+  const restartApp = (
+    name: string,
+    appRows: ReadonlyArray<Row>,
+    options: RunOptions,
+    restartedTogether: ReadonlySet<string> = new Set()
+  ) =>
+    Effect.gen(function* () {
+      const ports = options.port === undefined ? undefined : yield* overridePorts(table, options.port, appRows)
+      refreshEnvironment(appRows, options)
+      yield* want(appRows, "running")
+      const app = appRows[0]!.app.definition
+      const wasLive = new Map<number, boolean>()
+      for (const row of appRows) wasLive.set(row.id, isLive(row, yield* SubscriptionRef.get(row.state)))
+      if (app.depends_on.some((dependency) => restartedTogether.has(dependency.name))) {
+        // Its dependencies were just restarted: stop it, and start it once their conditions hold again.
+        yield* Effect.forEach(appRows, halt, { concurrency: "unbounded", discard: true })
+        yield* waitForDependencies(app, appRows, false)
+      }
+      yield* Effect.forEach(
+        appRows,
+        (row, i) =>
+          Effect.gen(function* () {
+            const wasRunning = wasLive.get(row.id) === true
+            yield* halt(row)
+            yield* launch(row, (state) => ({
+              restarts: state.restarts + (wasRunning ? 1 : 0),
+              portOverride: ports?.[i] ?? null,
+              ...ownPort(options, i)
+            }))
+            if (wasRunning) {
+              const state = yield* SubscriptionRef.get(row.state)
+              yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
+            }
+          }),
+        { concurrency: "unbounded", discard: true }
+      )
+      return appRows
+    })
+
+  /** What `scale` and `redefine` (scaleApp.ts) need of the table; every call is made with the app's lock held. */
+  const scaleTable: ScaleTable = {
+    allRows: table.allRows,
+    addRows: (make) =>
+      table.tableLock.withPermits(1)(
+        Effect.gen(function* () {
+          const added = yield* make(table.takeId)
+          for (const row of added) table.rows.set(row.id, row)
+          return added
+        })
+      ),
+    removeRows: (leaving) =>
+      Effect.gen(function* () {
+        const ids: Array<number> = []
+        for (const row of leaving) {
+          // Marked first: the supervisor never spawns again for a removed row.
+          row.removed = true
+          yield* halt(row)
+          ids.push(...(yield* table.unlist([row])))
+        }
+        return ids
+      })
+  }
+
+  return { launch, halt, stopRow, want, awaitDependencies, startRows, restartApp, scaleTable }
+}
