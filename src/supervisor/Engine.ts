@@ -7,17 +7,27 @@ import { Paths } from "../daemon/Paths"
 import { EventBus } from "../events/EventBus"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
-import { EngineOptions, type EngineSettings } from "./EngineOptions"
+import { SamplingDemand } from "../monitor/SamplingDemand"
+import { defaultEngineSettings, EngineOptions, type EngineSettings } from "./EngineOptions"
 import { ProcessManager } from "./ProcessManager"
 import { StdioPipes } from "./StdioPipes"
 
-const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>) =>
-  ProcessManager.Default.pipe(
+const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>) => {
+  const { metricsIntervalMs, backgroundMetricsMs } = { ...defaultEngineSettings, ...settings }
+  return ProcessManager.Default.pipe(
     Layer.provideMerge(
-      Layer.mergeAll(LogStore.DefaultWithoutDependencies, StdioPipes.Default, EventBus.Default, MetricsSampler.Default, EngineOptions.layer(settings))
+      Layer.mergeAll(
+        LogStore.DefaultWithoutDependencies,
+        StdioPipes.Default,
+        EventBus.Default,
+        MetricsSampler.Default,
+        SamplingDemand.layer(metricsIntervalMs, backgroundMetricsMs),
+        EngineOptions.layer(settings)
+      )
     ),
     Layer.provideMerge(paths)
   )
+}
 
 export const Engine = {
   /** Under `PMFX_HOME` (or its default). */

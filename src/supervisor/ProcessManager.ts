@@ -34,6 +34,7 @@ import { LogStore } from "../logs/LogStore"
 import { readMemoryDetail } from "../monitor/memoryDetail"
 import type { ProcessMetrics } from "../domain/ProcessMetrics"
 import { MetricsSampler } from "../monitor/MetricsSampler"
+import { needsSteadySampling, SamplingDemand } from "../monitor/SamplingDemand"
 import { readStartTime } from "../monitor/procfs"
 import type { EngineSnapshot, RowSnapshot } from "./EngineSnapshot"
 import { dependencyOrder, stopLevels } from "./dependencyOrder"
@@ -106,6 +107,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const logs = yield* LogStore
     const bus = yield* EventBus
     const sampler = yield* MetricsSampler
+    const demand = yield* SamplingDemand
     const settings = yield* EngineOptions
     const pipes = yield* StdioPipes
     const scope = yield* Effect.scope
@@ -798,7 +800,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       Effect.forever(
         sampleOnce.pipe(
           Effect.catchAllCause((cause) => Effect.logWarning("metrics sample failed", cause)),
-          Effect.zipRight(Effect.sleep(Duration.millis(settings.metricsIntervalMs)))
+          Effect.zipRight(demand.sampled),
+          Effect.zipRight(Effect.suspend(() => demand.waitForNext(allRows().some((row) => needsSteadySampling(row.app.definition)))))
         )
       )
     )

@@ -16,6 +16,7 @@ import type { LogQuery } from "../../logs/LogQuery"
 import { Alerts } from "../../events/Alerts"
 import { Webhooks } from "../../events/Webhooks"
 import { applyApps } from "../../supervisor/applyApps"
+import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
 import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
@@ -188,6 +189,8 @@ const sse = (entries: Stream.Stream<LogEntry>) =>
 export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (handlers) =>
   Effect.gen(function* () {
     const manager = yield* ProcessManager
+    // Metrics are sampled on demand: a reader gets figures no older than the sampling interval.
+    const demand = yield* SamplingDemand
     const loader = yield* ConfigLoader
     const daemon = yield* DaemonInfo
     // Present in the daemon (runDaemon provides them); absent in a bare API server.
@@ -219,6 +222,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         Effect.gen(function* () {
           const statuses = urlParams.status === undefined ? undefined : yield* parseStatuses("status", urlParams.status)
           const matchesName = urlParams.name === undefined ? undefined : nameMatcher(urlParams.name)
+          yield* demand.fresh
           const rows = yield* manager.list()
           return rows.filter(
             (row) =>
@@ -296,7 +300,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
         })
       )
-      .handle("get", ({ path }) => Effect.flatMap(manager.get(path.id), maskEnvIfReadOnly))
+      .handle("get", ({ path }) => demand.fresh.pipe(Effect.zipRight(manager.get(path.id)), Effect.flatMap(maskEnvIfReadOnly)))
       .handle("delete", ({ path }) => Effect.asVoid(manager.delete(path.id)))
       .handle("start", ({ path }) => Effect.map(manager.start(path.id), (rows) => action(`started ${path.id}`, rows)))
       .handle("stop", ({ path }) => Effect.map(manager.stop(path.id), (rows) => action(`stopped ${path.id}`, rows)))
@@ -379,7 +383,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { id: path.id, name, entries }
         })
       )
-      .handle("metrics", ({ path }) => manager.metrics(path.id))
+      .handle("metrics", ({ path }) => Effect.zipRight(demand.fresh, manager.metrics(path.id)))
       .handle("apply", ({ payload }) =>
         Effect.gen(function* () {
           const request = yield* decodeApplyRequest(payload)
