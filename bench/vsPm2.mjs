@@ -313,7 +313,8 @@ try {
   L.log("\n" + renderTable(run))
   if (process.argv.includes("--write")) L.log("\n" + writeDocs(run))
 } catch (error) {
-  L.log(`FAILED: ${error?.stack ?? error}`)
+  // An installation failure is the user's to fix (its message says how): no stack for it.
+  L.log(`FAILED: ${String(error?.message).startsWith("PM2 could not be installed") ? error.message : (error?.stack ?? error)}`)
   process.exitCode = 1
 } finally {
   await cleanupAll()
