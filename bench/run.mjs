@@ -14,6 +14,25 @@ const here = path.dirname(fileURLToPath(import.meta.url))
 // clusterReload also measures PM2 when PM2_BIN names its bin/pm2 (docs/benchmarks.md).
 const BENCHES = ["listLatency", "daemonMemory", "crashRestart", "logPath", "metricsCost", "metricsScrape", "clusterReload", "dashboardPaint"]
 
+// `npm run bench -- --vs pm2 [--window <s>] [--no-write]`: the side-by-side comparison with PM2 7
+// (bench/vsPm2.mjs), which also rewrites docs/benchmarks.md's table and docs/images/benchmarks.svg.
+const vsAt = process.argv.indexOf("--vs")
+if (vsAt >= 0) {
+  if (process.argv[vsAt + 1] !== "pm2") {
+    console.error(`--vs takes pm2 (the only manager compared), got ${process.argv[vsAt + 1] ?? "nothing"}`)
+    process.exit(2)
+  }
+  const rest = process.argv.slice(2).filter((_, i) => i !== vsAt - 2 && i !== vsAt - 1)
+  const write = rest.includes("--no-write") ? [] : ["--write"]
+  const child = spawn(process.execPath, [path.join(here, "vsPm2.mjs"), ...rest.filter((a) => a !== "--no-write"), ...write], { stdio: "inherit" })
+  // Ctrl-C reaches the child too (same process group): it cleans up PM2 and pmfx itself.
+  process.on("SIGINT", () => {})
+  child.on("close", (code) => process.exit(code ?? 1))
+} else {
+  await runAll()
+}
+
+async function runAll() {
 const filters = process.argv.slice(2).map((a) => a.toLowerCase())
 const selected = BENCHES.filter((b) => filters.length === 0 || filters.some((f) => b.toLowerCase().includes(f)))
 if (selected.length === 0) {
@@ -75,3 +94,4 @@ const notes = runs.flatMap((run) => run.results.filter((r) => r.note).map((r) =>
 if (notes.length > 0) console.log("\nNotes\n" + notes.join("\n"))
 console.log(`\nTotal ${((Date.now() - started.getTime()) / 1000).toFixed(0)} s; load average now ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}`)
 process.exitCode = runs.some((r) => r.code !== 0 || r.results.length === 0) ? 1 : 0
+}

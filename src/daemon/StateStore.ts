@@ -21,6 +21,8 @@ import { Paths } from "../shared/Paths"
 import { writeStateFile } from "./StateFile"
 
 const DEBOUNCE = Duration.millis(25)
+/** How long a spawn's save waits for the other spawns of a burst, to cover them all (docs/decisions.md). */
+const SPAWN_SAVE_GATHER = Duration.millis(5)
 /** How often a failed save is tried again. */
 export const SAVE_RETRY = Duration.seconds(2)
 
@@ -138,13 +140,15 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     let covered = 0
     const saveAfterSpawn = Effect.suspend(() => {
       const mine = ++requested
-      return spawnLock.withPermits(1)(
+      // Saves are synchronous: without a pause, the spawns of a burst (a file's 50 apps) would
+      // each get a save of their own, one after another. Let the spawns ready to run go first.
+      return Effect.zipRight(Effect.sleep(SPAWN_SAVE_GATHER), spawnLock.withPermits(1)(
         Effect.suspend(() => {
           if (covered >= mine) return Effect.void
           const upTo = requested
           return save.pipe(Effect.ignore, Effect.tap(() => Effect.sync(() => void (covered = upTo))))
         })
-      )
+      ))
     })
     yield* manager.onSpawned(saveAfterSpawn)
     yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))

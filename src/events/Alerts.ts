@@ -19,6 +19,7 @@ import { Clock, Effect, Option, Queue, Stream, SubscriptionRef } from "effect"
 import type { AlertRules } from "../domain/AppDefinition"
 import { formatDuration } from "../domain/Duration"
 import { distinctSizes } from "../domain/Size"
+import { SamplingDemand } from "../monitor/SamplingDemand"
 import { ProcessManager } from "../supervisor/ProcessManager"
 import { EventBus } from "./EventBus"
 import type { AlertKind, PmfxEvent, RowRef } from "./PmfxEvent"
@@ -48,6 +49,7 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
   scoped: Effect.gen(function* () {
     const bus = yield* EventBus
     const manager = yield* ProcessManager
+    const demand = yield* SamplingDemand
     const globalRules = yield* SubscriptionRef.make<AlertRules>({})
     const rows = new Map<number, RowAlertState>()
     const stateOf = (id: number) => {
@@ -173,7 +175,11 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
 
     return {
       /** Replaces the global thresholds (the daemon's settings, or an ecosystem file's top-level `alerts`). */
-      setGlobalRules: (rules: AlertRules | null) => SubscriptionRef.set(globalRules, rules ?? {}),
+      setGlobalRules: (rules: AlertRules | null) =>
+        SubscriptionRef.set(globalRules, rules ?? {}).pipe(
+          // Metric thresholds act on samples: keep them at the full rate (src/monitor/SamplingDemand.ts).
+          Effect.zipRight(demand.setStanding("global alert thresholds", rules?.memory !== undefined || rules?.cpu_percent !== undefined))
+        ),
       globalRules: () => SubscriptionRef.get(globalRules),
       /** One element per change of the global rules (not the current value on subscribing). */
       changes: globalRules.changes.pipe(Stream.drop(1), Stream.as(undefined))

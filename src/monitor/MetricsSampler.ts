@@ -1,6 +1,7 @@
 /**
- * CPU and memory of whole process trees (docs/architecture.md §4 Metrics), from one read of the process table per
- * sample.
+ * CPU and memory of whole process trees (docs/architecture.md §4 Metrics), from one read of the supervised trees per
+ * sample (./supervisedTrees.ts: only their processes where the kernel lists children, else the whole
+ * process table). How often the daemon samples is ./SamplingDemand.ts's business.
  *
  * CPU is a rate, so the sampler remembers each pid's CPU ticks from the previous sample:
  * `cpu_usage` = ticks spent by the tree since then / elapsed seconds / CLK_TCK × 100, i.e. percent
@@ -16,8 +17,9 @@
  * call starts over (reads 0) at the next. Other readers should use the loop's latest results.
  */
 import { Clock, Effect } from "effect"
-import { CLK_TCK, readProcessTable, readUptimeTicks } from "./procfs"
+import { CLK_TCK, type ProcessTable, readUptimeTicks } from "./procfs"
 import { descendantsOf } from "./processTree"
+import { readSupervisedTrees } from "./supervisedTrees"
 
 /** A process tree to measure: `pid` is its leader, `key` names it in the result (a row id). */
 export interface SampleRoot {
@@ -53,7 +55,10 @@ interface PreviousSample {
   readonly ticks: ReadonlyMap<number, PreviousTicks>
 }
 
-export const makeMetricsSampler = (): Effect.Effect<MetricsSamplerShape> =>
+/** `readTable` reads (at least) the processes of the trees of the given root pids. */
+export const makeMetricsSampler = (
+  readTable: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable> = readSupervisedTrees
+): Effect.Effect<MetricsSamplerShape> =>
   Effect.gen(function* () {
     let previous: PreviousSample | undefined
     // Two overlapping calls would compute deltas against each other's state.
@@ -64,7 +69,7 @@ export const makeMetricsSampler = (): Effect.Effect<MetricsSamplerShape> =>
         const atNanos = yield* Clock.currentTimeNanos
         // Read before the table: a process born after this reading is new in the next interval.
         const uptimeTicks = yield* readUptimeTicks()
-        const table = yield* readProcessTable()
+        const table = yield* readTable(roots.map((root) => root.pid))
         const before = previous
         const elapsedSeconds = before === undefined ? 0 : Number(atNanos - before.atNanos) / 1e9
         const ticks = new Map<number, PreviousTicks>()

@@ -44,7 +44,7 @@ const KNOWN_PAGE_SIZES: ReadonlySet<number> = new Set([4096, 16384, 65536])
 const buffer = Buffer.allocUnsafe(4096)
 
 /** Reads a small `/proc` file in one `read` call; undefined when it is gone (the process exited). */
-const readSmallFile = (path: string): string | undefined => {
+export const readSmallFile = (path: string): string | undefined => {
   let fd: number
   try {
     fd = fs.openSync(path, "r")
@@ -68,7 +68,7 @@ let pageSizeCache: number | undefined
  * The RSS field counts pages. Almost every machine has 4 KiB pages, but some arm64 kernels use 16 or
  * 64 KiB: the first mapping in `/proc/self/smaps` tells, read once (without spawning `getconf`).
  */
-const pageSize = (): number => {
+export const pageSize = (): number => {
   if (pageSizeCache === undefined) {
     const match = /KernelPageSize:\s+(\d+) kB/.exec(readSmallFile("/proc/self/smaps") ?? "")
     const detected = match === null ? FALLBACK_PAGE_SIZE : Number(match[1]) * 1024
@@ -105,7 +105,7 @@ const isPidName = (name: string): boolean => {
   return first >= 48 && first <= 57
 }
 
-const readStat = (pid: number, bytesPerPage: number): ProcStat | undefined => {
+export const readStat = (pid: number, bytesPerPage: number): ProcStat | undefined => {
   const line = readSmallFile(`/proc/${pid}/stat`)
   return line === undefined ? undefined : parseProcStat(line, bytesPerPage)
 }

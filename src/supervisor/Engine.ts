@@ -9,25 +9,29 @@ import { EventBus } from "../events/EventBus"
 import { LogOutput, type LogOutputSettings } from "../logs/LogOutput"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
-import { EngineOptions, type EngineSettings } from "./EngineOptions"
+import { SamplingDemand } from "../monitor/SamplingDemand"
+import { defaultEngineSettings, EngineOptions, type EngineSettings } from "./EngineOptions"
 import { ProcessManager } from "./ProcessManager"
 import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 
-const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>, logOutput: LogOutputSettings | undefined) =>
-  ProcessManager.Default.pipe(
+const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>, logOutput: LogOutputSettings | undefined) => {
+  const { metricsIntervalMs, backgroundMetricsMs } = { ...defaultEngineSettings, ...settings }
+  return ProcessManager.Default.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
         LogStore.DefaultWithoutDependencies.pipe(Layer.provide(logOutput === undefined ? LogOutput.files : LogOutput.layer(logOutput))),
         StdioPipes.Default,
         EventBus.Default,
         MetricsSampler.Default,
+        SamplingDemand.layer(metricsIntervalMs, backgroundMetricsMs),
         Spawner.Default,
         EngineOptions.layer(settings)
       )
     ),
     Layer.provideMerge(paths)
   )
+}
 
 export const Engine = {
   /** Under `PMFX_HOME` (or its default). */

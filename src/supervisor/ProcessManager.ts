@@ -18,6 +18,7 @@ import type { InsufficientResources, InvalidConfig, PortInUse, ProcessAlreadyExi
 import { EventBus } from "../events/EventBus"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
+import { SamplingDemand } from "../monitor/SamplingDemand"
 import { haltAll } from "./bulkOrder"
 import type { EngineSnapshot } from "./EngineSnapshot"
 import { EngineOptions } from "./EngineOptions"
@@ -80,7 +81,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
     const redefine = makeRedefine({ table, bus, home: paths.home, lifecycle, reloadApp, summaries })
     const shutdown = haltAll(table, lifecycle.halt)
 
-    yield* runMetricsSampling({ table, sampler, bus }, settings.metricsIntervalMs)
+    yield* runMetricsSampling({ table, sampler, bus }, yield* SamplingDemand)
 
     // Runs first when the engine closes: the apps of a dependency level stop at once, dependents first.
     yield* Effect.addFinalizer(shutdown)

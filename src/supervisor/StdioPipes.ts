@@ -95,6 +95,8 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
     const { pipes: dir } = yield* Paths
     const spares: Array<PipePair> = []
     let refilling = false
+    /** Set when the layer closes: a refill finishing later removes what it made. */
+    let closed = false
     let counter = 0
     const freshName = () => `${process.pid.toString(36)}-${(counter++).toString(36)}-${randomBytes(4).toString("hex")}`
 
@@ -107,27 +109,47 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
       return makeFifos([pair.out, pair.err]).then(() => pair)
     }
 
-    /** Tops the spares up, all missing pairs made by one mkfifo. */
+    /**
+     * Spawns that found no spare, waiting for the refill under way: a burst (50 apps of one file)
+     * then costs a few mkfifo runs, not one per app. Called with null when the refill failed.
+     */
+    const waiting: Array<(pair: PipePair | null) => void> = []
+
+    const serveWaiters = (): void => {
+      while (waiting.length > 0 && spares.length > 0) waiting.shift()!(spares.shift()!)
+    }
+
+    /** Tops the spares up — and makes one pair per waiting spawn — all in one mkfifo. */
     const refill = (): void => {
-      if (refilling || spares.length >= SPARES) return
+      const wanted = SPARES - spares.length + waiting.length
+      if (refilling || wanted <= 0) return
       refilling = true
-      const pairs = Array.from({ length: SPARES - spares.length }, () => pairAt(dir, `${SPARE_PREFIX}${freshName()}`))
+      const pairs = Array.from({ length: wanted }, () => pairAt(dir, `${SPARE_PREFIX}${freshName()}`))
+      const failed = () => {
+        refilling = false
+        for (const pair of pairs) removePair(pair)
+        // The waiting spawns make their own pair (and report mkfifo's error if it fails again).
+        for (const waiter of waiting.splice(0)) waiter(null)
+      }
       try {
         ensureDir()
       } catch {
-        refilling = false
+        failed()
         return
       }
       makeFifos(pairs.flatMap((pair) => [pair.out, pair.err])).then(
         () => {
           refilling = false
+          if (closed) {
+            for (const pair of pairs) removePair(pair)
+            return
+          }
           spares.push(...pairs)
+          serveWaiters()
+          refill()
         },
-        () => {
-          // mkfifo failed (disk full, say): spawns create their own pair and report the error.
-          refilling = false
-          for (const pair of pairs) removePair(pair)
-        }
+        // mkfifo failed (disk full, say): spawns create their own pair and report the error.
+        failed
       )
     }
 
@@ -141,28 +163,51 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
     })
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
+        closed = true
         for (const pair of spares.splice(0)) removePair(pair)
       })
     )
     // Ready before the first spawn asks.
     yield* Effect.sync(refill)
 
-    /** A new pair for one spawn: a spare renamed into place, or made now when none is ready. */
+    /** A spare renamed to `name`; null when that failed (the spare is removed). */
+    const claim = (spare: PipePair, name: string): PipePair | null => {
+      const pair = pairAt(dir, name)
+      try {
+        fs.renameSync(spare.out, pair.out)
+        fs.renameSync(spare.err, pair.err)
+        return pair
+      } catch {
+        removePair(spare)
+        return null
+      }
+    }
+
+    const createNow = (name: string): Effect.Effect<PipePair, Error> =>
+      Effect.tryPromise({ try: () => create(name), catch: (error) => (error instanceof Error ? error : new Error(String(error))) })
+
+    /**
+     * A new pair for one spawn: a spare renamed into place; when none is ready, one of the refill
+     * under way (it makes a pair for each waiting spawn); made on its own when that fails.
+     */
     const take: Effect.Effect<PipePair, Error> = Effect.suspend(() => {
       const name = freshName()
       const spare = spares.shift()
-      refill()
       if (spare !== undefined) {
-        const pair = pairAt(dir, name)
-        try {
-          fs.renameSync(spare.out, pair.out)
-          fs.renameSync(spare.err, pair.err)
-          return Effect.succeed(pair)
-        } catch {
-          removePair(spare)
-        }
+        refill()
+        const pair = claim(spare, name)
+        return pair === null ? createNow(name) : Effect.succeed(pair)
       }
-      return Effect.tryPromise({ try: () => create(name), catch: (error) => (error instanceof Error ? error : new Error(String(error))) })
+      return Effect.async<PipePair | null>((resume) => {
+        const waiter = (pair: PipePair | null) => resume(Effect.succeed(pair === null ? null : claim(pair, name)))
+        waiting.push(waiter)
+        refill()
+        // An interrupted spawn leaves the queue; a pair made for it stays a spare.
+        return Effect.sync(() => {
+          const at = waiting.indexOf(waiter)
+          if (at >= 0) waiting.splice(at, 1)
+        })
+      }).pipe(Effect.flatMap((pair) => (pair === null ? createNow(name) : Effect.succeed(pair))))
     })
 
     /** The pair state.json names, when that name is valid and both FIFOs exist. */

@@ -85,7 +85,40 @@ const carryOut = (planned: PlannedApp, options: ApplyOptions) =>
     )
   })
 
-/** Plans the file against the table and, unless `dryRun`, carries the plan out app by app. */
+/**
+ * The plan's steps (by index) in groups carried out one after another, the steps of a group at once:
+ * the deletions first, one at a time in the plan's order (dependents first); then the file's apps
+ * by dependency depth — an app whose `depends_on` names no other app of the plan is in the first
+ * group, any other one group after its deepest dependency. 50 independent apps thus spawn together
+ * (their saves of state.json coalesce, see src/daemon/StateStore.ts) instead of one after another.
+ */
+export const applyLevels = (plan: ReadonlyArray<PlannedApp>, apps: ReadonlyArray<AppDefinition>): ReadonlyArray<ReadonlyArray<number>> => {
+  const levels: Array<Array<number>> = []
+  const definitions = new Map(apps.map((app) => [app.name, app]))
+  const depthOf = new Map<string, number>()
+  plan.forEach((planned, index) => {
+    if (planned.step._tag === "Delete") {
+      levels.push([index])
+      return
+    }
+    // The plan lists the file's apps in dependency order: a dependency's depth is known already.
+    let depth = 0
+    for (const dependency of definitions.get(planned.name)?.depends_on ?? []) {
+      const of = depthOf.get(dependency.name)
+      if (of !== undefined) depth = Math.max(depth, of + 1)
+    }
+    depthOf.set(planned.name, depth)
+  })
+  const deletions = levels.length
+  plan.forEach((planned, index) => {
+    const depth = depthOf.get(planned.name)
+    if (planned.step._tag === "Delete" || depth === undefined) return
+    ;(levels[deletions + depth] ??= []).push(index)
+  })
+  return levels.filter((level) => level !== undefined)
+}
+
+/** Plans the file against the table and, unless `dryRun`, carries the plan out: independent apps at once. */
 export const applyApps = (options: ApplyOptions): Effect.Effect<ApplyOutcome, never, ProcessManager> =>
   Effect.gen(function* () {
     const manager = yield* ProcessManager
@@ -97,8 +130,13 @@ export const applyApps = (options: ApplyOptions): Effect.Effect<ApplyOutcome, ne
       callerEnv: options.updateEnv ? options.env : undefined
     })
     if (options.dryRun) return { apps: plan.map(({ step: _step, ...reported }) => ({ ...reported, ok: true })), processes: [] }
-    const outcomes: Array<AppOutcome> = []
-    for (const planned of plan) outcomes.push(yield* carryOut(planned, options))
+    const outcomes: Array<AppOutcome> = new Array(plan.length)
+    for (const level of applyLevels(plan, options.apps)) {
+      yield* Effect.forEach(level, (index) => Effect.map(carryOut(plan[index]!, options), (outcome) => void (outcomes[index] = outcome)), {
+        concurrency: "unbounded",
+        discard: true
+      })
+    }
     const names = new Set(options.apps.map((app) => app.name))
     return { apps: outcomes, processes: (yield* manager.list()).filter((row) => names.has(row.name)) }
   })

@@ -4,9 +4,10 @@
  * applied, and one `MetricsSample` event published for all rows. When sampling happens is
  * decided here only; consumers of the numbers subscribe to the event.
  */
-import { Clock, Duration, Effect, SubscriptionRef } from "effect"
+import { Clock, Effect, SubscriptionRef } from "effect"
 import type { EventBus } from "../events/EventBus"
 import type { MetricsSampler } from "../monitor/MetricsSampler"
+import { needsSteadySampling, type SamplingDemandShape } from "../monitor/SamplingDemand"
 import { enforceMemoryLimit } from "./memoryLimitPolicy"
 import { refreshFromSample } from "./ProcessFamily"
 import type { ProcessTable } from "./processTable"
@@ -74,13 +75,18 @@ export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
     yield* bus.publish({ _tag: "MetricsSample", timestamp, processes: reported })
   })
 
-/** Samples every `intervalMs` for as long as the caller's scope lives; a failed sample is logged and the next one runs. */
-export const runMetricsSampling = (deps: SamplingDeps, intervalMs: number) =>
+/**
+ * Samples for as long as the caller's scope lives, at the rate SamplingDemand asks for: fast while
+ * someone watches or an app needs steady sampling (a memory limit, a metric alert), slow otherwise
+ * (docs/architecture.md §4); a failed sample is logged and the next one runs.
+ */
+export const runMetricsSampling = (deps: SamplingDeps, demand: SamplingDemandShape) =>
   Effect.forkScoped(
     Effect.forever(
       sampleOnce(deps).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("metrics sample failed", cause)),
-        Effect.zipRight(Effect.sleep(Duration.millis(intervalMs)))
+        Effect.zipRight(demand.sampled),
+        Effect.zipRight(Effect.suspend(() => demand.waitForNext(deps.table.allRows().some((row) => needsSteadySampling(row.app.definition)))))
       )
     )
   )

@@ -12,6 +12,7 @@ import { EventBus } from "../../src/events/EventBus"
 import { LogOutput } from "../../src/logs/LogOutput"
 import { LogStore } from "../../src/logs/LogStore"
 import { MetricsSampler } from "../../src/monitor/MetricsSampler"
+import { SamplingDemand } from "../../src/monitor/SamplingDemand"
 import { Paths } from "../../src/shared/Paths"
 import { EngineOptions } from "../../src/supervisor/EngineOptions"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
@@ -51,6 +52,7 @@ const withFakeEngine = <A, E>(body: (spawner: TestSpawner) => Effect.Effect<A, E
             StdioPipes.Default,
             EventBus.Default,
             MetricsSampler.Default,
+            SamplingDemand.layer(SAMPLING_INTERVAL_MS, SAMPLING_INTERVAL_MS),
             spawner.layer,
             EngineOptions.layer({ metricsIntervalMs: SAMPLING_INTERVAL_MS })
           )

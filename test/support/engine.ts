@@ -33,7 +33,7 @@ export const withEngine = <A, E>(
   settings: Partial<EngineSettings> = {}
 ) =>
   withTempDir((home) =>
-    Effect.scoped(body(home)).pipe(Effect.provide(Layer.merge(Engine.at(home, { metricsIntervalMs: 250, ...settings }), ConfigLoader.Default)))
+    Effect.scoped(body(home)).pipe(Effect.provide(Layer.merge(Engine.at(home, { metricsIntervalMs: 250, backgroundMetricsMs: 250, ...settings }), ConfigLoader.Default)))
   )
 
 /** Resolved definitions from settings written as in an ecosystem file (relative paths from `baseDir`). */

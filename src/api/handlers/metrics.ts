@@ -7,6 +7,7 @@ import { ApiTraffic } from "../../metrics/ApiTraffic"
 import { collectMetrics, type MetricsRow } from "../../metrics/collectMetrics"
 import { readDaemonSelf } from "../../metrics/daemonSelf"
 import { render } from "../../metrics/Exposition"
+import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../../shared/Api"
 
@@ -16,9 +17,11 @@ export const MetricsHandlers = HttpApiBuilder.group(PmfxApi, "metrics", (handler
     const logs = yield* LogStore
     const traffic = yield* ApiTraffic
     const daemon = yield* DaemonInfo
+    const demand = yield* SamplingDemand
 
-    /** Every row with its state, read as `pmfx list` reads them (the last sample; nothing is measured here). */
+    /** Every row with its state, read as `pmfx list` reads them: a scrape gets a sample no older than a second. */
     const rows = Effect.gen(function* () {
+      yield* demand.fresh
       // "all" on an empty table is an empty list, never PROCESS_NOT_FOUND.
       const all = yield* manager.rowsFor("all").pipe(Effect.orElseSucceed(() => []))
       const out: Array<MetricsRow> = []

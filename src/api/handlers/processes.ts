@@ -13,6 +13,7 @@ import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { Notifications } from "../../events/Notifications"
 import { HISTORY_WINDOW_MS, MetricsHistory } from "../../monitor/MetricsHistory"
 import { applyApps } from "../../supervisor/applyApps"
+import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import type { ScaleCount } from "../../supervisor/scaleApp"
 import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
@@ -140,6 +141,8 @@ const signalOf = (body: unknown): Effect.Effect<SignalSpec, BadRequest> =>
 export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (handlers) =>
   Effect.gen(function* () {
     const manager = yield* ProcessManager
+    // Metrics are sampled on demand: a reader gets figures no older than the sampling interval.
+    const demand = yield* SamplingDemand
     const loader = yield* ConfigLoader
     const daemon = yield* DaemonInfo
     // Notifications.none in a host without notifications: the settings are then not kept.
@@ -170,6 +173,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         Effect.gen(function* () {
           const statuses = urlParams.status === undefined ? undefined : yield* parseStatuses("status", urlParams.status)
           const matchesName = urlParams.name === undefined ? undefined : nameMatcher(urlParams.name)
+          yield* demand.fresh
           const rows = yield* manager.list()
           return rows.filter(
             (row) =>
@@ -247,7 +251,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
         })
       )
-      .handle("get", ({ path }) => Effect.flatMap(manager.get(path.id), maskEnvIfReadOnly))
+      .handle("get", ({ path }) => demand.fresh.pipe(Effect.zipRight(manager.get(path.id)), Effect.flatMap(maskEnvIfReadOnly)))
       .handle("delete", ({ path }) => Effect.asVoid(manager.delete(path.id)))
       .handle("start", ({ path }) => Effect.map(manager.start(path.id), (rows) => action(`started ${path.id}`, rows)))
       .handle("stop", ({ path }) => Effect.map(manager.stop(path.id), (rows) => action(`stopped ${path.id}`, rows)))
@@ -334,6 +338,7 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         Effect.gen(function* () {
           // Checked first: a bad window is BAD_REQUEST even for an id that names nothing.
           const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS, "the daemon keeps 15m of history: ask for history=15m or less")
+          yield* demand.fresh
           const metrics = yield* manager.metrics(path.id)
           if (windowMs === undefined) return metrics
           const store = yield* MetricsHistory

@@ -6,6 +6,7 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { Context, Effect, Layer } from "effect"
 import { EventBus } from "../../events/EventBus"
+import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { LiveFeed } from "./LiveFeed"
 import { webSocketSession } from "./webSocketSession"
@@ -18,7 +19,8 @@ export const webSocketRoute = HttpApiBuilder.Router.use((router) =>
     // TCP listener), and the whole context would carry that request into every session.
     const services = Context.make(LiveFeed, yield* LiveFeed).pipe(
       Context.add(EventBus, yield* EventBus),
-      Context.add(ProcessManager, yield* ProcessManager)
+      Context.add(ProcessManager, yield* ProcessManager),
+      Context.add(SamplingDemand, yield* SamplingDemand)
     )
     yield* router.get(
       WEBSOCKET_PATH,

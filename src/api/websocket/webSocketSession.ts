@@ -14,6 +14,7 @@ import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequ
 import { Deferred, Duration, Effect, Fiber, FiberHandle, FiberRef, Option, Queue } from "effect"
 import type * as net from "node:net"
 import { EventBus } from "../../events/EventBus"
+import { SamplingDemand } from "../../monitor/SamplingDemand"
 import type { PmfxEvent } from "../../events/PmfxEvent"
 import { ProcessManager } from "../../supervisor/ProcessManager"
 import { MAX_CLIENT_MESSAGE_BYTES, parseClientMessage } from "./ClientMessage"
@@ -61,6 +62,7 @@ const waitForDrain = (socket: net.Socket): Effect.Effect<void> =>
 export const webSocketSession = Effect.gen(function* () {
   const feed = yield* LiveFeed
   const bus = yield* EventBus
+  const demand = yield* SamplingDemand
   const manager = yield* ProcessManager
   const request = yield* HttpServerRequest.HttpServerRequest
   const keyCheck = yield* FiberRef.get(WebSocketKeyCheck)
@@ -114,6 +116,8 @@ export const webSocketSession = Effect.gen(function* () {
   /** The live feed: subscribed before the snapshot, so no change after it is missed. */
   const startFeed = Effect.gen(function* () {
     const events = yield* bus.subscribe()
+    // Every session receives the metrics samples: sample at the full rate while it is connected.
+    yield* demand.watch
     yield* send(yield* feed.processList)
     yield* Effect.forkScoped(forward(events))
   })
