@@ -56,6 +56,7 @@ const securityContext = (app: AppDefinition, notes: Array<[string, string]>): Ku
     if (/^\d+$/.test(app.group)) context.runAsGroup = Number(app.group)
     else notes.push(["group", `the group name ${app.group} has no counterpart in a Pod; set securityContext.runAsGroup to its gid`])
   }
+  if (app.stop_exit_codes.length > 0) notes.push(["stop_exit_codes", `exit codes ${app.stop_exit_codes.join(", ")} are restarted like any exit; a Deployment cannot exempt codes`])
   if (app.umask !== null) notes.push(["umask", `umask ${app.umask} has no counterpart in a Pod; set it in the image's entry point`])
   return Object.keys(context).length === 0 ? {} : { securityContext: context }
 }

@@ -26,27 +26,31 @@ const fileError = (target: string, error: unknown): FileError => {
 export const writeExportFiles = (dir: string, files: ReadonlyArray<ExportFile>): Effect.Effect<ReadonlyArray<string>, FileError> =>
   Effect.try({
     try: () => {
-      const written: Array<{ readonly temp: string; readonly final: string }> = []
+      const targets = files.map((file) => ({ file, final: path.join(dir, file.path) }))
+      // A folder where a file must go would fail its rename after others were renamed: refuse first.
+      for (const { final } of targets) {
+        if (fs.existsSync(final) && !fs.statSync(final).isFile()) throw Object.assign(new Error(`${final} is not a file`), { code: "EISDIR" })
+      }
+      const temps: Array<string> = []
       const createdDirs: Array<string> = []
       try {
-        for (const file of files) {
-          const final = path.join(dir, file.path)
+        for (const { file, final } of targets) {
           const parent = path.dirname(final)
           if (!fs.existsSync(parent)) {
             const first = fs.mkdirSync(parent, { recursive: true })
             if (first !== undefined) createdDirs.push(first)
           }
           const temp = path.join(parent, `.${path.basename(final)}.${process.pid}.tmp`)
+          temps.push(temp)
           fs.writeFileSync(temp, file.content, { mode: 0o644, flag: "wx" })
-          written.push({ temp, final })
         }
+        targets.forEach(({ final }, i) => fs.renameSync(temps[i]!, final))
       } catch (error) {
-        for (const { temp } of written) fs.rmSync(temp, { force: true })
+        for (const temp of temps) fs.rmSync(temp, { force: true })
         for (const created of createdDirs.reverse()) fs.rmSync(created, { recursive: true, force: true })
         throw error
       }
-      for (const { temp, final } of written) fs.renameSync(temp, final)
-      return written.map(({ final }) => final)
+      return targets.map(({ final }) => final)
     },
     catch: (error) => fileError(dir, error)
   })

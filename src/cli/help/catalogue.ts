@@ -233,6 +233,20 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     pm2: "pm2 env",
     docs: docs("pmfx-env")
   },
+  export: {
+    summary: "write an ecosystem file's apps as Kubernetes objects, a compose file or systemd units",
+    usage: [
+      "pmfx export kubernetes|compose|systemd <file> [-o dir] [--only a,b] [--env NAME] [--json]",
+      "pmfx export kubernetes|compose <file> [--image image] [--root dir] [--workdir path] [--wait-image image] [--cpus n]"
+    ],
+    examples: [
+      { command: "pmfx export kubernetes ecosystem.config.js --image registry.example.com/shop:1.4 -o deploy/", comment: "writes deploy/kubernetes.yaml" },
+      { command: "pmfx export compose ecosystem.yaml --env production > compose.yaml" },
+      { command: "sudo pmfx export systemd ecosystem.json -o /etc/systemd/system", comment: "one unit per app" }
+    ],
+    completes: "files",
+    docs: docs("pmfx-export")
+  },
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",
     usage: ["pmfx startup [--install]"],
