@@ -29,7 +29,8 @@ export const DEFAULT_WAIT_IMAGE = "busybox:1.36"
 const targetArg = Args.text({ name: exportTargets.join("|") }).pipe(Args.withDescription(`what to export to: ${exportTargets.join(", ")}`))
 
 const options = {
-  output: Options.directory("output", { exists: "either" }).pipe(
+  // Text, not Options.directory: its existence check fails with a system error, not FILE_ERROR.
+  output: Options.text("output").pipe(
     Options.withAlias("o"),
     Options.withPseudoName("dir"),
     Options.withDescription("write the files into this folder (created if missing) instead of printing them"),
