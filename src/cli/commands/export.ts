@@ -19,7 +19,7 @@ import { CallerEnvironment } from "../CallerEnvironment"
 import { failWith, printJson } from "../output"
 import { style } from "../style"
 import { badUsage, optionValue } from "../usage"
-import { onlyNames, onlyOption } from "./applyFile"
+import { onlyNames } from "./applyFile"
 import { envOption, fileArg, jsonOption } from "./configOptions"
 import { ConfigLoader } from "../../config/ConfigLoader"
 
@@ -64,7 +64,18 @@ const options = {
     Options.optional
   ),
   env: envOption,
-  only: onlyOption,
+  only: Options.text("only").pipe(
+    Options.withPseudoName("a,b"),
+    Options.withDescription("export only these apps of the file (comma-separated names); their dependencies are still looked up"),
+    Options.mapEffect(
+      optionValue(
+        "--only",
+        (text: string) => (/^[^,]+(,[^,]+)*$/.test(text.trim()) ? Either.right(text.split(",").map((name) => name.trim())) : Either.left(`${JSON.stringify(text)} is not a list of names`)),
+        "write app names separated by commas, like --only api,worker"
+      )
+    ),
+    Options.optional
+  ),
   json: jsonOption
 }
 

@@ -234,7 +234,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     docs: docs("pmfx-env")
   },
   export: {
-    summary: "write an ecosystem file's apps as Kubernetes objects, a compose file or systemd units",
+    summary: "write a file's apps for Kubernetes, compose or systemd",
     usage: [
       "pmfx export kubernetes|compose|systemd <file> [-o dir] [--only a,b] [--env NAME] [--json]",
       "pmfx export kubernetes|compose <file> [--image image] [--root dir] [--workdir path] [--wait-image image] [--cpus n]"
