@@ -13,6 +13,10 @@ import { unmappedSettings } from "./unmappedSettings"
 
 type KubeObject = Record<string, unknown>
 
+/** The name part of an annotation key: at most 63 of [A-Za-z0-9._-], beginning and ending alphanumeric. */
+const annotationName = (key: string): string =>
+  key.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "") || "note"
+
 /** A memory quantity: the largest binary unit that divides the bytes exactly. */
 export const memoryQuantity = (bytes: number): string => {
   for (const [unit, size] of [["Gi", 1024 ** 3], ["Mi", 1024 ** 2], ["Ki", 1024]] as const) {
@@ -98,7 +102,7 @@ const renderApp = (portable: PortableApp, byName: ReadonlyMap<string, PortableAp
   const annotations: Record<string, string> = {
     "pmfx.dev/app": app.name,
     ...(app.depends_on.length === 0 ? {} : { "pmfx.dev/depends-on": app.depends_on.map((d) => `${d.name} (${d.condition})`).join(", ") }),
-    ...Object.fromEntries(notes.map(([key, note]) => [`pmfx.dev/${key.replace(/[^A-Za-z0-9._-]/g, "-")}`, note]))
+    ...Object.fromEntries(notes.map(([key, note]) => [`pmfx.dev/${annotationName(key)}`, note]))
   }
   const metadata = { name: id, labels, annotations }
   const template = { metadata: { labels }, spec: podSpec }

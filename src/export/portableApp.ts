@@ -62,15 +62,18 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0"])
 /** Whole seconds, at least `min`. */
 export const seconds = (ms: number, min = 1): number => Math.max(min, Math.ceil(ms / 1000))
 
-/** A DNS-1123 label (Kubernetes names, compose services, unit names): lower case, digits and dashes. */
-export const portableId = (name: string): string =>
-  name
+/**
+ * A DNS-1035 label (Kubernetes names — a Service's must start with a letter —, compose services,
+ * unit names): lower case letters, digits and dashes, a letter first (`2fa` → `app-2fa`).
+ */
+export const portableId = (name: string): string => {
+  const label = name
     .toLowerCase()
     .replace(/[^a-z0-9-]+/g, "-")
     .replace(/-+/g, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, 63)
-    .replace(/-+$/, "")
+  return (/^[0-9]/.test(label) ? `app-${label}` : label).slice(0, 63).replace(/-+$/, "")
+}
 
 const isExecutable = (file: string): boolean => {
   try {
@@ -122,6 +125,11 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
     else envFile = { targetPath: targetPath("env_file", app.env_file), hostPath: app.env_file, vars: parsed.right }
   }
 
+  if (options.target === "kubernetes") {
+    for (const key of [...Object.keys(app.env), ...Object.keys(envFile?.vars ?? {})]) {
+      if (!/^[-._a-zA-Z0-9]+$/.test(key)) fail(`env.${key}`, key, `the variable name ${JSON.stringify(key)} cannot be a ConfigMap key (letters, digits, -, _ and . only)`, "rename the variable")
+    }
+  }
   if (options.target === "systemd" && app.exec_mode === "cluster" && app.instances > 1) {
     fail("exec_mode", app.exec_mode, `cluster mode shares one port between ${app.instances} workers of a pmfx cluster primary; separate units cannot share it`, "export it to kubernetes or compose (each replica has its own address), set instances: 1, or run it under pmfx itself (`pmfx startup`)")
   }

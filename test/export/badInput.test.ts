@@ -85,6 +85,21 @@ describe("pmfx export: bad input", () => {
     expect(error.message).toContain('"web"')
   })
 
+  it("two apps that make the same name on the target are refused (apps[i].name); a name starting with a digit gets a letter first", () => {
+    sandbox.write("project/server.js", "setInterval(() => {}, 1000)\n")
+    const clash = sandbox.write("project/clash.json", JSON.stringify({ apps: [{ name: "Web API", script: "./server.js" }, { name: "web-api", script: "./server.js" }] }))
+    const result = sandbox.pmfx(["export", "kubernetes", clash, "--json"])
+    expect(result.code).toBe(3)
+    const error = wire(result.stdout).error
+    expect(error.details.field).toBe("apps[1].name")
+    expect(error.message).toContain('"web-api"')
+    expect(error.details.suggestion).toContain("rename")
+    const digit = sandbox.write("project/digit.json", JSON.stringify({ apps: [{ name: "2fa", script: "./server.js", port: 7000 }] }))
+    const ok = sandbox.pmfx(["export", "kubernetes", digit])
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toContain("name: app-2fa")
+  })
+
   it("-o into a folder that cannot be made is FILE_ERROR (exit 3) and nothing is written", () => {
     const blocker = sandbox.write("a-file", "x")
     const out = path.join(blocker, "out")
