@@ -90,9 +90,19 @@ const renderService = (portable: PortableApp, byName: ReadonlyMap<string, Portab
   return { service, warnings: notes.map(([key, note]) => `${app.name}: ${key}: ${note}`) }
 }
 
+/** Compose interpolates `$VAR` in every value; a `$` of the app's own is written `$$`. */
+const escapeDollars = (node: unknown): unknown =>
+  typeof node === "string"
+    ? node.replace(/\$/g, "$$$$")
+    : Array.isArray(node)
+      ? node.map(escapeDollars)
+      : typeof node === "object" && node !== null
+        ? Object.fromEntries(Object.entries(node).map(([key, value]) => [key, escapeDollars(value)]))
+        : node
+
 export const composeDocument = (apps: ReadonlyArray<PortableApp>, byName: ReadonlyMap<string, PortableApp>, options: ExportOptions) => {
   const rendered = apps.map((portable) => [portable.id, renderService(portable, byName, options)] as const)
-  return { document: { services: Object.fromEntries(rendered.map(([id, r]) => [id, r.service])) }, warnings: rendered.flatMap(([, r]) => r.warnings) }
+  return { document: { services: Object.fromEntries(rendered.map(([id, r]) => [id, escapeDollars(r.service)])) }, warnings: rendered.flatMap(([, r]) => r.warnings) }
 }
 
 export const renderCompose = (apps: ReadonlyArray<PortableApp>, byName: ReadonlyMap<string, PortableApp>, options: ExportOptions) => {

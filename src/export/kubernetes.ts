@@ -13,6 +13,8 @@ import { unmappedSettings } from "./unmappedSettings"
 
 type KubeObject = Record<string, unknown>
 
+const dollarSafe = (word: string): string => word.replace(/\$\(/g, "$$$$(")
+
 /** The name part of an annotation key: at most 63 of [A-Za-z0-9._-], beginning and ending alphanumeric. */
 const annotationName = (key: string): string =>
   key.replace(/[^A-Za-z0-9._-]+/g, "-").slice(0, 63).replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, "") || "note"
@@ -85,8 +87,9 @@ const renderApp = (portable: PortableApp, byName: ReadonlyMap<string, PortableAp
   const container: KubeObject = {
     name: id,
     image: options.image,
-    command: [portable.argv[0]],
-    ...(portable.argv.length > 1 ? { args: portable.argv.slice(1) } : {}),
+    // The kubelet expands $(VAR) in command and args; $$( keeps the app's own text.
+    command: [dollarSafe(portable.argv[0]!)],
+    ...(portable.argv.length > 1 ? { args: portable.argv.slice(1).map(dollarSafe) } : {}),
     workingDir: portable.cwd,
     ...(configMap === null ? {} : { envFrom: [{ configMapRef: { name: configMap.metadata.name } }] }),
     ...(portable.port === null ? {} : { ports: [{ name: "app", containerPort: portable.port.first, protocol: "TCP" }] }),

@@ -30,7 +30,8 @@ export const richEcosystem = {
     {
       name: "checker",
       script: "./apps/check.sh",
-      args: ["--loop", "a b"],
+      args: ["--loop", "a b", "$(HOME)"],
+      env: { PRICE: "$5" },
       kill_timeout: "10s",
       health_check: { script: "./apps/check.sh" }
     },

@@ -92,7 +92,7 @@ describe("pmfx export kubernetes", () => {
     expect(result.stderr).toContain("Web API: cron_restart:")
     const objects = validateKubernetes(fs.readFileSync(path.join(out, "kubernetes.yaml"), "utf8"))
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
-      "ConfigMap/web-api-env", "Deployment/web-api", "Service/web-api", "Deployment/checker", "Job/migrate", "ConfigMap/reporter-env", "Deployment/reporter"
+      "ConfigMap/web-api-env", "Deployment/web-api", "Service/web-api", "ConfigMap/checker-env", "Deployment/checker", "Job/migrate", "ConfigMap/reporter-env", "Deployment/reporter"
     ])
     const api = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "web-api")!
     const container = api.spec.template.spec.containers[0]
@@ -110,7 +110,7 @@ describe("pmfx export kubernetes", () => {
     expect(configMap.data).toEqual({ FROM_FILE: "yes", B: "2", A: "1", QUOTED: 'say "hi" 100%', PORT: "4100" })
     const checker = objects.find((o) => o.metadata.name === "checker")!.spec.template.spec.containers[0]
     expect(checker.livenessProbe.exec.command).toEqual(["/app/apps/check.sh"])
-    expect([...checker.command, ...checker.args]).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b"])
+    expect([...checker.command, ...checker.args]).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b", "$$(HOME)"])
     const migrate = objects.find((o) => o.kind === "Job")!
     expect(migrate.spec.backoffLimit).toBe(0)
     expect(migrate.spec.template.spec.restartPolicy).toBe("Never")
@@ -153,6 +153,9 @@ describe("pmfx export compose", () => {
     expect(api.healthcheck.start_period).toBe("8s")
     expect(api.stop_grace_period).toBe("8s")
     expect(document.services.migrate.restart).toBe("no")
+    // Compose interpolates $: the app's own are doubled.
+    expect(document.services.checker.command).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b", "$$(HOME)"])
+    expect(document.services.checker.environment).toEqual({ PRICE: "$$5" })
     expect(document.services.reporter.depends_on).toEqual({
       "web-api": { condition: "service_healthy" },
       migrate: { condition: "service_completed_successfully" },
@@ -193,7 +196,8 @@ describe("pmfx export systemd", () => {
     expect(files["reporter@.service"]).toContain("Requires=web-api@0.service web-api@1.service web-api@2.service migrate.service checker.service")
     expect(files["reporter@.service"]).not.toContain("WantedBy=")
     expect(files["migrate.service"]).toContain("Restart=no")
-    expect(files["checker.service"]).toContain('ExecStart=bash ' + path.join(sandbox.dir, "project/apps/check.sh") + ' --loop "a b"')
+    expect(files["checker.service"]).toContain('ExecStart=bash ' + path.join(sandbox.dir, "project/apps/check.sh") + ' --loop "a b" $$(HOME)')
+    expect(files["checker.service"]).toContain("Environment=PRICE=$5")
   })
 
   it.skipIf(!systemdAnalyze)("verify reports a broken unit (the check can fail)", () => {
