@@ -4,7 +4,7 @@
  * `x-pmfx-notes` extension field (engines ignore `x-` keys) and warned about.
  */
 import * as path from "node:path"
-import { stringify } from "yaml"
+import { Document, isScalar, visit } from "yaml"
 import type { Dependency } from "../domain/Dependency"
 import { formatSize } from "../domain/Size"
 import type { ExportOptions } from "./exportTarget"
@@ -112,5 +112,13 @@ export const renderCompose = (apps: ReadonlyArray<PortableApp>, byName: Readonly
     `# Every app runs in the image ${options.image} (--image), with the project folder at ${options.workdir} (--workdir).`,
     "# Settings with no compose counterpart are listed under x-pmfx-notes (docs/export.md)."
   ].join("\n")
-  return { files: [{ path: "compose.yaml", content: `${header}\n${stringify(document, { lineWidth: 0, aliasDuplicateObjects: false })}` }], warnings }
+  const yaml = new Document(document, { aliasDuplicateObjects: false })
+  // Values like 4000:4000 or 1000:1000 are base-60 numbers to a YAML 1.1 reader: quoted, as the
+  // compose documentation advises for ports.
+  visit(yaml, {
+    Scalar(key, node) {
+      if (key !== "key" && isScalar(node) && typeof node.value === "string" && /^[\d.:-]+$/.test(node.value) && node.value.includes(":")) node.type = "QUOTE_DOUBLE"
+    }
+  })
+  return { files: [{ path: "compose.yaml", content: `${header}\n${yaml.toString({ lineWidth: 0 })}` }], warnings }
 }
