@@ -7,7 +7,7 @@
  */
 
 /** What a command's positional argument completes to in a shell. */
-export type Completes = "apps" | "files" | "apps-and-files" | "signals-then-apps" | "shells" | "nothing"
+export type Completes = "apps" | "files" | "apps-and-files" | "signals-then-apps" | "targets-then-files" | "shells" | "nothing"
 
 export interface Example {
   readonly command: string
@@ -244,7 +244,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
       { command: "pmfx export compose ecosystem.yaml --env production > compose.yaml" },
       { command: "sudo pmfx export systemd ecosystem.json -o /etc/systemd/system", comment: "one unit per app" }
     ],
-    completes: "files",
+    completes: "targets-then-files",
     docs: docs("pmfx-export")
   },
   startup: {
