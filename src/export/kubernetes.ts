@@ -48,6 +48,8 @@ const probes = (portable: PortableApp): KubeObject => {
   const { app, healthTiming } = portable
   const startup = { ...action, periodSeconds: 1, failureThreshold: seconds(Math.max(app.listen_timeout, app.min_uptime)) }
   if (healthTiming === null) return { readinessProbe: { ...action, periodSeconds: 5 }, startupProbe: startup }
+  // pmfx lets a health check fail `retries` times, `interval` apart, before it acts: the start gets as long.
+  startup.failureThreshold += healthTiming.retries * healthTiming.interval
   const timed = { ...action, periodSeconds: healthTiming.interval, timeoutSeconds: healthTiming.timeout, failureThreshold: healthTiming.retries }
   return { livenessProbe: timed, readinessProbe: timed, startupProbe: { ...startup, timeoutSeconds: healthTiming.timeout } }
 }

@@ -102,7 +102,7 @@ describe("pmfx export kubernetes", () => {
     expect([...container.command, ...container.args]).toEqual(["node", "/app/apps/server.js"])
     expect(container.resources.limits.memory).toBe("1Gi")
     expect(container.livenessProbe).toEqual({ httpGet: { path: "/health?deep=1", port: 4100, scheme: "HTTP" }, periodSeconds: 5, timeoutSeconds: 1, failureThreshold: 2 })
-    expect(container.startupProbe.failureThreshold).toBe(8)
+    expect(container.startupProbe.failureThreshold).toBe(8 + 2 * 5)
     expect(container.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000 })
     expect(api.spec.template.spec.terminationGracePeriodSeconds).toBe(8)
     expect(api.metadata.annotations!["pmfx.dev/cron_restart"]).toContain("0 3 * * *")
