@@ -22,6 +22,7 @@ import { restartCommand } from "./commands/restart"
 import { resurrectCommand } from "./commands/resurrect"
 import { scaleCommand } from "./commands/scale"
 import { envCommand } from "./commands/env"
+import { exportCommand } from "./commands/export"
 import { flushCommand, reloadLogsCommand } from "./commands/flush"
 import { resetCommand } from "./commands/reset"
 import { sendSignalCommand } from "./commands/sendSignal"
@@ -74,6 +75,7 @@ export const commands = [
   showCommand,
   envCommand,
   startupCommand,
+  exportCommand,
   webCommand,
   daemonCommand.pipe(Command.withSubcommands([daemonRestartCommand])),
   updateCommand,

@@ -7,7 +7,7 @@
  */
 
 /** What a command's positional argument completes to in a shell. */
-export type Completes = "apps" | "files" | "apps-and-files" | "signals-then-apps" | "shells" | "nothing"
+export type Completes = "apps" | "files" | "apps-and-files" | "signals-then-apps" | "targets-then-files" | "shells" | "nothing"
 
 export interface Example {
   readonly command: string
@@ -232,6 +232,20 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     completes: "apps",
     pm2: "pm2 env",
     docs: docs("pmfx-env")
+  },
+  export: {
+    summary: "write a file's apps for Kubernetes, compose or systemd",
+    usage: [
+      "pmfx export kubernetes|compose|systemd <file> [-o dir] [--only a,b] [--env NAME] [--json]",
+      "pmfx export kubernetes|compose <file> [--image image] [--root dir] [--workdir path] [--wait-image image] [--cpus n]"
+    ],
+    examples: [
+      { command: "pmfx export kubernetes ecosystem.config.js --image registry.example.com/shop:1.4 -o deploy/", comment: "writes deploy/kubernetes.yaml" },
+      { command: "pmfx export compose ecosystem.yaml --env production > compose.yaml" },
+      { command: "sudo pmfx export systemd ecosystem.json -o /etc/systemd/system", comment: "one unit per app" }
+    ],
+    completes: "targets-then-files",
+    docs: docs("pmfx-export")
   },
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",

@@ -14,6 +14,8 @@ export const SHELLS = ["bash", "zsh", "fish"] as const
 export type Shell = (typeof SHELLS)[number]
 
 /** Signal names for `sendSignal`, the ones people send to apps. */
+/** `pmfx export`'s targets (src/export/exportTarget.ts), kept here as words for the scripts. */
+const EXPORT_TARGETS = ["kubernetes", "compose", "systemd"]
 const SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGTERM", "SIGKILL", "SIGCONT", "SIGSTOP", "SIGWINCH"]
 
 interface CommandFacts {
@@ -152,6 +154,12 @@ ${shellCases(list, "    ")}
         COMPREPLY=( $(compgen -W "$(_pmfx_names)" -- "$cur") )
       fi ;;
     shells) COMPREPLY=( $(compgen -W ${quote(SHELLS.join(" "))} -- "$cur") ) ;;
+    targets-then-files)
+      if (( count == 0 )); then
+        COMPREPLY=( $(compgen -W ${quote(EXPORT_TARGETS.join(" "))} -- "$cur") )
+      else
+        compopt -o filenames 2>/dev/null; COMPREPLY=( $(compgen -f -- "$cur") )
+      fi ;;
   esac
   return 0
 }
@@ -232,6 +240,7 @@ ${shellCases(list, "    ")}
     apps-and-files) compadd -- $names; _files ;;
     signals-then-apps) if (( count == 0 )); then compadd -- ${SIGNALS.join(" ")}; else compadd -- $names; fi ;;
     shells) compadd -- ${SHELLS.join(" ")} ;;
+    targets-then-files) if (( count == 0 )); then compadd -- ${EXPORT_TARGETS.join(" ")}; else _files; fi ;;
   esac
   return 0
 }
@@ -278,7 +287,8 @@ const fish = (model: ProgramModel): string => {
     for (const sub of c.subcommands) lines.push(`complete -c pmfx -n ${when} -a ${sub}`)
     if (c.completes === "apps" || c.completes === "apps-and-files" || c.completes === "signals-then-apps")
       lines.push(`complete -c pmfx -n ${when} -a '(__pmfx_names)'`)
-    if (c.completes === "files" || c.completes === "apps-and-files") lines.push(`complete -c pmfx -n ${when} -F`)
+    if (c.completes === "files" || c.completes === "apps-and-files" || c.completes === "targets-then-files") lines.push(`complete -c pmfx -n ${when} -F`)
+    if (c.completes === "targets-then-files") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(EXPORT_TARGETS.join(" "))}`)
     if (c.completes === "signals-then-apps") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(SIGNALS.join(" "))}`)
     if (c.completes === "shells") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(SHELLS.join(" "))}`)
   }
