@@ -50,6 +50,7 @@ import { type ScaleCount, type ScaleResult, scaleApp, type ScaleTable } from "./
 import { instanceEnvironmentOf } from "./instanceEnv"
 import type { SignalSpec } from "./signals"
 import { type Adoption, awaitRow, type StartError, superviseRow, type SupervisorContext, updateRow } from "./Supervisor"
+import { definitionSource, lastExitOf, listedPort } from "./detailExtras"
 
 const HISTORY_LENGTH = 60
 
@@ -250,12 +251,13 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         instance: row.instance,
         status: state.status,
         pid: state.pid,
-        port: port === null ? null : String(port),
+        port: listedPort(row.app.definition, port),
         cpu_usage: state.cpu,
         memory_usage: state.memory,
         uptime: formatUptime(alive ? now - state.startedAt! : 0),
         restarts: state.restarts,
-        health_status: state.health.status
+        health_status: state.health.status,
+        config_file: row.app.definition.config_file
       }
     }
 
@@ -824,7 +826,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
           env: app.env,
           cwd: app.cwd,
           depends_on: app.depends_on,
-          ready_log_line: app.ready_log_line
+          ready_log_line: app.ready_log_line,
+          ...definitionSource(app)
         },
         waiting_for: state.waitingFor,
         health_check:
@@ -840,7 +843,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
               },
         logs: { out_file: files.out_file, error_file: files.error_file },
         cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) },
-        last_exit: state.lastExit === null ? null : { code: state.lastExit.code, signal: state.lastExit.signal }
+        last_exit: lastExitOf(state.lastExit)
       }
     }
 
