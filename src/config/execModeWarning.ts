@@ -2,7 +2,8 @@
  * A warning at load for `instances` without `exec_mode` on a Node script (docs/configuration.md,
  * `exec_mode`): pmfx runs the instances in fork mode, as separate processes, where PM2 would run
  * them in cluster mode, sharing one port. A file written for PM2 whose app reads one `PORT` then
- * crash-loops with EADDRINUSE; the warning says so before it happens, and how to silence it.
+ * crash-loops with EADDRINUSE; the warning says so before it happens, and how to silence it. An
+ * app with pmfx's own `port` setting (one port per instance) is not warned about.
  * The default itself is unchanged (docs/decisions.md, "instances without exec_mode").
  */
 import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
@@ -18,7 +19,8 @@ const runsWithNode = (script: unknown, interpreter: unknown): boolean => {
 
 /** The warning for one app's settings (aliases already read as their pmfx keys), or undefined. */
 export const execModeWarning = (settings: Readonly<Record<string, unknown>>, at: string): string | undefined => {
-  if ("exec_mode" in settings || !("instances" in settings)) return undefined
+  // With pmfx's `port` (a range: one port per instance), fork mode is what the file asks for.
+  if ("exec_mode" in settings || !("instances" in settings) || "port" in settings) return undefined
   if (!severalInstances(settings.instances) || !runsWithNode(settings.script, settings.interpreter)) return undefined
   return (
     `${at}.instances ${JSON.stringify(settings.instances)} without exec_mode: pmfx runs these instances in fork mode (separate processes, each needs its own port), ` +
