@@ -108,6 +108,22 @@ describe("several selectors", () => {
     expect(list(sandbox).map((row) => row.name)).toEqual(["cron"])
   })
 
+  it("start takes several apps the daemon holds; a command among them is refused (exit 2)", async () => {
+    await threeApps()
+    ok(sandbox, ["stop", "all"])
+    const started = sandbox.pmfx(["start", "api", "nope", "jobs"])
+    expect(started.code).toBe(9)
+    expect(started.stdout).toContain("started 3 processes")
+    expect(started.stderr).toContain('1 of 3 selectors failed: no process with id, name or namespace "nope"; the others were started')
+    expect(list(sandbox).map((row) => row.status)).toEqual(["online", "online", "online"])
+    const command = sandbox.pmfx(["start", "api", "node x.js", "--json"])
+    expect(command.code).toBe(2)
+    expect(JSON.parse(command.stdout).error).toMatchObject({ code: "BAD_REQUEST", details: { field: "command" } })
+    const withOption = sandbox.pmfx(["start", "api", "cron", "--name", "x", "--json"])
+    expect(withOption.code).toBe(2)
+    expect(list(sandbox)).toHaveLength(3)
+  })
+
   it("a file with other names is refused (exit 2); --port with several too", async () => {
     await threeApps()
     sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "x", script: "x.js" }] }))

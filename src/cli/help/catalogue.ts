@@ -33,7 +33,11 @@ const docs = (anchor: string) => `docs/cli.md#${anchor}`
 export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   start: {
     summary: "start a command, a script, or the apps of an ecosystem file",
-    usage: ["pmfx start <command|script|file> [options] [-- <app args>...]", "pmfx start --config <file> [--only a,b] [--env NAME] [--update-env] [--wait-ready] [--json]"],
+    usage: [
+      "pmfx start <command|script|file> [options] [-- <app args>...]",
+      "pmfx start --config <file> [--only a,b] [--env NAME] [--update-env] [--wait-ready] [--json]",
+      "pmfx start <name|id|namespace|all>... [--json]"
+    ],
     examples: [
       { command: 'pmfx start "node server.js" --name api -i 2 --port 4000-4001', comment: "two instances, one port each" },
       { command: "pmfx start app.js --watch --max-memory-restart 512M -- --verbose", comment: "PM2's flags; after --, the app's" },
