@@ -183,8 +183,14 @@ describe("list with a filter, logs with no argument, restart --watch", () => {
     expect(result.code).toBe(2)
     const error = JSON.parse(result.stdout).error
     expect(error).toMatchObject({ code: "BAD_REQUEST", details: { field: "--watch" } })
-    expect(error.details.suggestion).toContain("`pmfx apply <file>`")
-    expect(error.details.suggestion).toContain("`pmfx start <script> --name api --watch`")
+    expect(error.details.suggestion).toBe("api was started from the command line: `pmfx delete api` and start it again with `pmfx start <script> --name api --watch`")
+    // An app of a file: the file to edit, by its path.
+    sandbox.write("idle.js", "setInterval(() => {}, 1000)")
+    const eco = sandbox.write("apps.json", JSON.stringify({ apps: [{ name: "filed", script: "idle.js" }] }))
+    ok(sandbox, ["start", "apps.json"])
+    const filed = sandbox.pmfx(["restart", "filed", "--watch"])
+    expect(filed.code).toBe(2)
+    expect(filed.stderr).toContain(`set "watch" (and "ignore_watch") in ${eco}, then run \`pmfx apply ${eco}\``)
     sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "x", script: "x.js" }] }))
     const onFile = sandbox.pmfx(["reload", "eco.json", "--watch"])
     expect(onFile.code).toBe(2)
