@@ -251,7 +251,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
         instance: row.instance,
         status: state.status,
         pid: state.pid,
-        port: listedPort(row.app.definition, port),
+        port: listedPort(row.app.definition, port, row.instance),
         cpu_usage: state.cpu,
         memory_usage: state.memory,
         uptime: formatUptime(alive ? now - state.startedAt! : 0),

@@ -12,11 +12,14 @@ export const definitionSource = (app: AppDefinition) => ({
 })
 
 /** The port a row is listed with: pmfx's own, else a valid `PORT` of the app's env (ProcessSummary). */
-export const listedPort = (app: AppDefinition, own: number | null): string | null => {
+export const listedPort = (app: AppDefinition, own: number | null, instance: number): string | null => {
   if (own !== null) return String(own)
   if (app.port !== null) return null
   const fromEnv = app.env.PORT
-  return fromEnv !== undefined && /^\d{1,5}$/.test(fromEnv) && Number(fromEnv) >= 1 && Number(fromEnv) <= 65535 ? String(Number(fromEnv)) : null
+  if (fromEnv === undefined || !/^\d{1,5}$/.test(fromEnv)) return null
+  // PM2's `increment_var: "PORT"` gives instance i the port PORT + i.
+  const port = Number(fromEnv) + (app.increment_var === "PORT" ? instance : 0)
+  return port >= 1 && port <= 65535 ? String(port) : null
 }
 
 export const lastExitOf = (exit: { readonly code: number | null; readonly signal: string | null; readonly at: number } | null) =>
