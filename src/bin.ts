@@ -82,7 +82,10 @@ const reportUsage = (error: BadRequest, json: boolean) =>
 const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
   const mayBeHelp = beforeDashes.some((word) => word === "-h" || word === "--help" || word === "--wizard" || word === "--completions")
   const noCommand = beforeDashes.every((word) => word.startsWith("-")) && !beforeDashes.includes("--version")
-  if (!mayBeHelp && !noCommand) return undefined
+  // An unknown option is refused here too: a command taking several selectors (`pmfx stop a b`)
+  // would otherwise read `--jsno` as one more selector.
+  const optionLike = beforeDashes.some((word) => word.startsWith("-") && word !== "-" && !/^-\d/.test(word))
+  if (!mayBeHelp && !noCommand && !optionLike) return undefined
   const line = readCommandLine(words, theModel())
   const error = lineError(line, theModel())
   if (error !== undefined) return reportUsage(error, line.json)

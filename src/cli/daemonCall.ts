@@ -3,10 +3,10 @@
  * failure into the CLI's output and exit code: structured errors as docs/architecture.md §10 says, an unreachable
  * daemon as 7, a remote listener's 401/403 as 8.
  */
-import { Console, Effect, Option } from "effect"
+import { Console, Effect, Either, Option } from "effect"
 import packageJson from "../../package.json"
 import { looksLikeEcosystemFile } from "../config/ConfigFormat"
-import { ExitCode, isPmfxError, ProcessNotFound } from "../domain/errors"
+import { ExitCode, isPmfxError, type PmfxError, ProcessNotFound } from "../domain/errors"
 import { DaemonClient } from "./DaemonClient"
 import { answerOf, type DaemonAnswer } from "./daemonAnswer"
 import { CliExit, failWith } from "./output"
@@ -67,19 +67,29 @@ export interface DaemonCallOptions {
 }
 
 export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>, options: DaemonCallOptions = {}): Effect.Effect<A, CliExit, DaemonClient> =>
+  Effect.flatMap(tryDaemon(json, request, options), Either.match({ onLeft: (error) => failWith(error, json), onRight: Effect.succeed }))
+
+/**
+ * Like `withDaemon`, but a structured error of the daemon comes back as a value (Left) instead of
+ * ending the command: for the commands that act on several selectors one after the other
+ * (`pmfx stop api worker`) and report every failure at the end. An unreachable daemon or a
+ * refused key still ends the command: no later selector could do better.
+ */
+export const tryDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>, options: DaemonCallOptions = {}): Effect.Effect<Either.Either<A, PmfxError>, CliExit, DaemonClient> =>
   Effect.gen(function* () {
     const { selector } = options
-    if (selector !== undefined && isDotSegment(selector)) return yield* failWith(notFound(selector), json)
+    if (selector !== undefined && isDotSegment(selector)) return Either.left(notFound(selector))
     const client = yield* DaemonClient
     const api = yield* client.ensureDaemon.pipe(
       Effect.catchTags({ DaemonUnreachable: (error) => unreachable(error.message), FILE_ERROR: (error) => failWith(error, json) })
     )
     return yield* request(api).pipe(
+      Effect.map((a) => Either.right(a) as Either.Either<A, PmfxError>),
       Effect.catchAll((error: unknown) =>
         Effect.gen(function* () {
           if (isPmfxError(error)) {
             const explained = selector !== undefined && error._tag === "PROCESS_NOT_FOUND" && error.details.process_id === selector ? notFound(selector, error) : error
-            return yield* failWith(explained, json)
+            return Either.left(explained) as Either.Either<A, PmfxError>
           }
           const refusal = yield* refusalOf(error)
           if (Option.isSome(refusal)) return yield* reportRefusal(refusal.value, client.target, json)
@@ -93,7 +103,7 @@ export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Ef
           // The internals (a schema's complaint, the raw body) are for PMFX_DEBUG=1, never the user.
           const answer = yield* answerOf(error)
           yield* Effect.logDebug(`answer from the daemon at ${client.address} that the client could not read`, error, Option.getOrNull(answer))
-          if (Option.isSome(answer) && answer.value._tag === "Structured") return yield* failWith(answer.value.error, json)
+          if (Option.isSome(answer) && answer.value._tag === "Structured") return Either.left(answer.value.error) as Either.Either<A, PmfxError>
           return yield* Console.error(unexpectedAnswer(client.address, answer)).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.unexpected }))))
         })
       )

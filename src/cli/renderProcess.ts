@@ -46,6 +46,13 @@ export const formatLocal = (date: Date): string => {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${zone}`
 }
 
+/** `code 3, 2m ago`, `signal SIGKILL, 5s ago`, or `-` while no process has ended. */
+export const lastExitText = (exit: ProcessDetail["last_exit"], now: number): string => {
+  if (exit === null) return none
+  const how = exit.signal !== null ? `signal ${exit.signal}` : `code ${exit.code ?? "unknown"}`
+  return exit.at === null ? how : `${how}, ${ago(exit.at, now)} (${localTime(exit.at)})`
+}
+
 export const renderProcessDetail = (detail: ProcessDetail, now: number): string => {
   const config = detail.config
   const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
@@ -58,8 +65,10 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["memory", detail.memory_usage === 0 ? none : humanBytes(detail.memory_usage)],
     ["uptime", running ? detail.uptime : none],
     ["restarts", String(detail.restarts)],
+    ["last exit", lastExitText(detail.last_exit, now)],
     ["health", healthLine(detail.health_check, now)],
     ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})${config.exec_mode === "cluster" ? ", cluster mode: workers of one Node cluster primary" : ""}`],
+    ["config file", config.config_file ?? "none (started from the command line)"],
     ["command", commandText(config.shell, config.script, config.args)],
     ...(config.shell === null ? [] : [["shell", `${config.shell} (script is a command line, not a file)`] satisfies [string, string]]),
     ["config port", config.port ?? none],
@@ -68,6 +77,9 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ...env.slice(1).map((line): [string, string] => ["", line]),
     ["depends_on", config.depends_on.length === 0 ? none : config.depends_on.map(describeDependency).join(", ")],
     ...(config.ready_log_line === null ? [] : [["ready_log_line", config.ready_log_line] satisfies [string, string]]),
+    ["autorestart", config.autorestart ? "yes" : "no (an exit leaves it stopped or errored)"],
+    ["watch", config.watch.enabled ? config.watch.paths.join(", ") : "no"],
+    ...(config.watch.enabled && config.watch.ignore.length > 0 ? [["ignore_watch", config.watch.ignore.join(", ")] satisfies [string, string]] : []),
     ["cron_restart", detail.cron_restart === null ? none : `${detail.cron_restart.schedule} (next ${localTime(detail.cron_restart.next_run)})`],
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]

@@ -215,7 +215,7 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
         }
         return {
           file,
-          apps: validated.apps.map((app) => resolveApp(app, { baseDir, cpus, envName, isFile, hasCommand })),
+          apps: validated.apps.map((app) => ({ ...resolveApp(app, { baseDir, cpus, envName, isFile, hasCommand }), config_file: file })),
           webhooks: (validated.top.webhooks ?? []).map((hook) => ({
             enabled: hook.enabled ?? true,
             url: hook.url,

@@ -142,6 +142,8 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     stop_exit_codes: s.stop_exit_codes ?? pm2AppDefaults.stop_exit_codes,
     cron_restart: s.cron_restart ?? pm2AppDefaults.cron_restart,
     autostart: s.autostart ?? pm2AppDefaults.autostart,
-    filter_env: s.filter_env ?? pm2AppDefaults.filter_env
+    filter_env: s.filter_env ?? pm2AppDefaults.filter_env,
+    // The loader records the file (ConfigLoader.ts); a definition given as data has none.
+    config_file: null
   }
 }

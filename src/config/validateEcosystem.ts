@@ -7,6 +7,7 @@ import { Either, ParseResult, Schema } from "effect"
 import { MAX_APPS, MAX_INSTANCES, MAX_LINE_LENGTH_RANGE } from "../domain/AppDefinition"
 import type { ConfigProblem } from "../domain/errors"
 import { cronHint } from "../domain/cronSchedule"
+import { execModeWarning } from "./execModeWarning"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { portHint } from "../domain/Port"
 import { formatSize, sizeHint } from "../domain/Size"
@@ -334,6 +335,9 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
       `${joinPath(at, "cwd")} "${input.cwd}" is relative: pmfx resolves it from the ecosystem file's folder, PM2 from the folder you run pm2 in; write an absolute path if the file relied on that`
     )
   }
+
+  const execMode = execModeWarning(input, at)
+  if (execMode !== undefined) warnings.push(execMode)
 
   const envBlocks: Record<string, Record<string, string>> = {}
   for (const [name, value] of Object.entries(envBlockInputs)) {

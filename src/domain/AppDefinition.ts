@@ -159,7 +159,13 @@ export const AppDefinition = Schema.Struct({
   /** False: the app is registered `stopped` and started only when asked. */
   autostart: Schema.optionalWith(Schema.Boolean, { default: () => pm2AppDefaults.autostart }),
   /** Variables of the starting environment not inherited: all (`true`), none, or names containing these. */
-  filter_env: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Array(Schema.String)), { default: () => pm2AppDefaults.filter_env })
+  filter_env: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Array(Schema.String)), { default: () => pm2AppDefaults.filter_env }),
+  /**
+   * The ecosystem file the app was defined from (absolute path), or null for an app started from
+   * the command line or the API. Set by the loader, never by a file's own key; not a setting (an
+   * apply does not restart an app for it). Optional when decoding, so an older state file loads.
+   */
+  config_file: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
 })
 export type AppDefinition = typeof AppDefinition.Type
 

@@ -30,7 +30,15 @@ export const ProcessDetail = Schema.Struct({
      * Optional when decoding, as `shell`.
      */
     depends_on: Schema.optionalWith(Schema.Array(Dependency), { default: () => [] }),
-    ready_log_line: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+    ready_log_line: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+    /** The ecosystem file the app was defined from (absolute), or null (optional when decoding, as `shell`). */
+    config_file: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+    /** Restart when the process exits (optional when decoding, as `shell`). */
+    autorestart: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+    /** Whether files are watched, the absolute paths watched and the ignore patterns (optional when decoding, as `shell`). */
+    watch: Schema.optionalWith(Schema.Struct({ enabled: Schema.Boolean, paths: Schema.Array(Schema.String), ignore: Schema.Array(Schema.String) }), {
+      default: () => ({ enabled: false, paths: [], ignore: [] })
+    })
   }),
   /** While the row waits for its `depends_on` apps: what for (`db to be healthy`); else null. */
   waiting_for: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
@@ -52,7 +60,16 @@ export const ProcessDetail = Schema.Struct({
    * How the row's last process ended (`signal` like "SIGTERM"); null while none has ended since the
    * row was created or the daemon started. Optional when decoding, so the CLI still reads an older daemon.
    */
-  last_exit: Schema.optionalWith(Schema.NullOr(Schema.Struct({ code: Schema.NullOr(Schema.Int), signal: Schema.NullOr(Schema.String) })), {
+  last_exit: Schema.optionalWith(
+    Schema.NullOr(
+      Schema.Struct({
+        code: Schema.NullOr(Schema.Int),
+        signal: Schema.NullOr(Schema.String),
+        /** When it ended, ISO 8601 UTC (optional when decoding, for an older daemon). */
+        at: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+      })
+    ),
+    {
     default: () => null
   })
 })

@@ -14,7 +14,10 @@ export const ProcessSummary = Schema.Struct({
   status: ProcessStatus,
   /** Operating-system pid; null while no process runs. */
   pid: Schema.NullOr(Schema.Int),
-  /** The row's own port as a string; null when it has none. */
+  /**
+   * The row's own port as a string: its `port` setting's, else the `PORT` of its `env` (a whole
+   * number 1-65535), as an app that reads PORT itself listens there; null when it has neither.
+   */
   port: Schema.NullOr(Schema.String),
   /** Percent of one core, for the row's whole process tree. */
   cpu_usage: Schema.Number,
@@ -23,6 +26,11 @@ export const ProcessSummary = Schema.Struct({
   /** `<h>h <m>m <s>s` since the current process started; `0h 0m 0s` while none runs. */
   uptime: Schema.String,
   restarts: Schema.Int,
-  health_status: HealthStatus
+  health_status: HealthStatus,
+  /**
+   * The ecosystem file the app was defined from (absolute path), or null for the command line.
+   * Optional, so a client reads a daemon from before the field.
+   */
+  config_file: Schema.optional(Schema.NullOr(Schema.String))
 })
 export type ProcessSummary = typeof ProcessSummary.Type

@@ -24,14 +24,14 @@ export const parseCronSchedule = (text: string): Either.Either<Cron.Cron, string
   const written = text.trim()
   const expanded = NICKNAMES[written.toLowerCase()] ?? written
   const fields = expanded.split(/\s+/).length
-  if (fields !== 5 && fields !== 6) return Either.left(`"${text}" has ${fields} field${fields === 1 ? "" : "s"}; expected ${cronHint}`)
+  if (fields !== 5 && fields !== 6) return Either.left(`"${text}" has ${fields} field${fields === 1 ? "" : "s"}, not 5 or 6`)
   return Either.flatMap(
-    Either.mapLeft(Cron.parse(expanded), (error) => `"${text}" is not a cron schedule (${error.message}); expected ${cronHint}`),
+    Either.mapLeft(Cron.parse(expanded), (error) => `"${text}" is not a cron schedule (${error.message.charAt(0).toLowerCase()}${error.message.slice(1)})`),
     (cron) =>
       // A schedule that matches no date ("0 0 30 2 *", February 30th) would never run.
       Either.try({
         try: () => (Cron.next(cron, new Date()), cron),
-        catch: () => `"${text}" never matches a date; expected ${cronHint}`
+        catch: () => `"${text}" never matches a date`
       })
   )
 }

@@ -44,7 +44,8 @@ export interface RowState {
   readonly pipes: string | null
   /** Abnormal exits (non-zero code or a signal nobody asked for). */
   readonly errors: number
-  readonly lastExit: { readonly code: number | null; readonly signal: string | null } | null
+  /** How the last process ended, and when (epoch ms). */
+  readonly lastExit: { readonly code: number | null; readonly signal: string | null; readonly at: number } | null
   /** Why the row is errored or could not start. */
   readonly lastError: string | null
   readonly health: HealthState

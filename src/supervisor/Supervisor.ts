@@ -327,6 +327,7 @@ export const superviseRow = (
           continue
         }
         const { exit, uptimeMs, pid } = outcome
+        const lastExit = { code: exit.code, signal: exit.signal, at: yield* Clock.currentTimeMillis }
         const abnormal = exit.code !== 0 || exit.signal !== null || exit.unknown === true
         yield* bus.publish({ _tag: "ProcessExit", id: row.id, name, instance: row.instance, pid, exit_code: exit.code, signal: exit.signal, abnormal, uptime_ms: uptimeMs })
         const state = yield* SubscriptionRef.get(row.state)
@@ -341,7 +342,7 @@ export const superviseRow = (
               ...noProcess,
               pid: null,
               errors: s.errors + (abnormal ? 1 : 0),
-              lastExit: exit,
+              lastExit,
               unstableRestarts: decision.unstableRestarts,
               lastError: decision.status === "errored" ? `${describeExit(exit)}; ${decision.reason}` : null
             }),
@@ -357,7 +358,7 @@ export const superviseRow = (
             ...noProcess,
             pid: null,
             errors: s.errors + (abnormal ? 1 : 0),
-            lastExit: exit,
+            lastExit,
             unstableRestarts: decision.unstableRestarts,
             restarts: s.restarts + 1
           }),

@@ -62,7 +62,8 @@ export interface PlanInput {
   readonly callerEnv?: Readonly<Record<string, string>> | undefined
 }
 
-const SETTINGS = Object.keys(AppDefinition.fields) as ReadonlyArray<keyof AppDefinition>
+// `config_file` records where the definition came from; it is no setting to act on.
+const SETTINGS = (Object.keys(AppDefinition.fields) as ReadonlyArray<keyof AppDefinition>).filter((key) => key !== "config_file")
 
 /** The top-level settings whose values differ (deep comparison; key order does not matter). */
 export const changedKeys = (before: AppDefinition, after: AppDefinition): ReadonlyArray<string> =>

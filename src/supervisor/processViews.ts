@@ -3,6 +3,7 @@
  * (`show`), its metrics, its environment, an app as the table holds it, and waiting until rows
  * are ready. Nothing here changes a row.
  */
+import { definitionSource, lastExitOf, listedPort } from "./detailExtras"
 import { Clock, Duration, Effect, Option, SubscriptionRef } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { nextRunOf } from "../domain/cronSchedule"
@@ -36,12 +37,13 @@ export const summaryOf = (row: Row, state: RowState, now: number): ProcessSummar
     instance: row.instance,
     status: state.status,
     pid: state.pid,
-    port: port === null ? null : String(port),
+    port: listedPort(row.app.definition, port, row.instance),
     cpu_usage: state.cpu,
     memory_usage: state.memory,
     uptime: formatUptime(alive ? now - state.startedAt! : 0),
     restarts: state.restarts,
-    health_status: state.health.status
+    health_status: state.health.status,
+    config_file: row.app.definition.config_file
   }
 }
 
@@ -73,7 +75,8 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
         env: app.env,
         cwd: app.cwd,
         depends_on: app.depends_on,
-        ready_log_line: app.ready_log_line
+        ready_log_line: app.ready_log_line,
+        ...definitionSource(app)
       },
       waiting_for: state.waitingFor,
       health_check:
@@ -89,7 +92,7 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
             },
       logs: { out_file: files.out_file, error_file: files.error_file },
       cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) },
-      last_exit: state.lastExit === null ? null : { code: state.lastExit.code, signal: state.lastExit.signal }
+      last_exit: lastExitOf(state.lastExit)
     }
   }
 

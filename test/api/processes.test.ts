@@ -276,7 +276,7 @@ describe("GET /api/processes/{id}", () => {
     expect(byId.body).toEqual({
       ...summary({ id: row!.id, name: "one", status: "online", restarts: expect.any(Number) }),
       app_instances: [row!.id],
-      config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], shell: null, instances: 1, exec_mode: "fork", max_memory_restart: null, port: null, env: {}, cwd: expect.any(String), depends_on: [], ready_log_line: null },
+      config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], shell: null, instances: 1, exec_mode: "fork", max_memory_restart: null, port: null, env: {}, cwd: expect.any(String), depends_on: [], ready_log_line: null, config_file: null, autorestart: true, watch: { enabled: false, paths: [], ignore: [] } },
       waiting_for: null,
       health_check: { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null },
       logs: { out_file: path.join(daemon.home, "logs", "one-0-out.log"), error_file: path.join(daemon.home, "logs", "one-0-err.log") },

@@ -31,6 +31,8 @@ export const summary = (fields: Record<string, unknown> = {}) => ({
   uptime: expect.stringMatching(UPTIME),
   restarts: 0,
   health_status: "none",
+  // Apps created through the API with definitions as data come from no ecosystem file.
+  config_file: null,
   ...fields
 })
 

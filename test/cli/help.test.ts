@@ -235,13 +235,17 @@ describe("pmfx completion", () => {
     expect(completeInBash(script, ["daemon", "re"], env)).toEqual(["restart"])
     expect(completeInBash(script, ["--url", "http://h:1", "sto"], env)).toEqual(["stop"])
     // No daemon: no names, and the completion did not start one.
-    expect(completeInBash(script, ["restart", ""], env)).toEqual([])
+    expect(completeInBash(script, ["stop", ""], env)).toEqual([])
+    // restart and reload take an ecosystem file too: the folder's files are offered.
+    expect(completeInBash(script, ["restart", ""], env)).toEqual(["pmfx.bash"])
     expect(fs.existsSync(path.join(sandbox.home, "pmfx.sock"))).toBe(false)
     expect(processesOfHome(sandbox.home)).toEqual([])
 
     ok(sandbox, ["start", idleCommand, "--name", "web-api"])
     ok(sandbox, ["start", idleCommand, "--name", "worker"])
-    expect(completeInBash(script, ["restart", ""], env)).toEqual(["web-api", "worker", "all"])
+    // (the home folder is created by the daemon, in the same folder as the script)
+    expect(completeInBash(script, ["restart", ""], env)).toEqual(["web-api", "worker", "all", "home", "pmfx.bash"])
+    expect(completeInBash(script, ["stop", ""], env)).toEqual(["web-api", "worker", "all"])
     expect(completeInBash(script, ["logs", "w"], env)).toEqual(["web-api", "worker"])
     expect(completeInBash(script, ["stop", "web-api", "--j"], env)).toEqual(["--json"])
   })

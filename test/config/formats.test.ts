@@ -17,8 +17,9 @@ import { ecosystem, examplesDir, load, loadFiles, withTempDir } from "./helpers"
 const exampleFiles = ["ecosystem.json", "ecosystem.yaml", "ecosystem.toml", "ecosystem.config.mjs"]
 
 /** What every example file must resolve to. */
-const expectedApps = (dir: string): ReadonlyArray<AppDefinition> => {
+const expectedApps = (dir: string, file: string | null = null): ReadonlyArray<AppDefinition> => {
   const common = {
+    config_file: file,
     namespace: "default",
     args: [],
     interpreter: null,
@@ -111,7 +112,8 @@ describe("example ecosystem files", () => {
         const file = path.join(examplesDir, name)
         const loaded = yield* load(file)
         expect(loaded.file).toBe(file)
-        expect(loaded.apps).toEqual(expectedApps(examplesDir))
+        // The loader records the file each app came from (shown by `pmfx show`).
+        expect(loaded.apps).toEqual(expectedApps(examplesDir, file))
         expect(loaded.warnings).toEqual([])
         expect(loaded.webhooks).toEqual([])
         expect(loaded.alerts).toBeNull()
@@ -122,7 +124,8 @@ describe("example ecosystem files", () => {
   it.effect("all four formats load to identical apps, key order included", () =>
     Effect.gen(function* () {
       const loaded = yield* Effect.forEach(exampleFiles, (name) => load(path.join(examplesDir, name)))
-      const [first, ...rest] = loaded.map((l) => l.apps)
+      // Each app records its own file (config_file); everything else is the same.
+      const [first, ...rest] = loaded.map((l) => l.apps.map((app) => ({ ...app, config_file: null })))
       for (const apps of rest) {
         expect(apps).toStrictEqual(first)
         expect(JSON.stringify(apps)).toBe(JSON.stringify(first))

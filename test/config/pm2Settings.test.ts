@@ -3,8 +3,10 @@
  * exact INVALID_CONFIG a bad value gets.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
+import { AppDefinition } from "../../src/domain/AppDefinition"
+import { testApp } from "../logs/helpers"
 import { ecosystem, loadFiles, loadFilesError } from "./helpers"
 
 const appWith = (settings: object) =>
@@ -18,6 +20,45 @@ const problemOf = (settings: object) =>
     expect(error._tag).toBe("INVALID_CONFIG")
     return error._tag === "INVALID_CONFIG" ? error.details.problems![0]! : undefined
   })
+
+describe("instances without exec_mode (docs/configuration.md, exec_mode)", () => {
+  it.effect("warns for a Node script that PM2 would run in cluster mode; exec_mode or one instance says nothing", () =>
+    Effect.gen(function* () {
+      const { app, warnings } = yield* appWith({ instances: 4 })
+      // The default is unchanged: fork mode.
+      expect(app.exec_mode).toBe("fork")
+      expect(warnings).toEqual([
+        'apps[0].instances 4 without exec_mode: pmfx runs these instances in fork mode (separate processes, each needs its own port), while PM2 runs a Node script in cluster mode (one port shared); set exec_mode to "cluster" for PM2\'s behaviour, or to "fork" to keep this one and silence this warning'
+      ])
+      expect((yield* appWith({ instances: "max" })).warnings).toHaveLength(1)
+      expect((yield* appWith({ instances: 4, exec_mode: "fork" })).warnings).toEqual([])
+      expect((yield* appWith({ instances: 4, exec_mode: "cluster_mode" })).warnings).toEqual([])
+      expect((yield* appWith({ instances: 1 })).warnings).toEqual([])
+      // Not a Node program: PM2 runs it in fork mode too.
+      expect((yield* appWith({ script: "worker.py", instances: 4 })).warnings).toEqual([])
+      expect((yield* appWith({ script: "server", interpreter: "node", instances: 2 })).warnings).toHaveLength(1)
+      // With pmfx's own port (a range, one per instance), fork mode is what the file asks for.
+      expect((yield* appWith({ instances: 2, port: "4000-4001" })).warnings).toEqual([])
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+})
+
+describe("the ecosystem file an app comes from", () => {
+  it.effect("is recorded as config_file (absolute); a definition given as data has none", () =>
+    Effect.gen(function* () {
+      const { app } = yield* appWith({})
+      expect(app.config_file).toMatch(/^\/.*\/pmfx\.json$/)
+      const loader = yield* ConfigLoader
+      const given = yield* loader.fromDocument({ name: "x", script: "x.js" }, "/tmp", { environment: {} })
+      expect(given.apps[0]!.config_file).toBe(null)
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+  it("a stored definition without it (a state file from before) decodes with null", () => {
+    const { config_file: _, ...older } = Schema.encodeSync(AppDefinition)(testApp({ config_file: "/srv/eco.json" }))
+    expect(older).not.toHaveProperty("config_file")
+    expect(Schema.decodeUnknownSync(AppDefinition)(older).config_file).toBe(null)
+  })
+})
 
 describe("PM2 settings with PM2's meaning", () => {
   it.effect("defaults: no interpreter flags, NODE_APP_INSTANCE, no schedule, autostart, nothing filtered", () =>

@@ -39,6 +39,7 @@ export const testApp = (overrides: Partial<AppDefinition> = {}): AppDefinition =
   script: "app.js",
   args: [],
   interpreter: null,
+  config_file: null,
   shell: null,
   cwd: os.tmpdir(),
   instances: 1,

@@ -10,6 +10,7 @@ const app = (name: string, extra: Partial<AppDefinition> = {}): AppDefinition =>
   script: "/srv/app.js",
   args: [],
   interpreter: null,
+  config_file: null,
   shell: null,
   cwd: "/srv",
   port: null,

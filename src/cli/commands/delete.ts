@@ -1,5 +1,5 @@
 /**
- * `pmfx delete <id|name|namespace|all|stopped|errored> [--status] [--force]` (docs/architecture.md §10): stops and
+ * `pmfx delete <id|name|namespace|all|stopped|errored>... [--status] [--force]` (docs/architecture.md §10): stops and
  * removes rows. `stopped` and `errored` remove the rows in that state; with `--status` the
  * argument is read as state names (`delete online --status`, `delete stopped,errored --status`).
  * `all` asks first when stdin is a terminal, unless `--force`.
@@ -8,12 +8,13 @@ import { Args, Command, Options } from "@effect/cli"
 import { Console, Effect } from "effect"
 import * as readline from "node:readline"
 import { processStatuses } from "../../domain/ProcessStatus"
-import { withDaemon } from "../daemonCall"
+import { tryDaemon, withDaemon } from "../daemonCall"
 import { CliExit, failWith, printJson } from "../output"
 import { style } from "../style"
 import { badUsage } from "../usage"
 import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
+import { actOnEach, reportOutcome } from "./selectors"
 
 const BY_STATUS = new Set(["stopped", "errored"])
 
@@ -37,26 +38,28 @@ const confirm = (question: string) =>
 export const deleteCommand = Command.make(
   "delete",
   {
-    target: Args.text({ name: "id|name|namespace|all|stopped|errored" }).pipe(
-      Args.withDescription("a process id, an app name, a namespace, all, or the rows that are stopped or errored")
+    targets: Args.text({ name: "id|name|namespace|all|stopped|errored" }).pipe(
+      Args.withDescription("process ids, app names, namespaces, all, or the rows that are stopped or errored; several are deleted one after the other"),
+      Args.atLeast(1)
     ),
     status: Options.boolean("status").pipe(Options.withDescription("read the argument as process states (comma-separated): delete online --status")),
     force: Options.boolean("force").pipe(Options.withAlias("f"), Options.withDescription("do not ask before deleting all")),
     json: jsonOption
   },
-  ({ target, status, force, json }) =>
+  ({ targets, status, force, json }) =>
     Effect.gen(function* () {
+      const message = (deleted: ReadonlyArray<number>) => `deleted ${plural(deleted.length, "process", "processes")}`
       const report = (deleted: ReadonlyArray<number>) =>
         json
-          ? printJson({ success: true, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted })
+          ? printJson({ success: true, message: message(deleted), deleted })
           : Console.log(
               deleted.length === 0
                 ? style.dim(process.stdout)("nothing to delete")
                 : `${style.green(process.stdout)("deleted")} ${plural(deleted.length, "process", "processes")} (${deleted.length === 1 ? "id" : "ids"} ${deleted.join(", ")})`
             )
 
-      if (status || BY_STATUS.has(target)) {
-        const states = target.split(",").map((s) => s.trim())
+      if (status) {
+        const states = targets.flatMap((t) => t.split(",")).map((s) => s.trim())
         const unknown = states.find((s) => !(processStatuses as ReadonlyArray<string>).includes(s))
         if (unknown !== undefined) {
           return yield* failWith(badUsage("--status", `${JSON.stringify(unknown)} is not a process state`, `use one or more of ${processStatuses.join(", ")}, separated by commas`), json)
@@ -66,7 +69,7 @@ export const deleteCommand = Command.make(
       }
 
       const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
-      if (target.trim() === "all" && !force && process.stdin.isTTY === true && before.length > 0) {
+      if (targets.some((t) => t.trim() === "all") && !force && process.stdin.isTTY === true && before.length > 0) {
         const yes = yield* confirm(`Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `)
         if (!yes) {
           yield* Console.error("nothing deleted")
@@ -74,8 +77,19 @@ export const deleteCommand = Command.make(
         }
       }
       // The daemon answers with the ids this request removed: a concurrent delete of the same
-      // rows is not reported twice (a before/after diff of `list` would be).
-      const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }), { selector: target })
-      yield* report(result.deleted)
+      // rows is not reported twice (a before/after diff of `list` would be). `stopped` and
+      // `errored` remove the rows in that state.
+      const outcome = yield* actOnEach(targets, (target) =>
+        BY_STATUS.has(target)
+          ? tryDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { status: target } }))
+          : tryDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }), { selector: target })
+      )
+      const deletedIds = (results: ReadonlyArray<{ readonly deleted: ReadonlyArray<number> }>) => [...new Set(results.flatMap((r) => r.deleted))]
+      yield* reportOutcome(outcome, {
+        json,
+        verb: "deleted",
+        doneJson: (results) => ({ success: true, message: message(deletedIds(results)), deleted: deletedIds(results) }),
+        printDone: (results) => report(deletedIds(results))
+      })
     })
 ).pipe(Command.withDescription("Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"))

@@ -88,7 +88,8 @@ type Item = { readonly _tag: "Entry"; readonly entry: LogEntry } | { readonly _t
 export const logsCommand = Command.make(
   "logs",
   {
-    target: Args.text({ name: "name|id" }).pipe(Args.withDescription("an app name, a process id, a namespace or all")),
+    // PM2's `pm2 logs` with no argument shows every app's lines: so does `pmfx logs`.
+    given: Args.text({ name: "name|id" }).pipe(Args.withDescription("an app name, a process id, a namespace or all (default: all)"), Args.optional),
     lines: Options.integer("lines").pipe(
       Options.withAlias("n"),
       Options.withPseudoName("n"),
@@ -114,8 +115,9 @@ export const logsCommand = Command.make(
     until: Options.text("until").pipe(Options.withPseudoName("time"), Options.withDescription("lines up to this time (same forms as --since)"), Options.optional),
     json: jsonOption
   },
-  ({ target, lines, follow, timestamps, error, instance, grep, level, since, until, json }) =>
+  ({ given, lines, follow, timestamps, error, instance, grep, level, since, until, json }) =>
     Effect.gen(function* () {
+      const target = Option.getOrElse(given, () => "all")
       if (follow && Option.isSome(until)) {
         return yield* failWith(badUsage("--until", "a followed log has no end", "drop --until, or drop --follow to read a past window"), json)
       }
@@ -145,7 +147,13 @@ export const logsCommand = Command.make(
 
       if (!follow) {
         const { entries } = yield* withDaemon(json, lastLines, { selector: target })
-        return yield* json ? printJson(entries) : Effect.forEach(entries, print, { discard: true })
+        if (json) return yield* printJson(entries)
+        yield* Effect.forEach(entries, print, { discard: true })
+        // `pm2 logs` keeps following; pmfx prints the last lines and ends, so it says how to follow.
+        if (Option.isNone(given)) {
+          yield* Console.error(style.dim(process.stderr)(`(every app's last ${lines} lines; \`pmfx logs <app>\` for one app, \`pmfx logs -f\` to keep following as \`pm2 logs\` does)`))
+        }
+        return
       }
 
       yield* endsOnInterrupt

@@ -8,37 +8,55 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { CallerEnvironment } from "../CallerEnvironment"
-import { withDaemon } from "../daemonCall"
+import { tryDaemon } from "../daemonCall"
 import { failWith, printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { style } from "../style"
 import { badUsage } from "../usage"
-import { plural, portOverrideOption, targetArg } from "./actionOptions"
-import { applyFile, isEcosystemFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
+import { plural, portOverrideOption } from "./actionOptions"
+import type { ProcessSummary } from "../../domain/ProcessSummary"
+import { applyFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { envOption, jsonOption } from "./configOptions"
-import { refuseFileOptions, runPayload } from "./restart"
+import { fileTarget, refuseFileOptions, runPayload } from "./restart"
+import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
+import { refuseWatchChange, watchChangeOption } from "./watchChange"
 
 export const reloadCommand = Command.make(
   "reload",
-  { target: targetArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, json: jsonOption },
-  ({ target, port, only, env, updateEnv, json }) =>
+  { targets: targetsArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, watch: watchChangeOption, json: jsonOption },
+  ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const caller = yield* CallerEnvironment
-      if (isEcosystemFile(target, caller.cwd)) {
+      const file = yield* fileTarget(targets, caller.cwd, json)
+      if (watch) return yield* refuseWatchChange(file, targets, json)
+      if (file !== null) {
         if (Option.isSome(port)) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to a file", "write the port in the file, or reload the app by name"), json)
-        return yield* applyFile({ file: target, mode: "reload", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
+        return yield* applyFile({ file, mode: "reload", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
       }
-      yield* refuseFileOptions(only, env, target, json)
+      yield* refuseFileOptions(only, env, targets.join(" "), json)
+      if (Option.isSome(port) && targets.length > 1) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to several selectors", "reload the app alone with --port, then the others"), json)
       const payload = yield* runPayload(port, updateEnv)
-      const result = yield* withDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target })
-      if (json) return yield* printJson({ processes: result.processes, restarted_instead: result.restarted_instead })
-      const out = process.stdout
-      const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
-      const withEnv = updateEnv ? " with this shell's environment" : ""
-      const lines = [`${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}`]
-      for (const name of result.restarted_instead) lines.push(`${style.yellow(out)(name)} has one instance: restarted instead of reloaded`)
-      lines.push(renderProcessTable(result.processes))
-      yield* Console.log(lines.join("\n"))
+      const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target }))
+      const merged = (results: ReadonlyArray<{ readonly processes: ReadonlyArray<ProcessSummary>; readonly restarted_instead: ReadonlyArray<string> }>) => ({
+        processes: mergeRows(results.map((r) => r.processes)),
+        restarted_instead: [...new Set(results.flatMap((r) => r.restarted_instead))]
+      })
+      yield* reportOutcome(outcome, {
+        json,
+        verb: "reloaded",
+        doneJson: merged,
+        printDone: (results) => {
+          const result = merged(results)
+          if (json) return printJson(result)
+          const out = process.stdout
+          const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
+          const withEnv = updateEnv ? " with this shell's environment" : ""
+          const lines = [`${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}`]
+          for (const name of result.restarted_instead) lines.push(`${style.yellow(out)(name)} has one instance: restarted instead of reloaded`)
+          lines.push(renderProcessTable(result.processes))
+          return Console.log(lines.join("\n"))
+        }
+      })
     })
 ).pipe(
   Command.withDescription(

@@ -1,17 +1,25 @@
-/** `pmfx reset <id|name|namespace|all>`: zeroes restart counters (docs/cli.md). */
+/** `pmfx reset <id|name|namespace|all>...`: zeroes restart counters (docs/cli.md). */
 import { Command } from "@effect/cli"
 import { Console, Effect } from "effect"
-import { withDaemon } from "../daemonCall"
+import { tryDaemon } from "../daemonCall"
 import { printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { style } from "../style"
-import { plural, targetArg } from "./actionOptions"
+import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
+import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
 
-export const resetCommand = Command.make("reset", { target: targetArg, json: jsonOption }, ({ target, json }) =>
+export const resetCommand = Command.make("reset", { targets: targetsArg, json: jsonOption }, ({ targets, json }) =>
   Effect.gen(function* () {
-    const result = yield* withDaemon(json, (api) => api.processes.reset({ path: { id: target } }), { selector: target })
-    if (json) return yield* printJson(result.processes)
-    yield* Console.log(`${style.green(process.stdout)("reset")} the counters of ${plural(result.processes.length, "process", "processes")}\n${renderProcessTable(result.processes)}`)
+    const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.reset({ path: { id: target } }), { selector: target }))
+    yield* reportOutcome(outcome, {
+      json,
+      verb: "reset",
+      doneJson: (results) => mergeRows(results.map((r) => r.processes)),
+      printDone: (results) => {
+        const rows = mergeRows(results.map((r) => r.processes))
+        return json ? printJson(rows) : Console.log(`${style.green(process.stdout)("reset")} the counters of ${plural(rows.length, "process", "processes")}\n${renderProcessTable(rows)}`)
+      }
+    })
   })
-).pipe(Command.withDescription("Zero the restart counters (restarts, crashes, unstable exits in a row) of an app, id, namespace, or all"))
+).pipe(Command.withDescription("Zero the restart counters (restarts, crashes, unstable exits in a row) of apps, ids, namespaces, or all"))

@@ -6,15 +6,17 @@
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
 import { CallerEnvironment } from "../CallerEnvironment"
-import { withDaemon } from "../daemonCall"
+import { tryDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
 import { failWith, printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { style } from "../style"
 import { badUsage } from "../usage"
-import { plural, portOverrideOption, targetArg } from "./actionOptions"
+import { plural, portOverrideOption } from "./actionOptions"
 import { applyFile, isEcosystemFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { envOption, jsonOption } from "./configOptions"
+import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
+import { refuseWatchChange, watchChangeOption } from "./watchChange"
 
 /** The body of a restart/reload of processes: the one-time port, and `--update-env`'s environment. */
 export const runPayload = (port: Option.Option<string>, updateEnv: boolean) =>
@@ -26,6 +28,20 @@ export const runPayload = (port: Option.Option<string>, updateEnv: boolean) =>
     }
   })
 
+/**
+ * Of several arguments, an ecosystem file must be the only one: a file is applied as one request
+ * (docs/cli.md, "Applying a file"), names are acted on one by one. Returns the file, if there is one.
+ */
+export const fileTarget = (targets: ReadonlyArray<string>, cwd: string, json: boolean) => {
+  const files = targets.filter((t) => isEcosystemFile(t, cwd))
+  if (files.length === 0) return Effect.succeed<string | null>(null)
+  if (targets.length === 1) return Effect.succeed<string | null>(files[0] ?? null)
+  return failWith(
+    badUsage("target", `${JSON.stringify(files[0])} is an ecosystem file, which is applied on its own, not with other names`, "run one command for the file and another for the apps, or narrow the file with --only a,b"),
+    json
+  )
+}
+
 /** `--only` and `--env <name>` choose apps and blocks of a file: with processes they mean nothing. */
 export const refuseFileOptions = (only: Option.Option<unknown>, env: Option.Option<string>, target: string, json: boolean) =>
   Option.isSome(only)
@@ -36,21 +52,31 @@ export const refuseFileOptions = (only: Option.Option<unknown>, env: Option.Opti
 
 export const restartCommand = Command.make(
   "restart",
-  { target: targetArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, json: jsonOption },
-  ({ target, port, only, env, updateEnv, json }) =>
+  { targets: targetsArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, watch: watchChangeOption, json: jsonOption },
+  ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const caller = yield* CallerEnvironment
-      if (isEcosystemFile(target, caller.cwd)) {
+      const file = yield* fileTarget(targets, caller.cwd, json)
+      if (watch) return yield* refuseWatchChange(file, targets, json)
+      if (file !== null) {
         if (Option.isSome(port)) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to a file", "write the port in the file, or restart the app by name"), json)
-        return yield* applyFile({ file: target, mode: "restart", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
+        return yield* applyFile({ file, mode: "restart", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
       }
-      yield* refuseFileOptions(only, env, target, json)
+      yield* refuseFileOptions(only, env, targets.join(" "), json)
+      if (Option.isSome(port) && targets.length > 1) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to several selectors", "restart the app alone with --port, then the others"), json)
       const payload = yield* runPayload(port, updateEnv)
-      const result = yield* withDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
-      if (json) return yield* printJson(result.processes)
+      const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target }))
       const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
       const withEnv = updateEnv ? " with this shell's environment" : ""
-      yield* Console.log(`${style.green(process.stdout)("restarted")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}\n${renderProcessTable(result.processes)}`)
+      yield* reportOutcome(outcome, {
+        json,
+        verb: "restarted",
+        doneJson: (results) => mergeRows(results.map((r) => r.processes)),
+        printDone: (results) => {
+          const rows = mergeRows(results.map((r) => r.processes))
+          return json ? printJson(rows) : Console.log(`${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}\n${renderProcessTable(rows)}`)
+        }
+      })
     })
 ).pipe(
   Command.withDescription(

@@ -29,7 +29,7 @@ import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { splitShellWords } from "../../domain/shellWords"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { commandAppName } from "../commandAppName"
-import { withDaemon } from "../daemonCall"
+import { tryDaemon, withDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
 import { failWith, printJson } from "../output"
 import { renderProcessTable } from "../processTable"
@@ -41,6 +41,7 @@ import { plural } from "./actionOptions"
 import { applyFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { jsonOption } from "./configOptions"
 import { flagSettings, givenFlags, namedAfterFlags, StartAppArguments, startFlagOptions } from "./startFlags"
+import { actOnEach, mergeRows, reportOutcome } from "./selectors"
 
 // ---------------------------------------------------------------------------------------------
 // Option values
@@ -298,16 +299,51 @@ const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOp
 // ---------------------------------------------------------------------------------------------
 // The command
 
+/** Several words: names, ids or namespaces of apps the daemon holds (a command is one quoted word). */
+const startSeveral = (targets: ReadonlyArray<string>, withOptions: boolean, json: boolean) =>
+  Effect.gen(function* () {
+    const odd = targets.find((t) => /\s/.test(t.trim()) || looksLikeEcosystemFile(t))
+    if (withOptions || odd !== undefined) {
+      return yield* failWith(
+        badUsage(
+          "command",
+          odd !== undefined ? `${JSON.stringify(odd)} is a command or a file, and start takes one of those at a time` : "several words name apps the daemon holds; options that describe an app go with one command",
+          'quote a command as one word (pmfx start "node server.js --port 3000"), start one file at a time, or name existing apps alone: pmfx start api worker'
+        ),
+        json
+      )
+    }
+    const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.start({ path: { id: target } }), { selector: target }))
+    yield* reportOutcome(outcome, {
+      json,
+      verb: "started",
+      doneJson: (results) => byId(mergeRows(results.map((r) => r.processes))),
+      printDone: (results) => {
+        const rows = byId(mergeRows(results.map((r) => r.processes)))
+        return json ? printJson(rows) : Console.log(`${style.green(process.stdout)("started")} ${plural(rows.length, "process", "processes")}\n${renderProcessTable(rows)}`)
+      }
+    })
+  })
+
 const byId = (rows: ReadonlyArray<ProcessSummary>) => [...rows].sort((a, b) => a.id - b.id)
 
 export const startCommand = Command.make(
   "start",
   {
-    target: Args.text({ name: "command|script|file" }).pipe(Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file'), Args.optional),
+    targets: Args.text({ name: "command|script|file" }).pipe(
+      Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file; or the names of apps the daemon holds (several: pmfx start api worker)'),
+      Args.repeated
+    ),
     ...options
   },
-  ({ target, ...o }) =>
+  ({ targets, ...o }) =>
     Effect.gen(function* () {
+      // `pmfx start api worker`: apps the daemon holds, each started in turn (selectors.ts).
+      if (targets.length > 1) {
+        const refused = appOptions(o).length > 0 || Option.isSome(o.name) || o.env.length > 0 || Option.isSome(o.config) || o.waitReady || (yield* StartAppArguments).length > 0
+        return yield* startSeveral(targets, refused, o.json)
+      }
+      const target = Option.fromNullable(targets[0])
       const caller = yield* CallerEnvironment
       const appArgs = yield* StartAppArguments
       const entries = o.env

@@ -33,7 +33,11 @@ const docs = (anchor: string) => `docs/cli.md#${anchor}`
 export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   start: {
     summary: "start a command, a script, or the apps of an ecosystem file",
-    usage: ["pmfx start <command|script|file> [options] [-- <app args>...]", "pmfx start --config <file> [--only a,b] [--env NAME] [--update-env] [--wait-ready] [--json]"],
+    usage: [
+      "pmfx start <command|script|file> [options] [-- <app args>...]",
+      "pmfx start --config <file> [--only a,b] [--env NAME] [--update-env] [--wait-ready] [--json]",
+      "pmfx start <name|id|namespace|all>... [--json]"
+    ],
     examples: [
       { command: 'pmfx start "node server.js" --name api -i 2 --port 4000-4001', comment: "two instances, one port each" },
       { command: "pmfx start app.js --watch --max-memory-restart 512M -- --verbose", comment: "PM2's flags; after --, the app's" },
@@ -45,29 +49,29 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   stop: {
     summary: "stop processes (they stay listed until deleted)",
-    usage: ["pmfx stop <id|name|namespace|all> [--json]"],
-    examples: [{ command: "pmfx stop api" }, { command: "pmfx stop all" }],
+    usage: ["pmfx stop <id|name|namespace|all>... [--json]"],
+    examples: [{ command: "pmfx stop api" }, { command: "pmfx stop api worker 3", comment: "several at once; an unknown one is reported, the others stopped" }, { command: "pmfx stop all" }],
     completes: "apps",
     pm2: "pm2 stop",
     docs: docs("pmfx-stop")
   },
   restart: {
     summary: "stop and start processes again",
-    usage: ["pmfx restart <id|name|namespace|all> [--port <port>] [--update-env] [--json]", "pmfx restart <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
+    usage: ["pmfx restart <id|name|namespace|all>... [--port <port>] [--update-env] [--json]", "pmfx restart <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
     examples: [
-      { command: "pmfx restart api" },
+      { command: "pmfx restart api worker" },
       { command: "pmfx restart api --port 4100", comment: "this run only" },
       { command: "pmfx restart ecosystem.config.js --env production", comment: "every app with the file's definition" }
     ],
-    completes: "apps",
+    completes: "apps-and-files",
     pm2: "pm2 restart",
     docs: docs("pmfx-restart")
   },
   reload: {
     summary: "restart with no downtime, one instance at a time",
-    usage: ["pmfx reload <id|name|namespace|all> [--port <port>] [--update-env] [--json]", "pmfx reload <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
-    examples: [{ command: "pmfx reload api" }, { command: "pmfx reload ecosystem.config.js --only api", comment: "with the file's definition" }],
-    completes: "apps",
+    usage: ["pmfx reload <id|name|namespace|all>... [--port <port>] [--update-env] [--json]", "pmfx reload <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
+    examples: [{ command: "pmfx reload api web" }, { command: "pmfx reload ecosystem.config.js --only api", comment: "with the file's definition" }],
+    completes: "apps-and-files",
     pm2: "pm2 reload",
     docs: docs("pmfx-reload")
   },
@@ -83,7 +87,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   delete: {
     summary: "stop processes and remove them from the list",
-    usage: ["pmfx delete <id|name|namespace|all> [--force] [--json]", "pmfx delete <state>[,<state>...] --status [--json]"],
+    usage: ["pmfx delete <id|name|namespace|all|stopped|errored>... [--force] [--json]", "pmfx delete <state>[,<state>...] --status [--json]"],
     examples: [
       { command: "pmfx delete api" },
       { command: "pmfx delete all --force", comment: "without asking" },
@@ -133,24 +137,24 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     docs: docs("pmfx-sendsignal")
   },
   reset: {
-    summary: "zero the restart counters of an app",
-    usage: ["pmfx reset <name|id|namespace|all> [--json]"],
+    summary: "zero the restart counters of apps",
+    usage: ["pmfx reset <name|id|namespace|all>... [--json]"],
     examples: [{ command: "pmfx reset api" }, { command: "pmfx reset all" }],
     completes: "apps",
     pm2: "pm2 reset",
     docs: docs("pmfx-reset")
   },
   list: {
-    summary: "list every process: status, pid, port, CPU, memory, uptime",
-    usage: ["pmfx list [--json]"],
-    examples: [{ command: "pmfx list" }, { command: "pmfx list --json | jq '.[].name'" }],
-    completes: "nothing",
+    summary: "list every process, or those of some apps or namespaces",
+    usage: ["pmfx list [id|name|namespace]... [--json]"],
+    examples: [{ command: "pmfx list" }, { command: "pmfx ls jobs", comment: "one namespace (or app, or id)" }, { command: "pmfx list --json | jq '.[].name'" }],
+    completes: "apps",
     pm2: "pm2 list",
     docs: docs("pmfx-list")
   },
   logs: {
-    summary: "print an app's log lines, or follow them",
-    usage: ["pmfx logs <name|id|namespace|all> [--lines <n>] [--follow] [filters] [--json]"],
+    summary: "print the log lines of every app or of one, or follow them",
+    usage: ["pmfx logs [name|id|namespace|all] [--lines <n>] [--follow] [filters] [--json]"],
     examples: [
       { command: "pmfx logs api --lines 20" },
       { command: "pmfx logs api -f --error", comment: "follow standard error" },
@@ -161,9 +165,9 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     docs: docs("pmfx-logs")
   },
   flush: {
-    summary: "empty the log files of every app, or of one",
-    usage: ["pmfx flush [name|id|namespace|all] [--json]"],
-    examples: [{ command: "pmfx flush", comment: "every app" }, { command: "pmfx flush api" }],
+    summary: "empty the log files of every app, or of some",
+    usage: ["pmfx flush [name|id|namespace|all]... [--json]"],
+    examples: [{ command: "pmfx flush", comment: "every app" }, { command: "pmfx flush api worker" }],
     completes: "apps",
     pm2: "pm2 flush",
     docs: docs("pmfx-flush")

@@ -146,7 +146,7 @@ export const lastExitOf = (state: MonitState, id: number): LastExit | null => {
   const seen = state.exits[id]
   if (seen !== undefined) return seen
   const recorded = state.detail?.id === id ? state.detail.last_exit : null
-  return recorded === null || recorded === undefined ? null : { code: recorded.code, signal: recorded.signal, at: null }
+  return recorded === null || recorded === undefined ? null : { code: recorded.code, signal: recorded.signal, at: recorded.at === null ? null : Date.parse(recorded.at) }
 }
 
 const unchanged = (state: MonitState): Step => ({ state, commands: [] })

@@ -166,11 +166,14 @@ const renderDetails = (state: MonitState, p: Painter, width: number, compact: bo
   const exit = describeExit(lastExitOf(state, row.id))
   const samples = ringItems(state.history[row.id] ?? { capacity: 1, slots: [], start: 0, size: 0 })
   const script = detail === null ? "…" : detail.config.shell === null ? [detail.config.script, ...detail.config.args].join(" ") : detail.config.script
+  // Where the app was defined: the ecosystem file to edit (and `pmfx apply`), or the command line.
+  const config = detail === null ? "…" : (detail.config.config_file ?? p.dim("command line (no file)"))
   if (compact) {
     return [
       `${title}  ${label("pid")}${row.pid ?? "-"}  ${p.dim("port")} ${ports}  ${p.dim("health")} ${health}`,
       `${label("uptime")}${running(row) ? shortUptime(row.uptime) : "-"}  ${p.dim("restarts")} ${row.restarts}  ${p.dim("last exit")} ${exit}`,
       `${label("script")}${script}`,
+      `${label("config")}${config}`,
       ...sparkRows(samples, p, width).slice(0, 2)
     ]
   }
@@ -182,6 +185,7 @@ const renderDetails = (state: MonitState, p: Painter, width: number, compact: bo
     `${label("last exit")}${exit}`,
     `${label("script")}${script}`,
     `${label("cwd")}${detail?.config.cwd ?? "…"}`,
+    `${label("config")}${config}`,
     ...sparkRows(samples, p, width)
   ]
 }

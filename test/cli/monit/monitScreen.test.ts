@@ -40,6 +40,8 @@ describe("monit's screen", () => {
     expect(text).toMatch(/│ last exit +code 1 at 14:01:00/)
     expect(text).toMatch(/│ script +\/srv\/api\/server\.js --verbose/)
     expect(text).toMatch(/│ cwd +\/srv\/api/)
+    // Where the app was defined: the file to edit and apply.
+    expect(text).toMatch(/│ config +\/srv\/api\/ecosystem\.config\.js/)
     expect(text).toMatch(/│ cpu +▂▃█▃ 30\.0% peak 90%/)
     expect(text).toMatch(/│ mem +▁▃▆█ 43\.0 MB \(40\.0 MB–43\.0 MB\)/)
     expect(text).toMatch(/│ +4 samples over 3s/)

@@ -150,7 +150,7 @@ describe("monit's state", () => {
   })
 
   it("takes the last exit from the daemon's detail when the feed has not seen one", () => {
-    const state = run([{ _tag: "Detail", detail: detail(rows[0]!, { last_exit: { code: null, signal: "SIGKILL" } }) }], listed.state).state
+    const state = run([{ _tag: "Detail", detail: detail(rows[0]!, { last_exit: { code: null, signal: "SIGKILL", at: null } }) }], listed.state).state
     expect(lastExitOf(state, 0)).toEqual({ code: null, signal: "SIGKILL", at: null })
     // The detail of a row no longer selected is dropped.
     expect(run([{ _tag: "Detail", detail: detail(rows[1]!) }], listed.state).state.detail).toBe(null)
