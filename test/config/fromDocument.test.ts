@@ -15,7 +15,8 @@ describe("fromDocument", () => {
       const loader = yield* ConfigLoader
       const loaded = yield* loader.fromDocument({ name: "api", script: "./bin/server.js", instances: "2", env: { A: 1 } }, "/srv/app", defaultOptions)
       expect(loaded.file).toBeNull()
-      expect(loaded.warnings).toEqual([])
+      // The one warning: instances without exec_mode run in fork mode, where PM2 would pick cluster.
+      expect(loaded.warnings).toEqual([expect.stringMatching(/^apps\[0\]\.instances "2" without exec_mode: pmfx runs these instances in fork mode/)])
       expect(loaded.apps).toHaveLength(1)
       expect(loaded.apps[0]).toMatchObject({
         name: "api",

@@ -32,7 +32,8 @@ describe("JSON5 in .json files", () => {
         ["worker", 1, 10]
       ])
       expect(loaded.apps[0]!.env).toEqual({ NODE_ENV: "production" })
-      expect(loaded.warnings).toEqual([])
+      // The one warning: instances without exec_mode run in fork mode, where PM2 would pick cluster.
+      expect(loaded.warnings).toEqual([expect.stringMatching(/^apps\[0\]\.instances 2 without exec_mode: pmfx runs these instances in fork mode/)])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
