@@ -46,7 +46,8 @@ export const renderSvg = (run) => {
   const height = top + rows.length * rowH + 34
   const x = (q) => labelW + (q / maxRatio) * barW
   const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13">`,
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="sans-serif" font-size="13" role="img">`,
+    `<title>pmfx against PM2 ${escapeXml(run.pm2Version)}: the ratio of each figure, measured in one run</title>`,
     `<rect width="100%" height="100%" fill="#ffffff"/>`,
     `<text x="10" y="20" font-size="15" font-weight="bold">pmfx / PM2 ${escapeXml(run.pm2Version)}, same run (shorter is better; 1.0x = PM2)</text>`,
     `<text x="10" y="37" fill="#555">${escapeXml(run.date.slice(0, 10))}, ${escapeXml(run.cpus)}, load average at start ${escapeXml(run.load)}</text>`

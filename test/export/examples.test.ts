@@ -14,7 +14,7 @@ const examples = path.resolve(__dirname, "../../examples")
 const committed = path.join(examples, "export")
 
 /** Each committed folder and the command line that writes it (paths from examples/; see examples/export/README.md). */
-export const exampleExports: ReadonlyArray<{ readonly dir: string; readonly args: ReadonlyArray<string> }> = [
+const exampleExports: ReadonlyArray<{ readonly dir: string; readonly args: ReadonlyArray<string> }> = [
   { dir: "kubernetes", args: ["kubernetes", "ecosystem.json"] },
   { dir: "compose", args: ["compose", "ecosystem.json"] },
   { dir: "systemd", args: ["systemd", "ecosystem.json", "--workdir", "/srv/pmfx-examples"] },
