@@ -35,9 +35,13 @@ const nameOf = (id: number) => {
 
 /** Runs `action` on every id (one request each, side by side); reports progress, then the outcome. */
 export const runAction = async (action: Action, ids: ReadonlyArray<number>): Promise<boolean> => {
-  if (ids.length === 0) return false
+  if (ids.length === 0) {
+    say(`Nothing selected: tick the rows to ${action} (or the box in the title row for every shown row), then press ${action} again.`, "error")
+    return false
+  }
   const names = ids.map(nameOf).join(", ")
   if (action === "delete" && !window.confirm(`Delete ${names}? The process${ids.length > 1 ? "es stop and their rows are" : " stops and its row is"} removed.`)) {
+    say(`delete ${names}: cancelled`, "progress")
     return false
   }
   say(`${action} ${names}…`, "progress")

@@ -13,7 +13,15 @@ export type SystemRecord = typeof SystemInfo.Type
 
 export type Action = "start" | "stop" | "restart" | "reload" | "delete"
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  /** The API's `error.details.suggestion` (what to do next), when it gives one. */
+  constructor(
+    message: string,
+    readonly suggestion: string | null = null
+  ) {
+    super(message)
+  }
+}
 
 let apiKey: string | null = null
 export const setApiKey = (key: string | null): void => {
@@ -32,7 +40,7 @@ const request = async (method: string, path: string): Promise<unknown> => {
   } catch {
     // Not JSON: the message is the text itself.
   }
-  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`)
+  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body))
   return body
 }
 
@@ -46,6 +54,13 @@ const errorText = (body: unknown): string | null => {
   if (typeof record.message === "string") return record.message
   if (typeof record.error === "string") return record.error
   return null
+}
+
+const suggestionOf = (body: unknown): string | null => {
+  const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : null
+  const details = typeof error === "object" && error !== null ? (error as { details?: unknown }).details : null
+  const suggestion = typeof details === "object" && details !== null ? (details as { suggestion?: unknown }).suggestion : null
+  return typeof suggestion === "string" ? suggestion : null
 }
 
 const segment = (id: number | string) => encodeURIComponent(String(id))

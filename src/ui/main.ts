@@ -84,7 +84,9 @@ const start = (key: string | null) => {
     refused: (message) => {
       sessionStorage.removeItem(KEY_ITEM)
       setApiKey(null)
-      showSignIn(message)
+      // The daemon's reason without its hint for WebSocket programmers (`send {"type":"auth"…}`),
+      // which a person at the sign-in form cannot act on; then what to do.
+      showSignIn(`${message.replace(/:.*$/s, "")}. Enter the key given to pmfx web (--api-key or PMFX_API_KEY; --read-only-api-key to only watch).`)
     },
     status: (connected) => {
       if (connected && !shown) {

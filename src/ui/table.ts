@@ -52,6 +52,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     })
     return h("th", { scope: "col", "data-key": String(column.key) }, button)
   })
+  const noMatch = h("p", { class: "empty", id: "no-match", hidden: true })
   const empty = h("p", { class: "empty" }, "No processes yet. Start one with ", h("code", {}, "pmfx start app.js"), ".")
 
   replaceChildren(
@@ -60,6 +61,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     h("div", { class: "toolbar" }, h("span", {}, "Selection:"), bulk),
     statusElement(),
     h("div", { class: "table-wrap" }, h("table", { id: "processes" }, h("thead", {}, h("tr", {}, h("th", {}, allBox), ...headers, h("th", {}, "Actions"))), tbody)),
+    noMatch,
     empty
   )
 
@@ -98,7 +100,9 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     return found
   }
 
-  const counter = () => `${state.rows.size} process${state.rows.size === 1 ? "" : "es"}${selected.size > 0 ? `, ${selected.size} selected` : ""}`
+  let shownCount = 0
+  const counter = () =>
+    `${shownCount < state.rows.size ? `${shownCount} of ` : ""}${state.rows.size} process${state.rows.size === 1 ? "" : "es"}${selected.size > 0 ? `, ${selected.size} selected` : ""}`
 
   const update = () => {
     for (const id of elements.keys()) {
@@ -108,6 +112,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
       }
     }
     const rows = shown()
+    shownCount = rows.length
     const wanted: Array<HTMLTableRowElement> = []
     let namespace: string | null = null
     for (const row of rows) {
@@ -141,6 +146,8 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     }
     count.textContent = counter()
     empty.hidden = state.rows.size > 0
+    noMatch.hidden = state.rows.size === 0 || rows.length > 0
+    noMatch.textContent = `No process matches “${filter.value.trim()}”: clear the filter to see all ${state.rows.size}.`
     applyReadOnly(root)
   }
 
