@@ -31,7 +31,10 @@ export const setApiKey = (key: string | null): void => {
 const request = async (method: string, path: string): Promise<unknown> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (apiKey !== null) headers["authorization"] = `Bearer ${apiKey}`
-  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" })
+  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" }).catch(() => {
+    // The browser says only "Failed to fetch": say what it means here and what to do.
+    throw new ApiError(`no answer from the daemon at ${location.host}: is it running? Any pmfx command on that machine (pmfx list) starts it again, with this listener`)
+  })
   if (response.status === 204) return null
   const text = await response.text()
   let body: unknown = null

@@ -58,9 +58,9 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       ...pair("Status", row.status),
       ...pair("PID", row.pid),
       ...pair("Port", row.port),
-      ...pair("CPU", `${row.cpu_usage.toFixed(1)}%`),
-      ...pair("Memory", bytes(row.memory_usage)),
-      ...pair("Uptime", row.uptime),
+      ...pair("CPU", row.pid === null ? "–" : `${row.cpu_usage.toFixed(1)}%`),
+      ...pair("Memory", row.pid === null ? "–" : bytes(row.memory_usage)),
+      ...pair("Uptime", row.pid === null ? "–" : row.uptime),
       ...pair("Restarts", row.restarts),
       ...pair("Health", row.health_status),
       ...(row.exit_code !== undefined || row.signal !== undefined ? pair("Last exit (live)", `code ${row.exit_code ?? "–"}, signal ${row.signal ?? "–"}`) : [])

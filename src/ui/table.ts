@@ -16,9 +16,10 @@ const COLUMNS: ReadonlyArray<Column> = [
   { key: "status", label: "Status", show: (r) => r.status },
   { key: "pid", label: "PID", show: (r) => (r.pid === null ? "–" : String(r.pid)), numeric: true },
   { key: "port", label: "Port", show: (r) => r.port ?? "–" },
-  { key: "cpu_usage", label: "CPU", show: (r) => `${r.cpu_usage.toFixed(1)}%`, numeric: true },
-  { key: "memory_usage", label: "Memory", show: (r) => bytes(r.memory_usage), numeric: true },
-  { key: "uptime", label: "Uptime", show: (r) => r.uptime },
+  // Without a pid (stopped, errored) the last sample would be stale: "–", as `pmfx list` shows.
+  { key: "cpu_usage", label: "CPU", show: (r) => (r.pid === null ? "–" : `${r.cpu_usage.toFixed(1)}%`), numeric: true },
+  { key: "memory_usage", label: "Memory", show: (r) => (r.pid === null ? "–" : bytes(r.memory_usage)), numeric: true },
+  { key: "uptime", label: "Uptime", show: (r) => (r.pid === null ? "–" : r.uptime) },
   { key: "restarts", label: "Restarts", show: (r) => String(r.restarts), numeric: true },
   { key: "health_status", label: "Health", show: (r) => r.health_status }
 ]

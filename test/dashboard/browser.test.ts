@@ -47,6 +47,7 @@ const cell = (page: Page, name: string, index: number) => row(page, name).locato
 /** Column indexes: 0 is the checkbox. */
 const STATUS = 4
 const RESTARTS = 10
+const MEMORY = 8
 
 describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeout: 120_000 }, () => {
   beforeAll(async () => {
@@ -115,6 +116,8 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
 
     cli(sandbox, "stop", "beta")
     await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("stopped")
+    // No pid, no figures: not the last sample from before the stop.
+    await expect.poll(() => cell(page, "beta", MEMORY).textContent(), WAIT).toBe("–")
     cli(sandbox, "delete", "crashy")
     cli(sandbox, "delete", "beta")
     await expect.poll(() => page.locator("#processes tbody tr[data-id]").count(), WAIT).toBe(0)
