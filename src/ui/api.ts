@@ -17,7 +17,9 @@ export class ApiError extends Error {
   /** The API's `error.details.suggestion` (what to do next), when it gives one. */
   constructor(
     message: string,
-    readonly suggestion: string | null = null
+    readonly suggestion: string | null = null,
+    /** The API's `error.code` (`PROCESS_ALREADY_RUNNING`, …), when it gives one. */
+    readonly code: string | null = null
   ) {
     super(message)
   }
@@ -43,7 +45,7 @@ const request = async (method: string, path: string): Promise<unknown> => {
   } catch {
     // Not JSON: the message is the text itself.
   }
-  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body))
+  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body), codeOf(body))
   return body
 }
 
@@ -64,6 +66,12 @@ const suggestionOf = (body: unknown): string | null => {
   const details = typeof error === "object" && error !== null ? (error as { details?: unknown }).details : null
   const suggestion = typeof details === "object" && details !== null ? (details as { suggestion?: unknown }).suggestion : null
   return typeof suggestion === "string" ? suggestion : null
+}
+
+const codeOf = (body: unknown): string | null => {
+  const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : null
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : null
+  return typeof code === "string" ? code : null
 }
 
 const segment = (id: number | string) => encodeURIComponent(String(id))

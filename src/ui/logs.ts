@@ -82,6 +82,9 @@ export const renderLogs = (root: HTMLElement, id: number, name: string): (() => 
   const load = async () => {
     const mine = ++generation
     matches = matcher()
+    // With an end to the time range there is nothing new to follow: say so on the checkbox.
+    follow.disabled = until.value.trim() !== ""
+    follow.parentElement!.title = follow.disabled ? "An \"until\" time is set: clear it to follow new lines" : ""
     const query: Record<string, string> = { lines: "500", stream: stream.value }
     if (level.value !== "") query["level"] = level.value
     if (grep.value.trim() !== "") query["grep"] = grep.value.trim()

@@ -147,7 +147,7 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     // A failure shows the API's own message.
     await press("gamma", "start")
     await expect.poll(() => status.getAttribute("class"), WAIT).toContain("error")
-    expect(await status.textContent()).toMatch(/^start failed — gamma: .*already/)
+    expect(await status.textContent()).toMatch(/^start failed — gamma: .*already running \(Restart ↻ restarts it\)$/)
 
     // The selection's buttons with nothing ticked say what to do instead of doing nothing.
     await page.locator(".bulk button.action-stop").click()
