@@ -13,7 +13,17 @@ export type SystemRecord = typeof SystemInfo.Type
 
 export type Action = "start" | "stop" | "restart" | "reload" | "delete"
 
-export class ApiError extends Error {}
+export class ApiError extends Error {
+  /** The API's `error.details.suggestion` (what to do next), when it gives one. */
+  constructor(
+    message: string,
+    readonly suggestion: string | null = null,
+    /** The API's `error.code` (`PROCESS_ALREADY_RUNNING`, …), when it gives one. */
+    readonly code: string | null = null
+  ) {
+    super(message)
+  }
+}
 
 let apiKey: string | null = null
 export const setApiKey = (key: string | null): void => {
@@ -23,7 +33,10 @@ export const setApiKey = (key: string | null): void => {
 const request = async (method: string, path: string): Promise<unknown> => {
   const headers: Record<string, string> = { accept: "application/json" }
   if (apiKey !== null) headers["authorization"] = `Bearer ${apiKey}`
-  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" })
+  const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" }).catch(() => {
+    // The browser says only "Failed to fetch": say what it means here and what to do.
+    throw new ApiError(`no answer from the daemon at ${location.host}: is it running? Any pmfx command on that machine (pmfx list) starts it again, with this listener`)
+  })
   if (response.status === 204) return null
   const text = await response.text()
   let body: unknown = null
@@ -32,7 +45,7 @@ const request = async (method: string, path: string): Promise<unknown> => {
   } catch {
     // Not JSON: the message is the text itself.
   }
-  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`)
+  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body), codeOf(body))
   return body
 }
 
@@ -46,6 +59,19 @@ const errorText = (body: unknown): string | null => {
   if (typeof record.message === "string") return record.message
   if (typeof record.error === "string") return record.error
   return null
+}
+
+const suggestionOf = (body: unknown): string | null => {
+  const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : null
+  const details = typeof error === "object" && error !== null ? (error as { details?: unknown }).details : null
+  const suggestion = typeof details === "object" && details !== null ? (details as { suggestion?: unknown }).suggestion : null
+  return typeof suggestion === "string" ? suggestion : null
+}
+
+const codeOf = (body: unknown): string | null => {
+  const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : null
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : null
+  return typeof code === "string" ? code : null
 }
 
 const segment = (id: number | string) => encodeURIComponent(String(id))

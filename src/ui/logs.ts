@@ -4,7 +4,7 @@
  * "Download" saves exactly the lines shown.
  */
 import type { LogEntry } from "../logs/LogEntry"
-import { api } from "./api"
+import { ApiError, api } from "./api"
 import { h, replaceChildren } from "./dom"
 import { type LogLine, onMessage, subscribeLogs } from "./live"
 
@@ -82,17 +82,31 @@ export const renderLogs = (root: HTMLElement, id: number, name: string): (() => 
   const load = async () => {
     const mine = ++generation
     matches = matcher()
+    // With an end to the time range there is nothing new to follow: say so on the checkbox.
+    follow.disabled = until.value.trim() !== ""
+    follow.parentElement!.title = follow.disabled ? "An \"until\" time is set: clear it to follow new lines" : ""
     const query: Record<string, string> = { lines: "500", stream: stream.value }
     if (level.value !== "") query["level"] = level.value
     if (grep.value.trim() !== "") query["grep"] = grep.value.trim()
     if (since.value.trim() !== "") query["since"] = since.value.trim()
     if (until.value.trim() !== "") query["until"] = until.value.trim()
+    status.className = "log-status"
     status.textContent = "loading…"
     try {
       const answer = await api.logs(id, query)
       if (mine === generation) show(answer.entries, true)
     } catch (error) {
-      if (mine === generation) status.textContent = `Could not read the logs: ${error instanceof Error ? error.message : String(error)}`
+      if (mine !== generation) return
+      // Show no lines rather than the previous filter's, and follow nothing, so the error stays
+      // on screen (a followed line would replace it) until the filters are fixed and applied.
+      lines = []
+      output.textContent = ""
+      matches = () => false
+      subscribeLogs(null)
+      const suggestion = error instanceof ApiError && error.suggestion !== null ? ` — ${error.suggestion}` : ""
+      status.className = "log-status error"
+      status.textContent = `Could not read the logs: ${error instanceof Error ? error.message : String(error)}${suggestion}`
+      return
     }
     subscribeLogs(follow.checked ? [id] : null)
   }

@@ -6,6 +6,7 @@
  * URL, a cookie or a log.
  */
 import "./style.css"
+import { clearStatus } from "./actions"
 import { setApiKey, api } from "./api"
 import { h, replaceChildren } from "./dom"
 import { connect, disconnect, state } from "./live"
@@ -25,6 +26,7 @@ const storedKey = (): string | null => sessionStorage.getItem(KEY_ITEM)
 
 const route = () => {
   teardown?.()
+  clearStatus()
   const hash = location.hash.replace(/^#/, "") || "/"
   const process = /^\/process\/(\d+)$/.exec(hash)
   for (const link of app.querySelectorAll("nav a")) link.toggleAttribute("aria-current", link.getAttribute("href") === `#${hash.startsWith("/process") ? "/" : hash}`)
@@ -84,7 +86,9 @@ const start = (key: string | null) => {
     refused: (message) => {
       sessionStorage.removeItem(KEY_ITEM)
       setApiKey(null)
-      showSignIn(message)
+      // The daemon's reason without its hint for WebSocket programmers (`send {"type":"auth"…}`),
+      // which a person at the sign-in form cannot act on; then what to do.
+      showSignIn(`${message.replace(/:.*$/s, "")}. Enter the key given to pmfx web (--api-key or PMFX_API_KEY; --read-only-api-key to only watch).`)
     },
     status: (connected) => {
       if (connected && !shown) {

@@ -34,7 +34,7 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
     statusElement(),
     h("div", { class: "columns" }, h("section", {}, h("h2", {}, "Now"), summary), h("section", {}, h("h2", {}, "Configuration"), config)),
     h("div", { class: "columns" }, cpuChart, memoryChart),
-    h("section", {}, h("details", { id: "env-box" }, envSummary, env)),
+    h("section", { id: "env-section" }, h("details", { id: "env-box" }, envSummary, env)),
     h("h2", {}, "Logs"),
     logs
   )
@@ -58,9 +58,9 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       ...pair("Status", row.status),
       ...pair("PID", row.pid),
       ...pair("Port", row.port),
-      ...pair("CPU", `${row.cpu_usage.toFixed(1)}%`),
-      ...pair("Memory", bytes(row.memory_usage)),
-      ...pair("Uptime", row.uptime),
+      ...pair("CPU", row.pid === null ? "–" : `${row.cpu_usage.toFixed(1)}%`),
+      ...pair("Memory", row.pid === null ? "–" : bytes(row.memory_usage)),
+      ...pair("Uptime", row.pid === null ? "–" : row.uptime),
       ...pair("Restarts", row.restarts),
       ...pair("Health", row.health_status),
       ...(row.exit_code !== undefined || row.signal !== undefined ? pair("Last exit (live)", `code ${row.exit_code ?? "–"}, signal ${row.signal ?? "–"}`) : [])
@@ -95,7 +95,7 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       envSummary.textContent = `Environment: ${keys.length} variable${keys.length === 1 ? "" : "s"}, ${environment.masked.length} masked`
       replaceChildren(
         env,
-        h("caption", {}, `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; secret-looking values are masked`),
+        h("caption", {}, `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; ${state.readOnly ? "every value is masked for the read-only key" : "secret-looking values are masked"}`),
         ...keys.map((key) => h("tr", {}, h("th", { scope: "row" }, key), h("td", {}, environment.env[key] ?? "")))
       )
       // Live samples may have arrived while the history was on its way: merge by time, once each.

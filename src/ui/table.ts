@@ -16,9 +16,10 @@ const COLUMNS: ReadonlyArray<Column> = [
   { key: "status", label: "Status", show: (r) => r.status },
   { key: "pid", label: "PID", show: (r) => (r.pid === null ? "–" : String(r.pid)), numeric: true },
   { key: "port", label: "Port", show: (r) => r.port ?? "–" },
-  { key: "cpu_usage", label: "CPU", show: (r) => `${r.cpu_usage.toFixed(1)}%`, numeric: true },
-  { key: "memory_usage", label: "Memory", show: (r) => bytes(r.memory_usage), numeric: true },
-  { key: "uptime", label: "Uptime", show: (r) => r.uptime },
+  // Without a pid (stopped, errored) the last sample would be stale: "–", as `pmfx list` shows.
+  { key: "cpu_usage", label: "CPU", show: (r) => (r.pid === null ? "–" : `${r.cpu_usage.toFixed(1)}%`), numeric: true },
+  { key: "memory_usage", label: "Memory", show: (r) => (r.pid === null ? "–" : bytes(r.memory_usage)), numeric: true },
+  { key: "uptime", label: "Uptime", show: (r) => (r.pid === null ? "–" : r.uptime) },
   { key: "restarts", label: "Restarts", show: (r) => String(r.restarts), numeric: true },
   { key: "health_status", label: "Health", show: (r) => r.health_status }
 ]
@@ -52,6 +53,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     })
     return h("th", { scope: "col", "data-key": String(column.key) }, button)
   })
+  const noMatch = h("p", { class: "empty", id: "no-match", hidden: true })
   const empty = h("p", { class: "empty" }, "No processes yet. Start one with ", h("code", {}, "pmfx start app.js"), ".")
 
   replaceChildren(
@@ -60,6 +62,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     h("div", { class: "toolbar" }, h("span", {}, "Selection:"), bulk),
     statusElement(),
     h("div", { class: "table-wrap" }, h("table", { id: "processes" }, h("thead", {}, h("tr", {}, h("th", {}, allBox), ...headers, h("th", {}, "Actions"))), tbody)),
+    noMatch,
     empty
   )
 
@@ -98,7 +101,9 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     return found
   }
 
-  const counter = () => `${state.rows.size} process${state.rows.size === 1 ? "" : "es"}${selected.size > 0 ? `, ${selected.size} selected` : ""}`
+  let shownCount = 0
+  const counter = () =>
+    `${shownCount < state.rows.size ? `${shownCount} of ` : ""}${state.rows.size} process${state.rows.size === 1 ? "" : "es"}${selected.size > 0 ? `, ${selected.size} selected` : ""}`
 
   const update = () => {
     for (const id of elements.keys()) {
@@ -108,6 +113,7 @@ export const renderTable = (root: HTMLElement): (() => void) => {
       }
     }
     const rows = shown()
+    shownCount = rows.length
     const wanted: Array<HTMLTableRowElement> = []
     let namespace: string | null = null
     for (const row of rows) {
@@ -141,6 +147,8 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     }
     count.textContent = counter()
     empty.hidden = state.rows.size > 0
+    noMatch.hidden = state.rows.size === 0 || rows.length > 0
+    noMatch.textContent = `No process matches “${filter.value.trim()}”: clear the filter to see all ${state.rows.size}.`
     applyReadOnly(root)
   }
 

@@ -47,6 +47,7 @@ const cell = (page: Page, name: string, index: number) => row(page, name).locato
 /** Column indexes: 0 is the checkbox. */
 const STATUS = 4
 const RESTARTS = 10
+const MEMORY = 8
 
 describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeout: 120_000 }, () => {
   beforeAll(async () => {
@@ -115,6 +116,8 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
 
     cli(sandbox, "stop", "beta")
     await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("stopped")
+    // No pid, no figures: not the last sample from before the stop.
+    await expect.poll(() => cell(page, "beta", MEMORY).textContent(), WAIT).toBe("–")
     cli(sandbox, "delete", "crashy")
     cli(sandbox, "delete", "beta")
     await expect.poll(() => page.locator("#processes tbody tr[data-id]").count(), WAIT).toBe(0)
@@ -144,7 +147,11 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     // A failure shows the API's own message.
     await press("gamma", "start")
     await expect.poll(() => status.getAttribute("class"), WAIT).toContain("error")
-    expect(await status.textContent()).toMatch(/^start failed — gamma: .*already/)
+    expect(await status.textContent()).toMatch(/^start failed — gamma: .*already running \(Restart ↻ restarts it\)$/)
+
+    // The selection's buttons with nothing ticked say what to do instead of doing nothing.
+    await page.locator(".bulk button.action-stop").click()
+    await expect.poll(() => status.textContent(), WAIT).toMatch(/^Nothing selected: tick the rows to stop/)
 
     // The selection: both rows stopped by one click.
     await row(page, "gamma2").locator("input[type=checkbox]").check()
@@ -155,8 +162,14 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     // Delete asks first: dismissed, nothing happens; accepted, the row goes.
     page.once("dialog", (dialog) => void dialog.dismiss())
     await press("gamma2", "delete")
-    await expect.poll(() => status.textContent(), WAIT).toBe("stop gamma, gamma2: done")
+    await expect.poll(() => status.textContent(), WAIT).toBe("delete gamma2: cancelled")
     expect(await row(page, "gamma2").count()).toBe(1)
+
+    // A filter that hides every row says so, and the count says how many are shown.
+    await page.fill("#filter", "no-such-app")
+    await expect.poll(() => page.locator("#no-match").textContent(), WAIT).toBe("No process matches “no-such-app”: clear the filter to see all 2.")
+    expect(await page.locator(".count").textContent()).toBe("0 of 2 processes, 2 selected")
+    await page.fill("#filter", "")
     page.once("dialog", (dialog) => void dialog.accept())
     await press("gamma2", "delete")
     await expect.poll(() => row(page, "gamma2").count(), WAIT).toBe(0)
@@ -201,6 +214,16 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
       const shown = await lines.allTextContents()
       return shown.length > 0 && shown.every((line) => /tick \d*5\n?$/.test(line))
     }, WAIT).toBe(true)
+    // An invalid grep: the API's message and suggestion stay shown, with no stale lines under them.
+    await page.fill("#log-grep", "(unclosed")
+    await page.press("#log-grep", "Enter")
+    await expect.poll(() => page.locator(".log-status").textContent(), WAIT).toMatch(/^Could not read the logs: Invalid grep: .* — give a valid RE2/)
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    expect(await page.locator(".log-status").textContent()).toMatch(/^Could not read the logs/)
+    expect(await lines.count()).toBe(0)
+    await page.fill("#log-grep", "tick [0-9]*5$")
+    await page.press("#log-grep", "Enter")
+    await expect.poll(async () => (await lines.count()) > 0, WAIT).toBe(true)
     const download = page.waitForEvent("download")
     await page.click("#log-download")
     const saved = await (await download).createReadStream()
