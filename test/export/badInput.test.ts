@@ -112,6 +112,13 @@ describe("pmfx export: bad input", () => {
     expect(fs.readFileSync(blocker, "utf8")).toBe("x")
   })
 
+  it("-o under /proc is FILE_ERROR at once (Node's recursive mkdir would spin there forever)", () => {
+    const out = "/proc/pmfx-export-test/out"
+    const result = sandbox.pmfx(["export", "compose", path.join(examples, "ecosystem.json"), "-o", out, "--json"])
+    expect(result.code).toBe(3)
+    expect(wire(result.stdout).error).toMatchObject({ code: "FILE_ERROR", details: { field: "-o", path: out, reason: "ENOENT" } })
+  })
+
   it("a write that fails part-way leaves the folder as it was: no file replaced, no temporary file left", () => {
     const out = path.join(sandbox.dir, "units")
     const first = sandbox.pmfx(["export", "systemd", path.join(examples, "ecosystem.json"), "-o", out])
