@@ -82,10 +82,11 @@ export const main = (args: ReadonlyArray<string>): void => {
       )
     )
     if (Either.isLeft(loaded)) return loaded.left
-    for (const warning of loaded.right.warnings) report(`pmfx-runtime: warning ${warning}`)
+    // Through the logger (text, or JSON with --json), as the runtime's other messages.
+    for (const warning of loaded.right.warnings) yield* Effect.logWarning(`warning ${warning}`)
     if (process.pid === 1) {
       const problem = startReaper()
-      if (problem !== null) report(`pmfx-runtime: warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
+      if (problem !== null) yield* Effect.logWarning(`warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
     }
     return yield* runRuntime({
       ecosystem: loaded.right,
@@ -93,8 +94,7 @@ export const main = (args: ReadonlyArray<string>): void => {
       logOutput: { files: options.logFiles, echo: { json: options.json } },
       web: web.right,
       listenerLimits: options.daemon.listenerLimits,
-      autoExit: options.autoExit,
-      report
+      autoExit: options.autoExit
     })
   }).pipe(
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>

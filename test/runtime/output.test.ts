@@ -64,6 +64,24 @@ describe("pmfx-runtime output", () => {
     expect(files.filter((name) => name.startsWith("counter"))).toEqual([])
   })
 
+  it("--json: every stderr line is JSON, the errored app's report and a file's warnings included", async () => {
+    sandbox = makeSandbox()
+    sandbox.write("crasher.js", `console.error("cannot start"); process.exit(3)\n`)
+    sandbox.write("ecosystem.json", JSON.stringify({ apps: [{ name: "crasher", script: "crasher.js", max_restarts: 1, restart_delay: 100, pmx: true }] }))
+    const runtime = startRuntime(sandbox, ["ecosystem.json", "--json"])
+    const code = await runtime.exited
+    expect(code, runtime.stderr()).toBe(1)
+    const lines = runtime
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "")
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
+    const own = lines.map((line) => JSON.parse(line) as { app: string; level?: string; message: string }).filter((entry) => entry.app === "pmfx-runtime")
+    expect(own).toContainEqual(expect.objectContaining({ level: "warn", message: expect.stringContaining("warning") }))
+    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringMatching(/^crasher \(id 0\) is errored after \d+ restart\(s\), last exit code 3$/) }))
+    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("--no-auto-exit") }))
+  })
+
   it("--log-files writes every app's files, with the text prefix on the console", async () => {
     sandbox = makeSandbox()
     sandbox.write("hello.js", `console.log("hello"); console.error("oops")\n`)
