@@ -51,7 +51,7 @@ describe.skipIf(problem !== null)("pmfx-runtime as PID 1", () => {
         apps: [
           { name: "orphaner", script: "orphaner.js", kill_timeout: "60s" },
           { name: "web", script: "web.js", kill_timeout: "60s" },
-          { name: "worker", script: "worker.js", instances: 2, kill_timeout: "60s" }
+          { name: "worker", script: "worker.js", instances: 2, exec_mode: "fork", kill_timeout: "60s" }
         ]
       })
     )
