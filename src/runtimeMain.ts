@@ -9,6 +9,7 @@ import { Cause, Data, Effect, Either, Exit, Layer, Logger } from "effect"
 import { renderError } from "./cli/output"
 import { looksLikeEcosystemFile } from "./config/ConfigFormat"
 import { ConfigLoader } from "./config/ConfigLoader"
+import { runsOnNode } from "./config/validateEcosystem"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
 import { daemonEnvironmentForApps } from "./daemon/daemonEnvironment"
 import { Paths } from "./shared/Paths"
@@ -51,6 +52,10 @@ const loadApps = (options: RuntimeOptions, target: string) =>
     const literal = (value: string | boolean) => (typeof value === "string" ? value.replace(/\$/g, "$$$$") : value)
     const app: Record<string, unknown> = { script: literal(target) }
     for (const [key, value] of Object.entries(options.scriptSettings)) app[key] = literal(value)
+    // As `pmfx start` and pm2-runtime: -i with a Node script is cluster mode (one shared port);
+    // in fork mode every instance would bind the same port and all but one crash-loop.
+    const interpreter = options.scriptSettings.interpreter
+    if (options.scriptSettings.instances !== undefined && runsOnNode(target, typeof interpreter === "string" ? interpreter : undefined)) app.exec_mode = "cluster"
     if (options.scriptArgs.length > 0) app.args = options.scriptArgs.map((arg) => literal(arg))
     return yield* loader.fromDocument({ apps: [app] }, process.cwd(), { environment: process.env })
   })
