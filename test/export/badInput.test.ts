@@ -34,6 +34,10 @@ describe("pmfx export: bad input", () => {
     expect(error.code).toBe("BAD_REQUEST")
     expect(error.details.field).toBe("target")
     expect(error.details.suggestion).toContain("pmfx export compose")
+    // The engine's everyday name, which no edit distance finds.
+    const docker = sandbox.pmfx(["export", "docker", path.join(examples, "ecosystem.json"), "--json"])
+    expect(docker.code).toBe(2)
+    expect(wire(docker.stdout).error.details.suggestion).toContain("pmfx export compose")
     expectNoDaemon()
   })
 
