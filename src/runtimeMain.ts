@@ -9,6 +9,7 @@ import { Cause, Data, Effect, Either, Exit, Layer, Logger } from "effect"
 import { renderError } from "./cli/output"
 import { looksLikeEcosystemFile } from "./config/ConfigFormat"
 import { ConfigLoader } from "./config/ConfigLoader"
+import { runsOnNode } from "./config/validateEcosystem"
 import { DaemonAlreadyRunning } from "./daemon/DaemonLock"
 import { daemonEnvironmentForApps } from "./daemon/daemonEnvironment"
 import { Paths } from "./shared/Paths"
@@ -51,6 +52,10 @@ const loadApps = (options: RuntimeOptions, target: string) =>
     const literal = (value: string | boolean) => (typeof value === "string" ? value.replace(/\$/g, "$$$$") : value)
     const app: Record<string, unknown> = { script: literal(target) }
     for (const [key, value] of Object.entries(options.scriptSettings)) app[key] = literal(value)
+    // As `pmfx start` and pm2-runtime: -i with a Node script is cluster mode (one shared port);
+    // in fork mode every instance would bind the same port and all but one crash-loop.
+    const interpreter = options.scriptSettings.interpreter
+    if (options.scriptSettings.instances !== undefined && runsOnNode(target, typeof interpreter === "string" ? interpreter : undefined)) app.exec_mode = "cluster"
     if (options.scriptArgs.length > 0) app.args = options.scriptArgs.map((arg) => literal(arg))
     return yield* loader.fromDocument({ apps: [app] }, process.cwd(), { environment: process.env })
   })
@@ -82,10 +87,11 @@ export const main = (args: ReadonlyArray<string>): void => {
       )
     )
     if (Either.isLeft(loaded)) return loaded.left
-    for (const warning of loaded.right.warnings) report(`pmfx-runtime: warning ${warning}`)
+    // Through the logger (text, or JSON with --json), as the runtime's other messages.
+    for (const warning of loaded.right.warnings) yield* Effect.logWarning(`warning ${warning}`)
     if (process.pid === 1) {
       const problem = startReaper()
-      if (problem !== null) report(`pmfx-runtime: warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
+      if (problem !== null) yield* Effect.logWarning(`warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
     }
     return yield* runRuntime({
       ecosystem: loaded.right,
@@ -93,8 +99,7 @@ export const main = (args: ReadonlyArray<string>): void => {
       logOutput: { files: options.logFiles, echo: { json: options.json } },
       web: web.right,
       listenerLimits: options.daemon.listenerLimits,
-      autoExit: options.autoExit,
-      report
+      autoExit: options.autoExit
     })
   }).pipe(
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>

@@ -10,8 +10,12 @@ import * as path from "node:path"
 
 const codeOf = (error: unknown): string | undefined => (error as { readonly code?: string } | null)?.code
 
-/** Makes `dir` (and what is missing above it) with `mode` (less the umask, as `mkdir` does); throws the system's error when it cannot. */
-export const makeDirectory = (dir: string, mode = 0o777): void => {
+/**
+ * Makes `dir` (and what is missing above it) with `mode` (less the umask, as `mkdir` does); throws
+ * the system's error when it cannot. Returns the first folder it made (the topmost), or undefined
+ * when `dir` was there already — as Node's recursive mkdir does.
+ */
+export const makeDirectory = (dir: string, mode = 0o777): string | undefined => {
   const missing: Array<string> = []
   let current = path.resolve(dir)
   for (;;) {
@@ -25,13 +29,16 @@ export const makeDirectory = (dir: string, mode = 0o777): void => {
     missing.push(current)
     current = parent
   }
+  let first: string | undefined
   for (const level of missing.reverse()) {
     try {
       fs.mkdirSync(level, { mode })
+      first ??= level
     } catch (error) {
       // Made meanwhile by someone else: fine when it is a folder.
       if (codeOf(error) === "EEXIST" && fs.statSync(level, { throwIfNoEntry: false })?.isDirectory() === true) continue
       throw error
     }
   }
+  return first
 }

@@ -4,13 +4,14 @@
  * `x-pmfx-notes` extension field (engines ignore `x-` keys) and warned about.
  */
 import * as path from "node:path"
-import { Document, isScalar, visit } from "yaml"
+import { Document } from "yaml"
 import type { Dependency } from "../domain/Dependency"
 import { formatSize } from "../domain/Size"
 import type { ExportOptions } from "./exportTarget"
 import type { PortableApp } from "./portableApp"
 import { seconds } from "./portableApp"
 import { unmappedSettings } from "./unmappedSettings"
+import { quoteForYaml11 } from "./yaml11Safe"
 
 /** A duration in compose's notation: whole seconds, or milliseconds below a second. */
 const duration = (ms: number): string => (ms % 1000 === 0 || ms >= 10_000 ? `${Math.ceil(ms / 1000)}s` : `${ms}ms`)
@@ -112,13 +113,8 @@ export const renderCompose = (apps: ReadonlyArray<PortableApp>, byName: Readonly
     `# Every app runs in the image ${options.image} (--image), with the project folder at ${options.workdir} (--workdir).`,
     "# Settings with no compose counterpart are listed under x-pmfx-notes (docs/export.md)."
   ].join("\n")
-  const yaml = new Document(document, { aliasDuplicateObjects: false })
-  // Values like 4000:4000 or 1000:1000 are base-60 numbers to a YAML 1.1 reader: quoted, as the
-  // compose documentation advises for ports.
-  visit(yaml, {
-    Scalar(key, node) {
-      if (key !== "key" && isScalar(node) && typeof node.value === "string" && /^[\d.:-]+$/.test(node.value) && node.value.includes(":")) node.type = "QUOTE_DOUBLE"
-    }
-  })
+  // Values like 4000:4000 (base-60 numbers) or `no` (a boolean: `restart: "no"`) to a YAML 1.1
+  // reader are quoted, as the compose documentation advises.
+  const yaml = quoteForYaml11(new Document(document, { aliasDuplicateObjects: false }))
   return { files: [{ path: "compose.yaml", content: `${header}\n${yaml.toString({ lineWidth: 0 })}` }], warnings }
 }

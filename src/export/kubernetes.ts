@@ -3,13 +3,14 @@
  * is not restarted), a Service when it has a port, a ConfigMap for its environment; what has no
  * counterpart becomes a `pmfx.dev/…` annotation and a warning. One multi-document YAML stream.
  */
-import { stringify } from "yaml"
+import { Document } from "yaml"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { dependencyWait } from "./dependencyWait"
 import type { ExportOptions } from "./exportTarget"
 import type { PortableApp } from "./portableApp"
 import { portableId, seconds } from "./portableApp"
 import { unmappedSettings } from "./unmappedSettings"
+import { quoteForYaml11 } from "./yaml11Safe"
 
 type KubeObject = Record<string, unknown>
 
@@ -148,6 +149,6 @@ export const renderKubernetes = (apps: ReadonlyArray<PortableApp>, byName: Reado
     `# Every app runs in the image ${options.image} (--image), with the project folder at ${options.workdir} (--workdir).`,
     "# Settings with no Kubernetes counterpart are pmfx.dev/ annotations (docs/export.md)."
   ].join("\n")
-  const content = `${header}\n${objects.map((object) => `---\n${stringify(object, { lineWidth: 0, aliasDuplicateObjects: false })}`).join("")}`
+  const content = `${header}\n${objects.map((object) => `---\n${quoteForYaml11(new Document(object, { aliasDuplicateObjects: false })).toString({ lineWidth: 0 })}`).join("")}`
   return { files: [{ path: "kubernetes.yaml", content }], warnings }
 }

@@ -98,7 +98,7 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
       return relative === "" ? options.workdir : path.posix.join(options.workdir, ...relative.split(path.sep))
     }
     if (!container) return hostPath
-    fail(key, hostPath, `${hostPath} is outside the project folder ${options.projectDir}, which is what the image holds at ${options.workdir}`, `move it under ${options.projectDir}, or export from an ecosystem file in a folder that holds it`)
+    fail(key, hostPath, `${hostPath} is outside the project folder ${options.projectDir}, which is what the image holds at ${options.workdir}`, `move it under ${options.projectDir}, or give --root a folder that holds it (the folder your image holds at ${options.workdir})`)
     return hostPath
   }
 

@@ -7,6 +7,7 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { makeDirectory } from "../daemon/makeDirectory"
 import { FileError } from "../domain/errors"
 import type { ExportFile } from "./exportTarget"
 
@@ -37,7 +38,8 @@ export const writeExportFiles = (dir: string, files: ReadonlyArray<ExportFile>):
         for (const { file, final } of targets) {
           const parent = path.dirname(final)
           if (!fs.existsSync(parent)) {
-            const first = fs.mkdirSync(parent, { recursive: true })
+            // Not Node's recursive mkdir: it never returns for a path under /proc (daemon/makeDirectory.ts).
+            const first = makeDirectory(parent)
             if (first !== undefined) createdDirs.push(first)
           }
           const temp = path.join(parent, `.${path.basename(final)}.${process.pid}.tmp`)

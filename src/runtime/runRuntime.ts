@@ -45,8 +45,6 @@ export interface RuntimeStartOptions {
   readonly web: WebSettings | undefined
   readonly listenerLimits: ListenerLimits
   readonly autoExit: boolean
-  /** Where the runtime says why it ends (stderr). */
-  readonly report: (line: string) => void
 }
 
 const STOP_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGTERM", "SIGINT", "SIGQUIT"]
@@ -124,9 +122,10 @@ export const runRuntime = (options: RuntimeStartOptions) =>
             yield* Effect.logInfo("every app has stopped: exiting")
             return yield* Deferred.succeed(ended, RuntimeExit.stopped)
           }
-          for (const line of yield* describeErrored(errored)) options.report(`pmfx-runtime: ${line}`)
-          options.report(
-            `pmfx-runtime: stopping every app and exiting with code ${RuntimeExit.errored}, so that the container is restarted ` +
+          // Through the logger, as every message of the runtime: one JSON object per line with --json.
+          for (const line of yield* describeErrored(errored)) yield* Effect.logError(line)
+          yield* Effect.logError(
+            `stopping every app and exiting with code ${RuntimeExit.errored}, so that the container is restarted ` +
               "(with --no-auto-exit the runtime keeps running instead, and `pmfx restart <app>` can start it again)"
           )
           return yield* Deferred.succeed(ended, RuntimeExit.errored)

@@ -34,6 +34,10 @@ describe("pmfx export: bad input", () => {
     expect(error.code).toBe("BAD_REQUEST")
     expect(error.details.field).toBe("target")
     expect(error.details.suggestion).toContain("pmfx export compose")
+    // The engine's everyday name, which no edit distance finds.
+    const docker = sandbox.pmfx(["export", "docker", path.join(examples, "ecosystem.json"), "--json"])
+    expect(docker.code).toBe(2)
+    expect(wire(docker.stdout).error.details.suggestion).toContain("pmfx export compose")
     expectNoDaemon()
   })
 
@@ -110,6 +114,13 @@ describe("pmfx export: bad input", () => {
     expect(error.details).toMatchObject({ field: "-o", path: out, reason: "ENOTDIR" })
     expect(error.details.suggestion).toContain("-o")
     expect(fs.readFileSync(blocker, "utf8")).toBe("x")
+  })
+
+  it("-o under /proc is FILE_ERROR at once (Node's recursive mkdir would spin there forever)", () => {
+    const out = "/proc/pmfx-export-test/out"
+    const result = sandbox.pmfx(["export", "compose", path.join(examples, "ecosystem.json"), "-o", out, "--json"])
+    expect(result.code).toBe(3)
+    expect(wire(result.stdout).error).toMatchObject({ code: "FILE_ERROR", details: { field: "-o", path: out, reason: "ENOENT" } })
   })
 
   it("a write that fails part-way leaves the folder as it was: no file replaced, no temporary file left", () => {

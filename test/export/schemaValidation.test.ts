@@ -134,6 +134,18 @@ describe("pmfx export kubernetes", () => {
   }
 })
 
+describe("pmfx export for YAML 1.1 readers", () => {
+  it("kubectl (go-yaml v2) and Python read every value as written: yes, no, on, off and 4000:4000 are quoted", () => {
+    const file = writeRichProject(sandbox)
+    for (const target of ["kubernetes", "compose"]) {
+      const text = exported([target, file, "--image", "registry.example.com/shop:1.4"]).stdout
+      const as12 = parseAllDocuments(text).map((document) => document.toJS())
+      const as11 = parseAllDocuments(text, { version: "1.1" }).map((document) => document.toJS())
+      expect(as11).toEqual(as12)
+    }
+  })
+})
+
 describe("pmfx export compose", () => {
   it("writes a compose file the Compose Specification's schema accepts, for every mapped setting", () => {
     const file = writeRichProject(sandbox)

@@ -4,9 +4,11 @@
  * names one; and a runtime whose apps all end by themselves exits 0.
  */
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
+import { waitFor } from "../support/daemon"
 import { startRuntime } from "./helpers"
 
 const LINES = 2_000
@@ -62,6 +64,40 @@ describe("pmfx-runtime output", () => {
     const logs = path.join(sandbox.home, "logs")
     const files = fs.existsSync(logs) ? fs.readdirSync(logs) : []
     expect(files.filter((name) => name.startsWith("counter"))).toEqual([])
+  })
+
+  it("--json: every stderr line is JSON, the errored app's report and a file's warnings included", async () => {
+    sandbox = makeSandbox()
+    sandbox.write("crasher.js", `console.error("cannot start"); process.exit(3)\n`)
+    sandbox.write("ecosystem.json", JSON.stringify({ apps: [{ name: "crasher", script: "crasher.js", max_restarts: 1, restart_delay: 100, pmx: true }] }))
+    const runtime = startRuntime(sandbox, ["ecosystem.json", "--json"])
+    const code = await runtime.exited
+    expect(code, runtime.stderr()).toBe(1)
+    const lines = runtime
+      .stderr()
+      .split("\n")
+      .filter((line) => line !== "")
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
+    const own = lines.map((line) => JSON.parse(line) as { app: string; level?: string; message: string }).filter((entry) => entry.app === "pmfx-runtime")
+    expect(own).toContainEqual(expect.objectContaining({ level: "warn", message: expect.stringContaining("warning") }))
+    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringMatching(/^crasher \(id 0\) is errored after \d+ restart\(s\), last exit code 3$/) }))
+    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("--no-auto-exit") }))
+  })
+
+  it("a Node script with -i runs in cluster mode, as pmfx start and pm2-runtime: every instance serves the one port", async () => {
+    sandbox = makeSandbox()
+    const port = await new Promise<number>((resolve) => {
+      const probe = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as net.AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    sandbox.write("server.js", `require("http").createServer((_, res) => res.end("ok")).listen(${port}, "127.0.0.1", () => console.log("listening"))\n`)
+    const runtime = startRuntime(sandbox, ["server.js", "--name", "api", "-i", "2"])
+    await waitFor(() => runtime.stdout().includes("api/0 | listening") && runtime.stdout().includes("api/1 | listening"), "both instances to listen")
+    expect(runtime.stdout()).not.toContain("EADDRINUSE")
+    runtime.child.kill("SIGTERM")
+    expect(await runtime.exited, runtime.stderr()).toBe(0)
   })
 
   it("--log-files writes every app's files, with the text prefix on the console", async () => {

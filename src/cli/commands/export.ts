@@ -91,7 +91,9 @@ export const exportCommand = Command.make("export", { target: targetArg, file: f
     const { json } = o
     const target = o.target.trim().toLowerCase()
     if (!isExportTarget(target)) {
-      const closest = closestKey(target, exportTargets)
+      // What people call the engines, which no edit distance finds: docker → compose, k8s → kubernetes.
+      const alias: Record<string, string> = { docker: "compose", "docker-compose": "compose", podman: "compose", "podman-compose": "compose", k8s: "kubernetes", kube: "kubernetes", kubectl: "kubernetes", helm: "kubernetes", systemctl: "systemd", unit: "systemd" }
+      const closest = alias[target] ?? closestKey(target, exportTargets)
       return yield* failWith(badUsage("target", `${JSON.stringify(o.target)} is not a target; the targets are ${exportTargets.join(", ")}`, `write pmfx export ${closest ?? "kubernetes"} ${o.file}`), json)
     }
     const caller = yield* CallerEnvironment
