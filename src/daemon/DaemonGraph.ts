@@ -38,6 +38,8 @@ export interface DaemonCoreOptions {
   readonly engine?: Partial<EngineSettings> | undefined
   /** Where app output goes besides (or instead of) the log files: the runtime's console. */
   readonly logOutput?: LogOutputSettings | undefined
+  /** `runtime` for pmfx-runtime: the API then refuses to hand the apps over (`pmfx daemon restart`). */
+  readonly host?: "daemon" | "runtime" | undefined
 }
 
 export const DaemonGraph = {
@@ -49,7 +51,7 @@ export const DaemonGraph = {
       ConfigLoader.Default,
       SystemStatsReader.Default,
       ApiTraffic.Default,
-      DaemonInfo.make({ home: options.home, socket: options.socket, killed: options.killed, listenerLimits: options.listenerLimits })
+      DaemonInfo.make({ home: options.home, socket: options.socket, killed: options.killed, listenerLimits: options.listenerLimits, host: options.host })
     ).pipe(Layer.provideMerge(Engine.at(options.home, options.engine ?? {}, options.logOutput))),
   /** Alerts and webhook delivery (needs the core). */
   notifications: Notifications.Live,

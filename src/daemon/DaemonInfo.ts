@@ -31,6 +31,11 @@ export interface DaemonInfoShape {
   readonly webSettings: Ref.Ref<WebSettings | null>
   /** Timeouts and connection cap of both listeners (`pmfx daemon --header-timeout` …). */
   readonly listenerLimits: ListenerLimits
+  /**
+   * What hosts the engine: the background daemon, or `pmfx-runtime`, a container's main process,
+   * which cannot hand its apps over (ending it ends the container; docs/containers.md).
+   */
+  readonly host: "daemon" | "runtime"
 }
 
 export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, DaemonInfoShape>() {
@@ -39,6 +44,7 @@ export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, Daemo
     readonly socket: string
     readonly killed: boolean
     readonly listenerLimits?: ListenerLimits | undefined
+    readonly host?: "daemon" | "runtime" | undefined
   }) =>
     Layer.effect(
       DaemonInfo,
@@ -54,7 +60,8 @@ export class DaemonInfo extends Context.Tag("pmfx/DaemonInfo")<DaemonInfo, Daemo
           killed: yield* Ref.make(options.killed),
           web: yield* Ref.make<WebListenerInfo | null>(null),
           webSettings: yield* Ref.make<WebSettings | null>(null),
-          listenerLimits: options.listenerLimits ?? defaultListenerLimits()
+          listenerLimits: options.listenerLimits ?? defaultListenerLimits(),
+          host: options.host ?? "daemon"
         }
       })
     )

@@ -76,7 +76,7 @@ export const runRuntime = (options: RuntimeStartOptions) =>
     fs.rmSync(paths.socket, { force: true })
 
     const context = yield* Layer.build(
-      DaemonGraph.core({ home: paths.home, socket: paths.socket, killed: false, listenerLimits: options.listenerLimits, logOutput: options.logOutput })
+      DaemonGraph.core({ home: paths.home, socket: paths.socket, killed: false, listenerLimits: options.listenerLimits, logOutput: options.logOutput, host: "runtime" })
     )
     return yield* Effect.gen(function* () {
       const manager = yield* ProcessManager

@@ -211,7 +211,7 @@ export class MetricsGroup extends HttpApiGroup.make("metrics")
 /** Daemon control: served on the unix socket only, never over TCP (docs/api.md). */
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
-  .add(HttpApiEndpoint.post("handOver", "/daemon/restart").addSuccess(HandOverResult))
+  .add(HttpApiEndpoint.post("handOver", "/daemon/restart").addSuccess(HandOverResult).addError(W.BadRequestWire))
   .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
   .add(
     HttpApiEndpoint.put("web", "/daemon/web")

@@ -48,4 +48,29 @@ describe("pmfx-runtime API", () => {
       expect(runtime.stderr()).toContain(`${signal}: stopping every app`)
     }
   })
+
+  it("refuses pmfx daemon restart (it would end the container): BAD_REQUEST, the apps and the runtime keep running", async () => {
+    sandbox = makeSandbox()
+    sandbox.write("app.js", `console.log("up"); setInterval(() => {}, 1000)\n`)
+    const runtime = startRuntime(sandbox, ["app.js", "--name", "app"])
+    await waitFor(() => runtime.stdout().includes("app/0 | up"), "the app to be up")
+    const before = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ name: string; pid: number | null }>
+    expect(before).toHaveLength(1)
+
+    const refused = sandbox.pmfx(["daemon", "restart", "--json"])
+    expect(refused.code, refused.stderr).toBe(2)
+    const error = JSON.parse(refused.stdout) as { success: boolean; error: { code: string; message: string; details: Record<string, string> } }
+    expect(error.success).toBe(false)
+    expect(error.error.code).toBe("BAD_REQUEST")
+    expect(error.error.message).toContain("pmfx-runtime cannot be replaced in place")
+    expect(error.error.details).toMatchObject({ field: "daemon", reason: "this daemon is pmfx-runtime" })
+    expect(error.error.details.suggestion).toContain("restart the container")
+
+    // Nothing changed: the same runtime answers, with the same app process.
+    const after = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ name: string; pid: number | null }>
+    expect(after.map((row) => [row.name, row.pid])).toEqual(before.map((row) => [row.name, row.pid]))
+    const killed = sandbox.pmfx(["kill"])
+    expect(killed.code, killed.stderr).toBe(0)
+    expect(await runtime.exited).toBe(0)
+  })
 })

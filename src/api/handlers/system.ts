@@ -8,7 +8,7 @@ import { StateStore } from "../../daemon/StateStore"
 import type { WebSettings } from "../../daemon/StateFile"
 import { WebListener } from "../../daemon/WebListener"
 import { formatUptime } from "../../domain/Duration"
-import { InternalError } from "../../domain/errors"
+import { BadRequest, InternalError } from "../../domain/errors"
 import type { ProcessStatus } from "../../domain/ProcessStatus"
 import { isRunningStatus, processStatuses } from "../../domain/ProcessStatus"
 import { LogStore } from "../../logs/LogStore"
@@ -146,6 +146,17 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
       )
       .handle("handOver", () =>
         Effect.gen(function* () {
+          if (daemon.host === "runtime") {
+            // Its apps would be left to a background daemon and the container would end with PID 1.
+            return yield* new BadRequest({
+              message: "pmfx-runtime cannot be replaced in place: it is the container's main process, and ending it ends the container",
+              details: {
+                field: "daemon",
+                reason: "this daemon is pmfx-runtime",
+                suggestion: "to run a new pmfx, rebuild the image and restart the container; `pmfx restart all` restarts the apps"
+              }
+            })
+          }
           const rows = yield* manager.list()
           yield* Ref.set(daemon.handOver, true)
           // The daemon lets go of its apps and exits once this response is on its way.
