@@ -7,6 +7,7 @@ import type * as http from "node:http"
 import { PmfxApi } from "../shared/Api"
 import { daemonMiddleware } from "./daemonMiddleware"
 import { errorResponses } from "./errorResponses"
+import { lazyOpenApiRoute } from "./lazyOpenApi"
 import { webGuard } from "./webGuard"
 import { serveDashboard } from "./dashboard/dashboardAssets"
 import { webSocketRoute } from "./websocket/webSocketRoute"
@@ -36,7 +37,7 @@ export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
  */
 export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
   HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(lazyOpenApiRoute),
     Layer.provide(webSocketRoute),
     Layer.provide(HttpApiBuilder.middleware((app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(daemonMiddleware(errorResponses(app)))), { withContext: true })),
     Layer.provide(ApiLive),
@@ -55,7 +56,7 @@ export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
  */
 export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServer: (server: http.Server) => void) =>
   HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/api/openapi.json" })),
+    Layer.provide(lazyOpenApiRoute),
     Layer.provide(webSocketRoute),
     Layer.provide(HttpApiBuilder.middleware(
         (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(webGuard(settings)(serveDashboard(daemonMiddleware(errorResponses(app)))))),

@@ -11,5 +11,13 @@
  *   collection; after a burst of requests or a log flood the daemon sat at 200–330 MB holding
  *   ~18 MB of live objects. With the flag it stays under ~140 MB at the peak and settles back.
  *   The cost, measured: sampling 100 processes takes ~1.3 % of a core instead of ~0.7 %.
+ * - `--v8-pool-size=1`: Node starts one V8 worker thread per core (up to 4) for concurrent GC
+ *   marking and background compilation; each keeps a stack and a glibc malloc arena of its own
+ *   resident. One worker is enough for a daemon whose heap is ~20 MB: 2–3 MB less at 10 apps,
+ *   3.5–4.5 MB less at 60, no measurable CPU cost (docs/benchmarks.md, "The daemon's memory, second pass").
  */
-export const DAEMON_NODE_FLAGS: ReadonlyArray<string> = ["--max-semi-space-size=2", "--optimize-for-size"]
+export const DAEMON_NODE_FLAGS: ReadonlyArray<string> = [
+  "--max-semi-space-size=2",
+  "--optimize-for-size",
+  "--v8-pool-size=1"
+]

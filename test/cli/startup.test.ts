@@ -37,7 +37,7 @@ describe("pmfx startup", () => {
     expect(unit).toContain("[Unit]")
     expect(unit).toContain("[Service]")
     expect(unit).toContain("[Install]")
-    expect(setting(unit, "ExecStart")).toBe(`${process.execPath} --max-semi-space-size=2 --optimize-for-size ${fs.realpathSync(PMFX_BIN)} daemon`)
+    expect(setting(unit, "ExecStart")).toBe(`${process.execPath} --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 ${fs.realpathSync(PMFX_BIN)} daemon`)
     expect(setting(unit, "User")).toBe(user)
     expect(unit).toContain(`Environment=PMFX_HOME=${sandbox.home}\n`)
     expect(setting(unit, "Type")).toBe("simple")
@@ -63,7 +63,7 @@ describe("pmfx startup", () => {
     const unit = renderUnit({ ...settings, home: "/srv/my apps/100%", node: "/opt/node $x/bin/node" })
     expect(setting(unit, "Environment")).toBe('"PMFX_HOME=/srv/my apps/100%%"')
     expect(setting(unit, "WorkingDirectory")).toBe("-/srv/my apps/100%%")
-    expect(setting(unit, "ExecStart")).toBe('"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size /opt/pmfx/dist/pmfx.cjs daemon')
+    expect(setting(unit, "ExecStart")).toBe('"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 /opt/pmfx/dist/pmfx.cjs daemon')
     expect(renderUnit(settings)).toContain("Environment=PATH=/usr/local/bin:/usr/bin:/bin\n")
   })
 
