@@ -15,6 +15,7 @@ import * as http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
+import { buildFingerprint, FINGERPRINT_FILE } from "./buildFingerprint.mjs"
 
 const common = {
   bundle: true,
@@ -176,6 +177,11 @@ const buildDashboard = async (folder) => {
   writeFileSync(path.join(folder, "index.html"), page)
 }
 
+// Taken before anything is read, so a source edited during the build leaves a fingerprint that
+// does not match it (and the next test run builds again). Removed first: a build that fails half-way
+// leaves none.
+const fingerprint = buildFingerprint()
+rmSync(FINGERPRINT_FILE, { force: true })
 const staging = mkdtempSync(path.join("dist", ".build-"))
 const out = (name) => path.join(staging, name)
 const typesStaging = mkdtempSync(path.join("dist", ".types-"))
@@ -225,6 +231,7 @@ try {
     rmSync(path.join("dist", "types"), { recursive: true, force: true })
     renameSync(typesStaging, path.join("dist", "types"))
   }
+  writeFileSync(FINGERPRINT_FILE, `${fingerprint}\n`)
 } finally {
   rmSync(staging, { recursive: true, force: true })
   types.stop()

@@ -3,7 +3,7 @@
  * as its ecosystem-file key, the important ones change what the app does, and a bad value gets the
  * code and suggestion the same key gets in a file.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { Effect } from "effect"
@@ -13,10 +13,25 @@ import { makeSandbox, type Sandbox } from "../support/cli"
 import { eventually, fixtures, idleCommand, json, list, node, ok } from "./helpers"
 
 let sandbox: Sandbox
-beforeEach(() => {
-  sandbox = makeSandbox()
-})
-afterEach(() => sandbox.cleanup())
+
+/**
+ * The tests that start apps share one sandbox and daemon (each app has a name of its own, and the
+ * tests look up only their own apps); the cleanup after the last one stops everything. A daemon's
+ * start and `kill` are ~2 s of CPU each time on a loaded machine.
+ */
+const oneDaemonForAll = () => {
+  beforeAll(() => {
+    sandbox = makeSandbox()
+  })
+  afterAll(() => sandbox.cleanup())
+}
+/** A fresh sandbox for each test (those that assert on the whole app list or on no daemon at all). */
+const oneSandboxEach = () => {
+  beforeEach(() => {
+    sandbox = makeSandbox()
+  })
+  afterEach(() => sandbox.cleanup())
+}
 
 /** The definition of `name` as the daemon saved it in state.json. */
 const stored = (name: string) =>
@@ -36,6 +51,7 @@ const argsWriter = () =>
 const readJson = (file: string) => eventually(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown)
 
 describe("pmfx start flags → ecosystem keys", () => {
+  oneDaemonForAll()
   it("stores every flag as its file key", async () => {
     const out = path.join(sandbox.dir, "out.log")
     const err = path.join(sandbox.dir, "err.log")
@@ -68,6 +84,8 @@ describe("pmfx start flags → ecosystem keys", () => {
       max_restarts: 4,
       min_uptime: 3000
     })
+    // It watches the shared folder, which the next test writes into.
+    ok(sandbox, ["delete", "every-flag"])
   })
 
   it("--watch takes paths (--watch=a,b, or after the command), --node-args and --cron-restart", async () => {
@@ -81,6 +99,7 @@ describe("pmfx start flags → ecosystem keys", () => {
 })
 
 describe("pmfx start flags at work", () => {
+  oneDaemonForAll()
   it("passes the words after -- to the app, with --node-args before the script", async () => {
     const script = argsWriter()
     const outFile = path.join(sandbox.dir, "args.json")
@@ -121,10 +140,13 @@ describe("pmfx start flags at work", () => {
   it("--max-memory-restart restarts an app that grows above the size", async () => {
     ok(sandbox, ["start", path.join(fixtures, "grow-memory.js"), "--name", "leak", "--max-memory-restart", "60M", "--env", "GROW_TO_MB=150"])
     await eventually(() => expect(list(sandbox).find((r) => r.name === "leak")!.restarts).toBeGreaterThanOrEqual(1), 30_000)
+    // It grows to 150 MB again after each restart: not beside the tests that follow.
+    ok(sandbox, ["delete", "leak"])
   })
 })
 
 describe("pmfx start flags: bad values", () => {
+  oneSandboxEach()
   // flag, bad value, the file key that refuses the same value
   const cases: ReadonlyArray<[string, string, string]> = [
     ["--cron-restart", "61 * * * *", "cron_restart"],
