@@ -3,7 +3,9 @@
 "use strict";
 const http = require("http");
 
-const HOST = "127.0.0.1";
+// Every interface, as most servers listen: in a container or a Kubernetes pod (`pmfx export`),
+// probes and Services reach the app from outside its loopback. HOST=127.0.0.1 keeps it local.
+const HOST = process.env.HOST || "0.0.0.0";
 const PORT = Number(process.env.PORT || 3000);
 const rawInstance = process.env.PMFX_INSTANCE_ID ?? process.env.NODE_APP_INSTANCE ?? "0";
 const INSTANCE = /^\d+$/.test(rawInstance) ? Number(rawInstance) : rawInstance;
