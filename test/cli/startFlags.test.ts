@@ -44,7 +44,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       "--watch", "--ignore-watch", "*.{log,tmp}, dist", "--ignore-watch", "cache",
       "--interpreter", "none", "--max-memory-restart", "200M", "--no-autorestart",
       "--cron", "0 3 * * *", "--namespace", "jobs", "--time", "--log-date-format", "YYYY-MM-DD hh:mm:ss A",
-      "--merge-logs", "-o", out, "-e", err, "--cwd", sandbox.dir, "--kill-timeout", "2s", "--restart-delay", "150",
+      "--merge-logs", "-o", out, "-e", err, "--cwd", sandbox.dir, "--kill-timeout", "2s", "--kill-signal", "int", "--restart-delay", "150",
       "--exp-backoff-restart-delay", "50ms", "--max-restarts", "4", "--min-uptime", "3s"
     ])
     const d = await stored("every-flag")
@@ -63,6 +63,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       error_file: err,
       cwd: sandbox.dir,
       kill_timeout: 2000,
+      kill_signal: "SIGINT",
       restart_delay: 150,
       exp_backoff_restart_delay: 50,
       max_restarts: 4,
@@ -132,6 +133,7 @@ describe("pmfx start flags: bad values", () => {
     ["--max-memory-restart", "12Q", "max_memory_restart"],
     ["--max-memory", "lots", "max_memory_restart"],
     ["--kill-timeout", "soon", "kill_timeout"],
+    ["--kill-signal", "SIGFOO", "kill_signal"],
     ["--restart-delay", "-1", "restart_delay"],
     ["--exp-backoff-restart-delay", "fast", "exp_backoff_restart_delay"],
     ["--max-restarts", "many", "max_restarts"],
