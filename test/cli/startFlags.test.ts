@@ -119,6 +119,19 @@ describe("pmfx start flags at work", () => {
     expect(["stopped", "errored"]).toContain(row.status)
   })
 
+  it("--kill-signal: pmfx stop sends it (SIGINT here), where an app without it gets SIGTERM", async () => {
+    const recorder = path.join(fixtures, "record-signal.js")
+    const signals = (name: string) => path.join(sandbox.dir, `${name}.signals`)
+    const ready = (name: string) => path.join(sandbox.dir, `${name}.ready`)
+    for (const [name, extra] of [["int", ["--kill-signal", "INT"]], ["term", []]] as const) {
+      ok(sandbox, ["start", recorder, "--name", name, ...extra, "--env", `SIGNAL_FILE=${signals(name)}`, "--env", `READY_FILE=${ready(name)}`])
+      await eventually(() => expect(fs.existsSync(ready(name))).toBe(true))
+    }
+    ok(sandbox, ["stop", "int", "term"])
+    expect(fs.readFileSync(signals("int"), "utf8")).toBe("SIGINT\n")
+    expect(fs.readFileSync(signals("term"), "utf8")).toBe("SIGTERM\n")
+  })
+
   it("--max-memory-restart restarts an app that grows above the size", async () => {
     ok(sandbox, ["start", path.join(fixtures, "grow-memory.js"), "--name", "leak", "--max-memory-restart", "60M", "--env", "GROW_TO_MB=150"])
     await eventually(() => expect(list(sandbox).find((r) => r.name === "leak")!.restarts).toBeGreaterThanOrEqual(1), 30_000)
