@@ -1,4 +1,5 @@
 /** The readable block `pmfx show` prints for one resolved app. */
+import { killSignalOf } from "../domain/killSignal"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { describeDependency } from "../domain/Dependency"
 import { formatDuration } from "../domain/Duration"
@@ -49,6 +50,7 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["min_uptime", formatDuration(app.min_uptime)],
     ["restart_delay", formatDuration(app.restart_delay)],
     ["exp_backoff_restart_delay", formatDuration(app.exp_backoff_restart_delay)],
+    ["kill_signal", app.kill_signal ?? `${killSignalOf(app)} (default)`],
     ["kill_timeout", formatDuration(app.kill_timeout)],
     ["max_memory_restart", app.max_memory_restart === null ? none : formatSize(app.max_memory_restart)],
     ["user / group", `${orNone(app.user)} / ${orNone(app.group)}`],

@@ -3,7 +3,7 @@
  * over IPC"): each cluster app has one primary process (src/cluster/primary.ts) while at least one
  * of its rows runs a worker. A row's run asks it for a worker with the run's own FIFO pair and
  * environment, and gets back what any spawn gives (pid, exit, family) plus `ready` (the worker
- * listens, or sent `'ready'` with `wait_ready`) and its own `stop` (SIGINT, or the `'shutdown'`
+ * listens, or sent `'ready'` with `wait_ready`) and its own `stop` (its kill_signal, SIGINT by default, or the `'shutdown'`
  * message, then SIGKILL after `kill_timeout`) — so the Supervisor's restart policy, logs and
  * metrics treat workers like any process.
  *
@@ -242,11 +242,11 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       const pid = forked.right
       const spawnedAt = yield* Clock.currentTimeMillis
       const family = makeFamily(pid, runId, bornAfter, Option.getOrUndefined(yield* readStartTime(pid)), spawnedAt)
-      const stop = (killTimeoutMs: number): Effect.Effect<void> =>
+      // `signal`: the app's kill_signal, SIGINT by default for a worker as in PM2 (domain/killSignal.ts).
+      const stop = (killTimeoutMs: number, signal: NodeJS.Signals): Effect.Effect<void> =>
         app.shutdown_with_message
-          ? stopWithMessage(() => send(primary, { type: "send", key, message: "shutdown" }), worker.exit, family, killTimeoutMs)
-          : // PM2 stops a cluster worker with SIGINT.
-            stopFamily(family, killTimeoutMs, "SIGINT")
+          ? stopWithMessage(() => send(primary, { type: "send", key, message: "shutdown" }), worker.exit, family, killTimeoutMs, signal)
+          : stopFamily(family, killTimeoutMs, signal)
       return { pid, exit: worker.exit, family, ready: worker.ready, stop } satisfies SpawnedChild
     })
 

@@ -95,6 +95,7 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     restart_delay: s.restart_delay ?? appDefaults.restart_delay,
     exp_backoff_restart_delay: s.exp_backoff_restart_delay ?? appDefaults.exp_backoff_restart_delay,
     kill_timeout: s.kill_timeout ?? appDefaults.kill_timeout,
+    kill_signal: s.kill_signal ?? pm2AppDefaults.kill_signal,
     autorestart: s.autorestart ?? appDefaults.autorestart,
     user: s.user ?? null,
     group: s.group ?? null,

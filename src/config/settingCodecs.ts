@@ -4,6 +4,7 @@ import { describe, fromUnknown } from "../domain/codec"
 import { cronHint, parseCronSchedule } from "../domain/cronSchedule"
 import { splitShellWords } from "../domain/shellWords"
 import { NO_TIMESTAMP } from "../logs/TimestampPattern"
+import { isNamedSignal, parseSignal } from "../supervisor/signals"
 
 const asTrimmedString = (input: unknown): string | undefined =>
   typeof input === "string" ? input.trim() : undefined
@@ -246,4 +247,22 @@ export const FilterEnv = fromUnknown(
     return Either.mapLeft(parseBoolean(u), () => `expected true, false, a variable name or a list of them, got ${describe(u)}`)
   },
   { identifier: "FilterEnv", description: "true, false, a name or a list of names" }
+)
+
+export const killSignalHint = "a signal name like SIGINT, SIGTERM or SIGUSR2 (INT, sigint and a number like 2 work too)"
+
+/**
+ * `kill_signal`: PM2's first signal of a stop, in any form `pmfx sendSignal` takes (`SIGINT`,
+ * `INT`, `sigint`, `2`), stored by its canonical name. A real-time signal has no name Node can send.
+ */
+export const KillSignal = fromUnknown(
+  Schema.String,
+  (u) => {
+    const text = typeof u === "number" ? String(u) : asTrimmedString(u)
+    if (text === undefined || text === "") return Either.left(`expected a signal name, got ${describe(u)}`)
+    return Either.flatMap(parseSignal(text), (signal) =>
+      isNamedSignal(signal.name) ? Either.right(signal.name) : Either.left(`${JSON.stringify(u)} is not a signal pmfx can send by name`)
+    )
+  },
+  { identifier: "KillSignal", description: "a signal name like SIGINT or SIGTERM" }
 )

@@ -16,7 +16,7 @@ import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
 import { pm2Aliases, pm2IgnoredAppKeys, pm2IgnoredTopKeys, scriptAliases } from "./pm2Keys"
-import { EnvMap, instancesHint, resolveInstances } from "./settingCodecs"
+import { EnvMap, instancesHint, killSignalHint, resolveInstances } from "./settingCodecs"
 import { honouredWatchOptions } from "./watchOptions"
 import { checkConditions, readDependsOn, readyLogLineProblem } from "./dependsOnSetting"
 import * as path from "node:path"
@@ -134,6 +134,7 @@ const hintBySetting: Readonly<Record<string, string>> = {
   memory: sizeHint,
   port: portHint,
   instances: instancesHint,
+  kill_signal: killSignalHint,
   stop_exit_codes: "an exit code (0 to 255) or a list of them, like [0, 3]",
   cron_restart: cronHint,
   instance_var: "a variable name like INSTANCE_ID",

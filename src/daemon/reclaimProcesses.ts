@@ -15,6 +15,7 @@
  * the earlier daemon but never recorded (it died between the spawn and the save), so its group is
  * stopped — no app runs twice and nothing runs untracked — and the FIFOs are removed.
  */
+import { killSignalOf } from "../domain/killSignal"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -73,7 +74,8 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
   Effect.gen(function* () {
     const adopt = new Map<number, Adoption>()
     const stopped: Array<number> = []
-    const toStop: Array<{ readonly pgid: number; readonly killTimeout: number }> = []
+    // `signal`: an app's own kill_signal; a cluster's primary group and strays get SIGTERM.
+    const toStop: Array<{ readonly pgid: number; readonly killTimeout: number; readonly signal?: NodeJS.Signals }> = []
     const now = Date.now()
     for (const app of engine.apps) {
       for (const row of app.rows) {
@@ -91,7 +93,7 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
         if (!options.killed && row.desired === "running" && pair !== null && pairExists(pair)) {
           adopt.set(row.id, { pid: row.pid, startTime: row.pid_start_time, startedAt: row.started_at ?? now, pipes: pair })
         } else {
-          toStop.push({ pgid: row.pid, killTimeout: app.definition.kill_timeout })
+          toStop.push({ pgid: row.pid, killTimeout: app.definition.kill_timeout, signal: killSignalOf(app.definition) })
         }
       }
     }
@@ -125,10 +127,10 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
     for (const entry of toStop) if (!groups.has(entry.pgid)) groups.set(entry.pgid, entry)
     yield* Effect.forEach(
       [...groups.values()],
-      ({ pgid, killTimeout }) =>
+      ({ pgid, killTimeout, signal }) =>
         Effect.gen(function* () {
           yield* Effect.logInfo(`stopping process group ${pgid} left by an earlier daemon`)
-          yield* stopGroup(pgid, killTimeout)
+          yield* stopGroup(pgid, killTimeout, signal)
           stopped.push(pgid)
         }),
       { concurrency: "unbounded", discard: true }

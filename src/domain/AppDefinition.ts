@@ -91,6 +91,12 @@ export const AppDefinition = Schema.Struct({
   /** First delay of the exponential backoff between unstable restarts (doubles up to 15 s). */
   exp_backoff_restart_delay: Milliseconds,
   kill_timeout: Milliseconds,
+  /**
+   * PM2's `kill_signal`: the first signal of a stop, SIGKILL following after `kill_timeout`; null
+   * for pmfx's default (`defaultKillSignal`: SIGTERM, SIGINT for a cluster worker). Optional when
+   * decoding, so a state file saved before the setting existed still loads.
+   */
+  kill_signal: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => pm2AppDefaults.kill_signal }),
   autorestart: Schema.Boolean,
   user: Schema.NullOr(Schema.String),
   group: Schema.NullOr(Schema.String),
@@ -206,7 +212,9 @@ export const pm2AppDefaults = {
   stop_exit_codes: [] as ReadonlyArray<number>,
   cron_restart: null,
   autostart: true,
-  filter_env: false
+  filter_env: false,
+  /** pmfx's default signal (domain/killSignal.ts), not PM2's SIGINT (docs/decisions.md). */
+  kill_signal: null
 } as const
 
 /** The range of `max_line_length`: a piece must be worth a record, and a stream buffers one line. */

@@ -3,6 +3,7 @@
  * follows the Compose Specification. What has no counterpart is listed under the service's
  * `x-pmfx-notes` extension field (engines ignore `x-` keys) and warned about.
  */
+import { DEFAULT_KILL_SIGNAL } from "../domain/killSignal"
 import * as path from "node:path"
 import { Document } from "yaml"
 import type { Dependency } from "../domain/Dependency"
@@ -76,7 +77,7 @@ const renderService = (portable: PortableApp, byName: ReadonlyMap<string, Portab
     ...(Object.keys(dependsOn).length === 0 ? {} : { depends_on: dependsOn }),
     ...(healthcheck(portable) === null ? {} : { healthcheck: healthcheck(portable) }),
     restart: app.autorestart ? (app.max_restarts > 0 ? `on-failure:${app.max_restarts}` : "on-failure") : "no",
-    stop_signal: "SIGTERM",
+    stop_signal: app.kill_signal ?? DEFAULT_KILL_SIGNAL,
     stop_grace_period: duration(app.kill_timeout),
     deploy: {
       replicas,

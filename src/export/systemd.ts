@@ -4,6 +4,7 @@
  * what differs between them (its port of a range, its `increment_var`). What systemd has no
  * counterpart for is a `# pmfx:` comment in the unit.
  */
+import { DEFAULT_KILL_SIGNAL } from "../domain/killSignal"
 import { formatSize } from "../domain/Size"
 import type { ExportFile, ExportOptions } from "./exportTarget"
 import type { PortableApp } from "./portableApp"
@@ -104,7 +105,7 @@ const renderUnit = (portable: PortableApp, byName: ReadonlyMap<string, PortableA
     `RestartSec=${span(app.restart_delay)}`,
     ...(app.stop_exit_codes.length === 0 ? [] : [`RestartPreventExitStatus=${app.stop_exit_codes.join(" ")}`]),
     ...(app.max_memory_restart === null ? [] : [`MemoryMax=${formatSize(app.max_memory_restart)}`]),
-    "KillSignal=SIGTERM",
+    `KillSignal=${app.kill_signal ?? DEFAULT_KILL_SIGNAL}`,
     `TimeoutStopSec=${span(app.kill_timeout)}`,
     "",
     ...(app.autostart ? ["[Install]", "WantedBy=multi-user.target"] : ["# pmfx: autostart is false: the unit is not enabled at boot (no [Install] section); start it by hand."])

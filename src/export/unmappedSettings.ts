@@ -3,6 +3,7 @@
  * counterpart"). Each becomes a comment or annotation in the exported files and a warning on stderr,
  * so nothing is dropped silently. Settings left at their defaults say nothing.
  */
+import { DEFAULT_KILL_SIGNAL } from "../domain/killSignal"
 import type { ExportTarget } from "./exportTarget"
 import type { PortableApp } from "./portableApp"
 
@@ -29,7 +30,11 @@ export const unmappedSettings = (portable: PortableApp, target: ExportTarget): R
     notes.push({ key: "wait_ready", note: `the app's 'ready' message over IPC has no counterpart; ${portable.healthCheck === null ? "add a health_check so readiness is probed" : "readiness comes from the health check"}` })
   }
   if (app.shutdown_with_message) {
-    notes.push({ key: "shutdown_with_message", note: "the 'shutdown' IPC message has no counterpart; the app is stopped with SIGTERM (then SIGKILL after kill_timeout)" })
+    notes.push({ key: "shutdown_with_message", note: `the 'shutdown' IPC message has no counterpart; the app is stopped with ${app.kill_signal ?? DEFAULT_KILL_SIGNAL} (then SIGKILL after kill_timeout)` })
+  }
+  // Systemd (KillSignal=) and compose (stop_signal) take it; a pod spec has no stable field for it.
+  if (app.kill_signal !== null && app.kill_signal !== DEFAULT_KILL_SIGNAL && target === "kubernetes") {
+    notes.push({ key: "kill_signal", note: `Kubernetes stops a container with its image's STOPSIGNAL (SIGTERM unless the image says otherwise): add \`STOPSIGNAL ${app.kill_signal}\` to the image's Dockerfile` })
   }
   if (app.increment_var !== null && target !== "systemd" && app.instances > 1) {
     notes.push({ key: "increment_var", note: `every replica gets the same ${app.increment_var}: replicas of one template cannot count up` })

@@ -24,6 +24,7 @@ export const scriptFlags = {
   "node-args": "node_args",
   cwd: "cwd",
   "kill-timeout": "kill_timeout",
+  "kill-signal": "kill_signal",
   "max-memory-restart": "max_memory_restart",
   "max-restarts": "max_restarts",
   "min-uptime": "min_uptime",

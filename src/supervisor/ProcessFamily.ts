@@ -180,7 +180,7 @@ const awaitGone = (family: ProcessFamily, timeoutMs: number): Effect.Effect<bool
   })
 
 /**
- * Stops the whole run: SIGTERM (or `first`: SIGINT for a cluster worker) to the group and every
+ * Stops the whole run: `first` (the app's kill_signal, domain/killSignal.ts) to the group and every
  * member, SIGKILL after `killTimeoutMs` to
  * whatever is left, then one more sweep for members born meanwhile (a shell's trap, a supervisor
  * inside the app restarting its child). Uninterruptible, so an interrupted stop still finishes.

@@ -41,7 +41,7 @@ export interface SpawnedChild {
    */
   readonly ready?: Deferred.Deferred<void>
   /** How this process is stopped, when not by signalling its process group (stopFamily). */
-  readonly stop?: (killTimeoutMs: number) => Effect.Effect<void>
+  readonly stop?: (killTimeoutMs: number, signal: NodeJS.Signals) => Effect.Effect<void>
 }
 
 export interface SpawnRequest {
@@ -174,22 +174,23 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       exit,
       family,
       ...(ready === undefined ? {} : { ready }),
-      ...(app.shutdown_with_message ? { stop: (killTimeoutMs: number) => stopWithMessage(() => sendMessage(child, "shutdown"), exit, family, killTimeoutMs) } : {})
+      ...(app.shutdown_with_message ? { stop: (killTimeoutMs: number, signal: NodeJS.Signals) => stopWithMessage(() => sendMessage(child, "shutdown"), exit, family, killTimeoutMs, signal) } : {})
     }
   })
 
 /**
  * PM2's `shutdown_with_message`: the `'shutdown'` message instead of a signal, then whatever is
- * left is killed after `kill_timeout`. Without a channel (an adopted process) it is signalled.
+ * left is killed after `kill_timeout`. Without a channel (an adopted process) it gets `signal` (kill_signal).
  */
 export const stopWithMessage = (
   sendShutdown: () => boolean,
   exit: Deferred.Deferred<ChildExit>,
   family: ProcessFamily,
-  killTimeoutMs: number
+  killTimeoutMs: number,
+  signal: NodeJS.Signals
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
-    if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs)
+    if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs, signal)
     yield* Deferred.await(exit).pipe(Effect.interruptible, Effect.timeout(Duration.millis(killTimeoutMs)), Effect.ignore)
     yield* stopFamily(family, 0, "SIGKILL")
   }).pipe(Effect.uninterruptible)
@@ -218,12 +219,12 @@ const awaitGroupGone = (pgid: number, timeoutMs: number): Effect.Effect<boolean>
   })
 
 /**
- * Stops a whole process group: SIGTERM, then SIGKILL to whatever is left after `killTimeoutMs`.
- * Uninterruptible, so an interrupted stop still finishes the job.
+ * Stops a whole process group: `first` (the app's kill_signal), then SIGKILL to whatever is left
+ * after `killTimeoutMs`. Uninterruptible, so an interrupted stop still finishes the job.
  */
-export const stopGroup = (pgid: number, killTimeoutMs: number): Effect.Effect<void> =>
+export const stopGroup = (pgid: number, killTimeoutMs: number, first: NodeJS.Signals = "SIGTERM"): Effect.Effect<void> =>
   Effect.gen(function* () {
-    signalGroup(pgid, "SIGTERM")
+    signalGroup(pgid, first)
     if (yield* awaitGroupGone(pgid, killTimeoutMs)) return
     signalGroup(pgid, "SIGKILL")
     yield* awaitGroupGone(pgid, 5_000)
@@ -288,8 +289,8 @@ export class Spawner extends Context.Tag("pmfx/Spawner")<
   {
     /** Starts one process of the request, its stdout and stderr into `pipes`. */
     readonly spawn: (request: SpawnRequest, pipes: PipePair) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig>
-    /** Stops a running process and what it started (when it has no `stop` of its own). */
-    readonly stop: (child: SpawnedChild, killTimeoutMs: number) => Effect.Effect<void>
+    /** Stops a running process and what it started (when it has no `stop` of its own): `signal`, SIGKILL after `killTimeoutMs`. */
+    readonly stop: (child: SpawnedChild, killTimeoutMs: number, signal: NodeJS.Signals) => Effect.Effect<void>
     /** Cleans up after a process that exited on its own: its group's leftovers, then (later) its escapees. */
     readonly afterExit: (child: SpawnedChild) => Effect.Effect<void>
     /** Watches a live process of an earlier daemon (see {@link watchAdopted}). */
@@ -299,7 +300,7 @@ export class Spawner extends Context.Tag("pmfx/Spawner")<
   /** Real processes: no shell, own process group, stopped by group and family. */
   static readonly Default = Layer.succeed(Spawner, {
     spawn: spawnInstance,
-    stop: (child, killTimeoutMs) => stopFamily(child.family, killTimeoutMs),
+    stop: (child, killTimeoutMs, signal) => stopFamily(child.family, killTimeoutMs, signal),
     afterExit: (child) =>
       Effect.zipRight(
         killLeftovers(child.pid),

@@ -24,6 +24,7 @@ import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
 import { writePidFile } from "./writePidFile"
 import { healthLoop } from "./healthLoop"
 import { cronRestarts } from "./cronRestarts"
+import { killSignalOf } from "../domain/killSignal"
 import { awaitRow, setStatus, updateRow } from "./rowState"
 
 export { awaitRow, setStatus, updateRow } from "./rowState"
@@ -186,7 +187,9 @@ const runOnce = (
           if (!(yield* Deferred.isDone(child.exit))) {
             yield* setStatus(row, bus, "stopping")
             // The group, and what left it (setsid, detached children: ProcessFamily).
-            yield* child.stop !== undefined ? child.stop(app.kill_timeout) : context.spawner.stop(child, app.kill_timeout)
+            // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
+            const signal = killSignalOf(app)
+            yield* child.stop !== undefined ? child.stop(app.kill_timeout, signal) : context.spawner.stop(child, app.kill_timeout, signal)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
             yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           } else {

@@ -32,5 +32,8 @@ export const parseSignal = (text: string): Either.Either<SignalSpec, string> => 
   return Either.right({ name, number })
 }
 
+/** Whether Node can send the signal by this name (`process.kill`); real-time signals have none. */
+export const isNamedSignal = (name: string): name is NodeJS.Signals => byName[name] !== undefined
+
 /** Names offered in the error's suggestion. */
 export const commonSignals = "SIGUSR1, SIGUSR2, SIGHUP, SIGINT, SIGTERM, SIGWINCH (or USR2, or a number like 12)"

@@ -60,7 +60,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       "--watch", "--ignore-watch", "*.{log,tmp}, dist", "--ignore-watch", "cache",
       "--interpreter", "none", "--max-memory-restart", "200M", "--no-autorestart",
       "--cron", "0 3 * * *", "--namespace", "jobs", "--time", "--log-date-format", "YYYY-MM-DD hh:mm:ss A",
-      "--merge-logs", "-o", out, "-e", err, "--cwd", sandbox.dir, "--kill-timeout", "2s", "--restart-delay", "150",
+      "--merge-logs", "-o", out, "-e", err, "--cwd", sandbox.dir, "--kill-timeout", "2s", "--kill-signal", "int", "--restart-delay", "150",
       "--exp-backoff-restart-delay", "50ms", "--max-restarts", "4", "--min-uptime", "3s"
     ])
     const d = await stored("every-flag")
@@ -79,6 +79,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       error_file: err,
       cwd: sandbox.dir,
       kill_timeout: 2000,
+      kill_signal: "SIGINT",
       restart_delay: 150,
       exp_backoff_restart_delay: 50,
       max_restarts: 4,
@@ -137,6 +138,19 @@ describe("pmfx start flags at work", () => {
     expect(["stopped", "errored"]).toContain(row.status)
   })
 
+  it("--kill-signal: pmfx stop sends it (SIGINT here), where an app without it gets SIGTERM", async () => {
+    const recorder = path.join(fixtures, "record-signal.js")
+    const signals = (name: string) => path.join(sandbox.dir, `${name}.signals`)
+    const ready = (name: string) => path.join(sandbox.dir, `${name}.ready`)
+    for (const [name, extra] of [["int", ["--kill-signal", "INT"]], ["term", []]] as const) {
+      ok(sandbox, ["start", recorder, "--name", name, ...extra, "--env", `SIGNAL_FILE=${signals(name)}`, "--env", `READY_FILE=${ready(name)}`])
+      await eventually(() => expect(fs.existsSync(ready(name))).toBe(true))
+    }
+    ok(sandbox, ["stop", "int", "term"])
+    expect(fs.readFileSync(signals("int"), "utf8")).toBe("SIGINT\n")
+    expect(fs.readFileSync(signals("term"), "utf8")).toBe("SIGTERM\n")
+  })
+
   it("--max-memory-restart restarts an app that grows above the size", async () => {
     ok(sandbox, ["start", path.join(fixtures, "grow-memory.js"), "--name", "leak", "--max-memory-restart", "60M", "--env", "GROW_TO_MB=150"])
     await eventually(() => expect(list(sandbox).find((r) => r.name === "leak")!.restarts).toBeGreaterThanOrEqual(1), 30_000)
@@ -154,6 +168,7 @@ describe("pmfx start flags: bad values", () => {
     ["--max-memory-restart", "12Q", "max_memory_restart"],
     ["--max-memory", "lots", "max_memory_restart"],
     ["--kill-timeout", "soon", "kill_timeout"],
+    ["--kill-signal", "SIGFOO", "kill_signal"],
     ["--restart-delay", "-1", "restart_delay"],
     ["--exp-backoff-restart-delay", "fast", "exp_backoff_restart_delay"],
     ["--max-restarts", "many", "max_restarts"],

@@ -73,6 +73,7 @@ describe("PM2 settings with PM2's meaning", () => {
         cron_restart: null,
         autostart: true,
         filter_env: false,
+        kill_signal: null,
         log_date_format: "YYYY-MM-DDTHH:mm:ss.SSSZ"
       })
       expect(warnings).toEqual([])
@@ -151,6 +152,27 @@ describe("PM2 settings with PM2's meaning", () => {
         value: "never",
         message: 'expected an exit code, got string "never"'
       })
+    }).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
+  it.effect("kill_signal: PM2's forms and numbers, stored by name; an unknown signal names the field; no warning", () =>
+    Effect.gen(function* () {
+      const { app, warnings } = yield* appWith({ kill_signal: "SIGINT" })
+      expect(app.kill_signal).toBe("SIGINT")
+      expect(warnings).toEqual([])
+      expect((yield* appWith({ kill_signal: "usr2" })).app.kill_signal).toBe("SIGUSR2")
+      expect((yield* appWith({ kill_signal: " HUP " })).app.kill_signal).toBe("SIGHUP")
+      expect((yield* appWith({ kill_signal: 2 })).app.kill_signal).toBe("SIGINT")
+      expect((yield* appWith({ kill_signal: "15" })).app.kill_signal).toBe("SIGTERM")
+      expect(yield* problemOf({ kill_signal: "SIGFOO" })).toEqual({
+        field: "apps[0].kill_signal",
+        value: "SIGFOO",
+        message: '"SIGFOO" is not a signal this system knows',
+        suggestion: "write a signal name like SIGINT, SIGTERM or SIGUSR2 (INT, sigint and a number like 2 work too)"
+      })
+      expect(yield* problemOf({ kill_signal: 99 })).toMatchObject({ field: "apps[0].kill_signal", value: 99, message: "99 is not a signal number (1-64)" })
+      expect(yield* problemOf({ kill_signal: 40 })).toMatchObject({ field: "apps[0].kill_signal", value: 40, message: "40 is not a signal pmfx can send by name" })
+      expect(yield* problemOf({ kill_signal: true })).toMatchObject({ field: "apps[0].kill_signal", value: true, message: "expected a signal name, got boolean true" })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 

@@ -33,6 +33,7 @@ export const richEcosystem = {
       args: ["--loop", "a b", "$(HOME)"],
       env: { PRICE: "$5" },
       kill_timeout: "10s",
+      kill_signal: "SIGINT",
       health_check: { script: "./apps/check.sh" }
     },
     { name: "migrate", script: "./apps/server.js", args: ["--migrate"], autorestart: false },

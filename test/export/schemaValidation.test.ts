@@ -111,6 +111,9 @@ describe("pmfx export kubernetes", () => {
     const checker = objects.find((o) => o.metadata.name === "checker")!.spec.template.spec.containers[0]
     expect(checker.livenessProbe.exec.command).toEqual(["/app/apps/check.sh"])
     expect([...checker.command, ...checker.args]).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b", "$$(HOME)"])
+    // kill_signal has no pod-spec field: a note naming the image's STOPSIGNAL; the default says nothing.
+    expect(objects.find((o) => o.kind === "Deployment" && o.metadata.name === "checker")!.metadata.annotations!["pmfx.dev/kill_signal"]).toContain("STOPSIGNAL SIGINT")
+    expect(api.metadata.annotations!["pmfx.dev/kill_signal"]).toBeUndefined()
     const migrate = objects.find((o) => o.kind === "Job")!
     expect(migrate.spec.backoffLimit).toBe(0)
     expect(migrate.spec.template.spec.restartPolicy).toBe("Never")
@@ -164,6 +167,8 @@ describe("pmfx export compose", () => {
     expect(api.restart).toBe("on-failure:5")
     expect(api.healthcheck.start_period).toBe("8s")
     expect(api.stop_grace_period).toBe("8s")
+    expect(api.stop_signal).toBe("SIGTERM")
+    expect(document.services.checker.stop_signal).toBe("SIGINT")
     expect(document.services.migrate.restart).toBe("no")
     // Compose interpolates $: the app's own are doubled.
     expect(document.services.checker.command).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b", "$$(HOME)"])
@@ -210,6 +215,7 @@ describe("pmfx export systemd", () => {
     expect(files["migrate.service"]).toContain("Restart=no")
     expect(files["checker.service"]).toContain('ExecStart=bash ' + path.join(sandbox.dir, "project/apps/check.sh") + ' --loop "a b" $$(HOME)')
     expect(files["checker.service"]).toContain("Environment=PRICE=$5")
+    expect(files["checker.service"].split("\n")).toContain("KillSignal=SIGINT")
   })
 
   it.skipIf(!systemdAnalyze)("verify reports a broken unit (the check can fail)", () => {

@@ -57,7 +57,8 @@ export const startFlagOptions = {
     Options.withDescription("the standard-error log file (error_file)"),
     Options.optional
   ),
-  killTimeout: text("kill-timeout", "duration", "how long a stop waits after SIGTERM before SIGKILL: 5s, 1600 (ms) (kill_timeout)"),
+  killTimeout: text("kill-timeout", "duration", "how long a stop waits after its first signal before SIGKILL: 5s, 1600 (ms) (kill_timeout)"),
+  killSignal: text("kill-signal", "signal", "the first signal of a stop, before SIGKILL: SIGINT, SIGUSR2 (kill_signal; default SIGTERM)"),
   restartDelay: text("restart-delay", "duration", "wait this long before restarting a crashed app: 2s (restart_delay)"),
   expBackoffRestartDelay: text("exp-backoff-restart-delay", "duration", "restart with a delay that doubles from this one: 100ms (exp_backoff_restart_delay)"),
   maxRestarts: text("max-restarts", "n", "unstable restarts in a row before the app is errored (max_restarts)"),
@@ -117,6 +118,7 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
   add("--output", "out_file", o.output)
   add("--error", "error_file", o.error)
   add("--kill-timeout", "kill_timeout", o.killTimeout)
+  add("--kill-signal", "kill_signal", o.killSignal)
   add("--restart-delay", "restart_delay", o.restartDelay)
   add("--exp-backoff-restart-delay", "exp_backoff_restart_delay", o.expBackoffRestartDelay)
   add("--max-restarts", "max_restarts", o.maxRestarts)
