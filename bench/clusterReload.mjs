@@ -40,7 +40,9 @@ const startHammer = (port) => {
         })
       })
       // An answer that never comes counts as an error (10 s), not as a stalled client.
-      request.setTimeout(10_000, () => request.destroy(Object.assign(new Error("no answer within 10 s"), { code: "TIMEOUT" })))
+      request.setTimeout(10_000, () =>
+        request.destroy(Object.assign(new Error("no answer within 10 s"), { code: "TIMEOUT" }))
+      )
       request.on("error", (error) => {
         counts.errors++
         const key = error.code ?? error.message
@@ -104,8 +106,17 @@ const measure = async (label, port, reload) => {
     await L.sleep(2_000)
     const counts = await hammer.stop()
     if (result.code !== 0) throw new Error(`${label} reload exited ${result.code}: ${result.output}`)
-    rounds.push({ reloadMs: result.ms, during, total: counts.ok, errors: counts.errors, bad: counts.bad, byError: counts.byError })
-    L.log(`  ${label} round ${round + 1}: reload ${L.fmt(result.ms, 0)} ms, ${during} requests served during it, ${counts.ok} in the round, ${counts.errors} errors ${JSON.stringify(counts.byError)}, ${counts.bad} non-200`)
+    rounds.push({
+      reloadMs: result.ms,
+      during,
+      total: counts.ok,
+      errors: counts.errors,
+      bad: counts.bad,
+      byError: counts.byError
+    })
+    L.log(
+      `  ${label} round ${round + 1}: reload ${L.fmt(result.ms, 0)} ms, ${during} requests served during it, ${counts.ok} in the round, ${counts.errors} errors ${JSON.stringify(counts.byError)}, ${counts.bad} non-200`
+    )
   }
   return rounds
 }
@@ -119,7 +130,9 @@ const summary = (label, rounds) => [
   String(rounds.reduce((sum, r) => sum + r.bad, 0))
 ]
 
-L.log(`cluster reload: ${WORKERS} workers, ${ROUNDS} rounds each; node ${process.version}; ${os.cpus().length} CPUs; load average ${L.loadAverage()}`)
+L.log(
+  `cluster reload: ${WORKERS} workers, ${ROUNDS} rounds each; node ${process.version}; ${os.cpus().length} CPUs; load average ${L.loadAverage()}`
+)
 const results = []
 await L.withDaemon("cluster", async (home) => {
   const port = 20_000 + Math.floor(Math.random() * 10_000)
@@ -128,7 +141,9 @@ await L.withDaemon("cluster", async (home) => {
   if (started.status !== 0) throw new Error(`pmfx start failed: ${started.stderr}`)
   await L.waitOnline(home, WORKERS, "web")
   await L.waitFor("the app to answer", () => answers(port))
-  results.push(summary("pmfx", await measure("pmfx", port, () => timed(L.NODE, [L.CLI, "reload", "web"], L.homeEnv(home)))))
+  results.push(
+    summary("pmfx", await measure("pmfx", port, () => timed(L.NODE, [L.CLI, "reload", "web"], L.homeEnv(home))))
+  )
 })
 
 const pm2 = process.env.PM2_BIN
@@ -142,7 +157,12 @@ if (pm2 !== undefined) {
     if (started.status !== 0) throw new Error(`pm2 start failed: ${started.stderr}`)
     await L.waitFor("PM2's app to answer", () => answers(port), 60_000)
     await L.sleep(1_000)
-    results.push(summary("PM2 " + spawnSync(L.NODE, [pm2, "--version"], { env, encoding: "utf8" }).stdout.trim().split("\n").pop(), await measure("pm2", port, () => timed(L.NODE, [pm2, "reload", "web"], env))))
+    results.push(
+      summary(
+        "PM2 " + spawnSync(L.NODE, [pm2, "--version"], { env, encoding: "utf8" }).stdout.trim().split("\n").pop(),
+        await measure("pm2", port, () => timed(L.NODE, [pm2, "reload", "web"], env))
+      )
+    )
   } finally {
     spawnSync(L.NODE, [pm2, "kill"], { env, stdio: "ignore", timeout: 60_000 })
     fs.rmSync(pm2Home, { recursive: true, force: true })
@@ -152,5 +172,14 @@ if (pm2 !== undefined) {
 }
 
 L.log("")
-L.log(L.table([["manager", "reload (median)", "served during reload (median)", "served in all rounds", "errors", "non-200"], ...results]))
-L.report("cluster reload of 4 workers: 0 failed requests", results.map((r) => `${r[0]}: ${r[4]} errors, reload ${r[1]}`).join("; "), results[0]?.[4] === "0" ? "PASS" : "FAIL")
+L.log(
+  L.table([
+    ["manager", "reload (median)", "served during reload (median)", "served in all rounds", "errors", "non-200"],
+    ...results
+  ])
+)
+L.report(
+  "cluster reload of 4 workers: 0 failed requests",
+  results.map((r) => `${r[0]}: ${r[4]} errors, reload ${r[1]}`).join("; "),
+  results[0]?.[4] === "0" ? "PASS" : "FAIL"
+)

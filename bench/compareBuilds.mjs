@@ -52,10 +52,15 @@ for (let i = 0; i < Number(process.argv[2]); i++) process.stdout.write("line " +
 const eco = (name, apps) => write(name, "module.exports = " + JSON.stringify({ apps }) + "\n")
 const idle = (prefix, n) => Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}`, script: IDLE }))
 const online = (b, n) =>
-  L.waitFor(`${b.label}: ${n} online`, async () => {
-    const rows = await L.listProcesses(b.home)
-    return rows.length >= n && rows.every((r) => r.status === "online")
-  }, 120_000, 250)
+  L.waitFor(
+    `${b.label}: ${n} online`,
+    async () => {
+      const rows = await L.listProcesses(b.home)
+      return rows.length >= n && rows.every((r) => r.status === "online")
+    },
+    120_000,
+    250
+  )
 const rss = async (pid) => {
   const xs = []
   for (let i = 0; i < 5; i++) xs.push(L.vmRssKb(pid)), await L.sleep(200)
@@ -96,7 +101,12 @@ try {
   for (let r = 0; r < 3; r++) {
     for (const [i, b] of builds.entries()) {
       const out = path.join(work, `${b.label}-${r}.out`)
-      run(b, ["start", eco(`log-${b.label}-${r}.config.js`, [{ name: `log-${r}`, script: WRITER, args: [String(LINES), out + ".t0"], autorestart: false, out_file: out }])])
+      run(b, [
+        "start",
+        eco(`log-${b.label}-${r}.config.js`, [
+          { name: `log-${r}`, script: WRITER, args: [String(LINES), out + ".t0"], autorestart: false, out_file: out }
+        ])
+      ])
       const count = L.lineCounter(out)
       await L.waitFor(`${LINES} lines`, () => count() >= LINES, 300_000, 5)
       logTimes[i].push(performance.timeOrigin + performance.now() - Number(fs.readFileSync(out + ".t0", "utf8")))

@@ -41,12 +41,14 @@ const readStamps = (file) =>
 const gaps = (stamps, startField, scale) => {
   const out = []
   for (let i = 0; i + 1 < stamps.length; i++) {
-    if (stamps[i][0] === "exit" && stamps[i + 1][0] === "start") out.push((Number(stamps[i + 1][startField]) - Number(stamps[i][2])) * scale)
+    if (stamps[i][0] === "exit" && stamps[i + 1][0] === "start")
+      out.push((Number(stamps[i + 1][startField]) - Number(stamps[i][2])) * scale)
   }
   return out
 }
 
-const summary = (xs) => `median ${L.fmt(L.median(xs), 2)} ms, p90 ${L.fmt(L.percentile(xs, 90), 2)} ms, min ${L.fmt(Math.min(...xs), 2)}, max ${L.fmt(Math.max(...xs), 2)} (n=${xs.length})`
+const summary = (xs) =>
+  `median ${L.fmt(L.median(xs), 2)} ms, p90 ${L.fmt(L.percentile(xs, 90), 2)} ms, min ${L.fmt(Math.min(...xs), 2)}, max ${L.fmt(Math.max(...xs), 2)} (n=${xs.length})`
 
 /** The WebSocket view: restarting → next starting of the same row, in ms. */
 const wsGaps = (messages, name) => {
@@ -54,20 +56,29 @@ const wsGaps = (messages, name) => {
   const mine = messages.filter((m) => m.data.name === name)
   for (let i = 0; i + 1 < mine.length; i++) {
     if (mine[i].data.status === "restarting" && mine[i + 1].data.status === "starting") {
-      out.push({ ms: Date.parse(mine[i + 1].timestamp) - Date.parse(mine[i].timestamp), recvMs: mine[i + 1].recv - mine[i].recv, from: mine[i].data.previous_status })
+      out.push({
+        ms: Date.parse(mine[i + 1].timestamp) - Date.parse(mine[i].timestamp),
+        recvMs: mine[i + 1].recv - mine[i].recv,
+        from: mine[i].data.previous_status
+      })
     }
   }
   return out
 }
 
-const crashCount = (messages, name) => messages.filter((m) => m.data.name === name && m.data.status === "restarting").length
+const crashCount = (messages, name) =>
+  messages.filter((m) => m.data.name === name && m.data.status === "restarting").length
 
 L.log(`crashRestart: ${CRASHES} crashes each, restart_delay 0; load average ${L.loadAverage()}`)
 
 // Start-up of the probes themselves, measured the same way: parent stamp → child's first stamp.
 const bashStart = []
 for (let i = 0; i < 20; i++) {
-  const r = spawnSync("/bin/bash", ["-c", 'a=$EPOCHREALTIME; /bin/bash -c "echo \\$EPOCHREALTIME" | { read b; echo "$a $b"; }'], { encoding: "utf8" })
+  const r = spawnSync(
+    "/bin/bash",
+    ["-c", 'a=$EPOCHREALTIME; /bin/bash -c "echo \\$EPOCHREALTIME" | { read b; echo "$a $b"; }'],
+    { encoding: "utf8" }
+  )
   const [a, b] = r.stdout.trim().split(" ").map(Number)
   bashStart.push((b - a) * 1000)
 }
@@ -77,7 +88,9 @@ for (let i = 0; i < 10; i++) {
   const r = spawnSync(L.NODE, ["-e", "process.stdout.write(String(performance.timeOrigin))"], { encoding: "utf8" })
   nodeOrigin.push(Number(r.stdout) - t0)
 }
-L.log(`  probe start-up: bash exec → first command ${L.fmt(L.median(bashStart), 2)} ms median; node spawn → performance.timeOrigin ${L.fmt(L.median(nodeOrigin), 2)} ms median`)
+L.log(
+  `  probe start-up: bash exec → first command ${L.fmt(L.median(bashStart), 2)} ms median; node spawn → performance.timeOrigin ${L.fmt(L.median(nodeOrigin), 2)} ms median`
+)
 
 await L.withDaemon("crash", async (home) => {
   L.startDaemon(home)
@@ -99,7 +112,10 @@ await L.withDaemon("crash", async (home) => {
     "crash-bash",
     {
       script: "/bin/bash",
-      args: ["-c", `echo "start $EPOCHREALTIME" >> ${bashFile}; sleep 0.25; echo "exit $$ $EPOCHREALTIME" >> ${bashFile}; exit 1`],
+      args: [
+        "-c",
+        `echo "start $EPOCHREALTIME" >> ${bashFile}; sleep 0.25; echo "exit $$ $EPOCHREALTIME" >> ${bashFile}; exit 1`
+      ],
       min_uptime: "50ms"
     },
     CRASHES
@@ -154,7 +170,10 @@ setTimeout(() => {
   const notOnline = wsAll.filter((g) => g.from !== "online").length
   L.log(`  daemon (WS timestamps): restarting → starting:     ${summary(wsAll.map((g) => g.ms))}`)
   L.log(`  daemon (WS receive times here): restarting → starting: ${summary(wsAll.map((g) => g.recvMs))}`)
-  if (notOnline > 0) L.log(`  note: ${notOnline} of ${wsAll.length} crashes happened before the app was online (unstable: backoff applied)`)
+  if (notOnline > 0)
+    L.log(
+      `  note: ${notOnline} of ${wsAll.length} crashes happened before the app was online (unstable: backoff applied)`
+    )
 
   // Unstable crashes (exit right after start), backoff switched off.
   const unstableFile = path.join(home, "unstable-stamps")
@@ -162,7 +181,10 @@ setTimeout(() => {
     "crash-now",
     {
       script: "/bin/bash",
-      args: ["-c", `echo "start $EPOCHREALTIME" >> ${unstableFile}; echo "exit $$ $EPOCHREALTIME" >> ${unstableFile}; exit 1`],
+      args: [
+        "-c",
+        `echo "start $EPOCHREALTIME" >> ${unstableFile}; echo "exit $$ $EPOCHREALTIME" >> ${unstableFile}; exit 1`
+      ],
       exp_backoff_restart_delay: 0
     },
     UNSTABLE_CRASHES
@@ -174,7 +196,9 @@ setTimeout(() => {
   // The verdict: crash → spawned ≈ crash → bash's first command minus bash's own start-up.
   const m = L.median(bash)
   const spawned = m - L.median(bashStart)
-  L.log(`  estimate of crash → replacement spawned: ${L.fmt(m, 2)} - ${L.fmt(L.median(bashStart), 2)} (bash start-up) = ${L.fmt(spawned, 2)} ms median`)
+  L.log(
+    `  estimate of crash → replacement spawned: ${L.fmt(m, 2)} - ${L.fmt(L.median(bashStart), 2)} (bash start-up) = ${L.fmt(spawned, 2)} ms median`
+  )
   L.report(
     "Crash → replacement spawned: < 10 ms median (restart_delay 0)",
     `≈ ${L.fmt(spawned, 1)} ms median (crash → bash replacement's first command ${L.fmt(m, 2)} ms, p90 ${L.fmt(L.percentile(bash, 90), 2)} ms, minus ${L.fmt(L.median(bashStart), 1)} ms bash start-up); node replacement: timeOrigin ${L.fmt(L.median(nodeSpawned), 1)} ms, first JS ${L.fmt(L.median(nodeJs), 1)} ms`,

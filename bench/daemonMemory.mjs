@@ -130,7 +130,13 @@ await L.withDaemon("memory", async (home) => {
     loggerLines += LOG_LINES
     loggerCount ??= L.lineCounter(loggerFile)
     const count = loggerCount
-    await L.waitFor("the logger's lines", async () => count() >= loggerLines && (await L.api(home, "GET", "/api/processes/logger")).json.status === "stopped", 120_000, 100)
+    await L.waitFor(
+      "the logger's lines",
+      async () =>
+        count() >= loggerLines && (await L.api(home, "GET", "/api/processes/logger")).json.status === "stopped",
+      120_000,
+      100
+    )
     return ` [${count()} lines in its file]`
   })
 
@@ -185,7 +191,8 @@ await L.withDaemon("memory", async (home) => {
     const count = L.lineCounter((await L.api(home, "GET", `/api/processes/${name}`)).json.logs.out_file)
     await L.waitFor(
       `${name} done`,
-      async () => count() >= FLOOD_LINES && (await L.api(home, "GET", `/api/processes/${name}`)).json.status === "stopped",
+      async () =>
+        count() >= FLOOD_LINES && (await L.api(home, "GET", `/api/processes/${name}`)).json.status === "stopped",
       120_000,
       100
     )
@@ -232,7 +239,9 @@ await L.withDaemon("memory", async (home) => {
     }
     if (pass === PASSES) {
       end = await idleRss(pid, IDLE_S)
-      L.log(`  idle ${IDLE_S} s after pass ${pass}: lowest ${L.fmt(L.mb(end.min))} MB, last ${L.fmt(L.mb(end.last))} MB, highest ${L.fmt(L.mb(end.max))} MB`)
+      L.log(
+        `  idle ${IDLE_S} s after pass ${pass}: lowest ${L.fmt(L.mb(end.min))} MB, last ${L.fmt(L.mb(end.last))} MB, highest ${L.fmt(L.mb(end.max))} MB`
+      )
     }
     const [lo, hi] = floors.get(pass)
     L.log(`  pass ${pass}: RSS between ${L.fmt(L.mb(lo))} and ${L.fmt(L.mb(hi))} MB`)
@@ -246,14 +255,24 @@ await L.withDaemon("memory", async (home) => {
   const signed = (x) => `${x >= 0 ? "+" : ""}${L.fmt(x)}`
   L.log(
     L.table([
-      ["load", ...Array.from({ length: PASSES }, (_, i) => `after pass ${i + 1}`), ...Array.from({ length: PASSES - 1 }, (_, i) => `Δ ${i + 1}→${i + 2}`)],
-      ...loads.map((l) => [l.label, ...l.after.map((a) => L.fmt(L.mb(a))), ...l.after.slice(1).map((a, i) => signed(L.mb(a - l.after[i])))])
+      [
+        "load",
+        ...Array.from({ length: PASSES }, (_, i) => `after pass ${i + 1}`),
+        ...Array.from({ length: PASSES - 1 }, (_, i) => `Δ ${i + 1}→${i + 2}`)
+      ],
+      ...loads.map((l) => [
+        l.label,
+        ...l.after.map((a) => L.fmt(L.mb(a))),
+        ...l.after.slice(1).map((a, i) => signed(L.mb(a - l.after[i])))
+      ])
     ])
   )
   L.log(`  (MB of VmRSS, ${SETTLE_MS} ms after each load; baseline ${L.fmt(L.mb(base))} MB)`)
   const floor = Math.min(floors.get(PASSES)[0], end.min)
   const retained = L.mb(floor - base)
-  L.log(`  floor of pass ${PASSES} and the idle after it: ${L.fmt(L.mb(floor))} MB, ${signed(retained)} MB over the baseline; floors per pass: ${[...Array(PASSES)].map((_, i) => L.fmt(L.mb(floors.get(i + 1)[0]))).join(", ")} MB`)
+  L.log(
+    `  floor of pass ${PASSES} and the idle after it: ${L.fmt(L.mb(floor))} MB, ${signed(retained)} MB over the baseline; floors per pass: ${[...Array(PASSES)].map((_, i) => L.fmt(L.mb(floors.get(i + 1)[0]))).join(", ")} MB`
+  )
 
   L.report(
     "Daemon RSS with 10 apps: below PM2's daemon (~61 MB)",

@@ -33,27 +33,48 @@ const freePort = () =>
     })
   })
 
-L.log(`dashboardPaint: the dashboard with ${ROWS} processes in ${CHROMIUM} (1 warm-up, ${LOADS} timed cold loads); load average ${L.loadAverage()}`)
+L.log(
+  `dashboardPaint: the dashboard with ${ROWS} processes in ${CHROMIUM} (1 warm-up, ${LOADS} timed cold loads); load average ${L.loadAverage()}`
+)
 
 await L.withDaemon("dash", async (home) => {
   L.startDaemon(home)
-  await L.createApp(home, { apps: Array.from({ length: ROWS }, (_, i) => ({ name: `svc-${String(i).padStart(3, "0")}`, namespace: `ns-${i % 5}`, script: "/bin/sleep", args: ["3600"] })) })
+  await L.createApp(home, {
+    apps: Array.from({ length: ROWS }, (_, i) => ({
+      name: `svc-${String(i).padStart(3, "0")}`,
+      namespace: `ns-${i % 5}`,
+      script: "/bin/sleep",
+      args: ["3600"]
+    }))
+  })
   await L.waitOnline(home, ROWS)
   const port = await freePort()
   const web = L.cli(home, ["web", "--port", String(port)])
   if (web.status !== 0) throw new Error(`pmfx web failed: ${web.stderr}`)
   const url = `http://localhost:${port}/ui/`
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+  })
   try {
     const load = async () => {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
       const page = await context.newPage()
       await page.goto(url)
-      await page.waitForFunction((rows) => document.querySelectorAll("#processes tbody tr[data-id]").length >= rows, ROWS, { timeout: 30_000 })
-      const painted = await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now()))))
+      await page.waitForFunction(
+        (rows) => document.querySelectorAll("#processes tbody tr[data-id]").length >= rows,
+        ROWS,
+        { timeout: 30_000 }
+      )
+      const painted = await page.evaluate(
+        () => new Promise((resolve) => requestAnimationFrame(() => resolve(performance.now())))
+      )
       const entries = await page.evaluate(() =>
-        [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].map((e) => ({ name: e.name, transfer: e.transferSize }))
+        [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].map((e) => ({
+          name: e.name,
+          transfer: e.transferSize
+        }))
       )
       const fcp = await page.evaluate(() => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN)
       await context.close()
@@ -64,9 +85,15 @@ await L.withDaemon("dash", async (home) => {
     for (let i = 0; i < LOADS; i++) runs.push(await load())
     const paints = runs.map((r) => r.painted)
     const transfer = Math.max(...runs.map((r) => r.transfer))
-    L.log(`  table with ${ROWS} rows painted: median ${L.fmt(L.median(paints))} ms, max ${L.fmt(Math.max(...paints))} ms (first contentful paint: median ${L.fmt(L.median(runs.map((r) => r.fcp)))} ms)`)
+    L.log(
+      `  table with ${ROWS} rows painted: median ${L.fmt(L.median(paints))} ms, max ${L.fmt(Math.max(...paints))} ms (first contentful paint: median ${L.fmt(L.median(runs.map((r) => r.fcp)))} ms)`
+    )
     L.log(`  first load: ${runs[0].files} files, ${L.fmt(transfer / 1024)} KB transferred (gzip, headers included)`)
-    L.report("dashboard first load: ≤ 150 KB compressed", `${L.fmt(transfer / 1024)} KB in ${runs[0].files} files`, transfer <= TRANSFER_BUDGET ? "PASS" : "FAIL")
+    L.report(
+      "dashboard first load: ≤ 150 KB compressed",
+      `${L.fmt(transfer / 1024)} KB in ${runs[0].files} files`,
+      transfer <= TRANSFER_BUDGET ? "PASS" : "FAIL"
+    )
     L.report(
       "dashboard first meaningful paint, 100 processes: ≤ 1 s",
       `median ${L.fmt(L.median(paints))} ms, max ${L.fmt(Math.max(...paints))} ms`,

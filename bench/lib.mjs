@@ -47,7 +47,9 @@ export const mb = (kb) => kb / 1024
 export const table = (rows) => {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)))
   const line = (r) => "| " + r.map((c, i) => String(c).padEnd(widths[i])).join(" | ") + " |"
-  return [line(rows[0]), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...rows.slice(1).map(line)].join("\n")
+  return [line(rows[0]), "|" + widths.map((w) => "-".repeat(w + 2)).join("|") + "|", ...rows.slice(1).map(line)].join(
+    "\n"
+  )
 }
 
 export const log = (...args) => console.log(...args)
@@ -60,7 +62,11 @@ export const report = (budget, measured, verdict, note = "") => {
   console.log("BENCH_RESULT " + JSON.stringify({ budget, measured, verdict, note }))
 }
 
-export const loadAverage = () => os.loadavg().map((x) => x.toFixed(2)).join(" ")
+export const loadAverage = () =>
+  os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(" ")
 
 // ---------------------------------------------------------------------------------------------
 // /proc
@@ -222,7 +228,11 @@ export const waitOnline = (home, count, name, timeoutMs = 60_000) =>
 export const homeProcesses = (home) => {
   const env = { ...process.env }
   delete env.PMFX_HOME
-  const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], { encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 })
+  const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], {
+    encoding: "utf8",
+    env,
+    maxBuffer: 64 * 1024 * 1024
+  })
   const marker = `PMFX_HOME=${home}`
   const pids = []
   for (const line of (r.stdout ?? "").split("\n")) {

@@ -17,11 +17,15 @@ const timeRuns = (label, run) => {
   for (let i = 0; i < WARMUP; i++) run()
   const ms = []
   for (let i = 0; i < RUNS; i++) ms.push(run())
-  L.log(`  ${label}: median ${L.fmt(L.median(ms))} ms, p90 ${L.fmt(L.percentile(ms, 90))} ms, min ${L.fmt(Math.min(...ms))}, max ${L.fmt(Math.max(...ms))}`)
+  L.log(
+    `  ${label}: median ${L.fmt(L.median(ms))} ms, p90 ${L.fmt(L.percentile(ms, 90))} ms, min ${L.fmt(Math.min(...ms))}, max ${L.fmt(Math.max(...ms))}`
+  )
   return ms
 }
 
-L.log(`listLatency: \`pmfx list --json\` with ${APPS} idle apps (${WARMUP} warm-ups, ${RUNS} timed runs); load average ${L.loadAverage()}`)
+L.log(
+  `listLatency: \`pmfx list --json\` with ${APPS} idle apps (${WARMUP} warm-ups, ${RUNS} timed runs); load average ${L.loadAverage()}`
+)
 
 await L.withDaemon("list", async (home) => {
   L.startDaemon(home)
@@ -49,8 +53,12 @@ await L.withDaemon("list", async (home) => {
   const overNode = listMedian - nodeMedian
   // The anchor was measured where `node -e 0` took ~60 ms: scale it to this machine's Node start-up.
   const scaledAnchor = (PM2_JLIST_MS * nodeMedian) / ANCHOR_NODE_MS
-  L.log(`  pmfx list costs ${L.fmt(overNode)} ms over a bare node start (pm2 jlist: ~${PM2_JLIST_MS - ANCHOR_NODE_MS} ms over it on the anchor machine)`)
-  L.log(`  pm2 jlist anchor ${PM2_JLIST_MS} ms; scaled to this machine's node start-up (${L.fmt(nodeMedian)} vs ${ANCHOR_NODE_MS} ms): ${L.fmt(scaledAnchor)} ms`)
+  L.log(
+    `  pmfx list costs ${L.fmt(overNode)} ms over a bare node start (pm2 jlist: ~${PM2_JLIST_MS - ANCHOR_NODE_MS} ms over it on the anchor machine)`
+  )
+  L.log(
+    `  pm2 jlist anchor ${PM2_JLIST_MS} ms; scaled to this machine's node start-up (${L.fmt(nodeMedian)} vs ${ANCHOR_NODE_MS} ms): ${L.fmt(scaledAnchor)} ms`
+  )
 
   L.report(
     "`pmfx list --json`, 10 apps: faster than `pm2 jlist` (~150 ms)",

@@ -10,7 +10,15 @@ import * as L from "./lib.mjs"
 
 const LINES = Number(process.env.GREP_BENCH_LINES ?? 500_000)
 const RUNS = 5
-const WORDS = ["GET /api/users", "POST /api/orders", "cache hit", "db query", "render page", "ERROR upstream timeout", "WARN slow request"]
+const WORDS = [
+  "GET /api/users",
+  "POST /api/orders",
+  "cache hit",
+  "db query",
+  "render page",
+  "ERROR upstream timeout",
+  "WARN slow request"
+]
 
 const QUERIES = [
   ["no grep (last 100 lines)", "lines=100"],
@@ -68,6 +76,10 @@ await L.withDaemon("grep", async (home) => {
   scanning = false
   await probe
   L.log(L.table(rows))
-  L.log(`/health during the scans: ${healthMs.length} requests, median ${L.fmt(L.median(healthMs))} ms, p99 ${L.fmt(L.percentile(healthMs, 99))} ms, max ${L.fmt(Math.max(...healthMs))} ms`)
-  console.log(`BENCH_RESULT ${JSON.stringify({ name: "logGrep", lines: LINES, medianMs: results, healthP99Ms: L.percentile(healthMs, 99) })}`)
+  L.log(
+    `/health during the scans: ${healthMs.length} requests, median ${L.fmt(L.median(healthMs))} ms, p99 ${L.fmt(L.percentile(healthMs, 99))} ms, max ${L.fmt(Math.max(...healthMs))} ms`
+  )
+  console.log(
+    `BENCH_RESULT ${JSON.stringify({ name: "logGrep", lines: LINES, medianMs: results, healthP99Ms: L.percentile(healthMs, 99) })}`
+  )
 })

@@ -109,7 +109,12 @@ await L.withDaemon("log", async (home) => {
     const count = L.lineCounter(outFile)
     await L.waitFor(`${LINES} lines in ${outFile}`, () => count() >= LINES, 120_000, 5)
     const wall = L.now() - t0
-    await L.waitFor(`${name} stopped`, async () => (await L.api(home, "GET", `/api/processes/${name}`)).json.status === "stopped", 30_000, 20)
+    await L.waitFor(
+      `${name} stopped`,
+      async () => (await L.api(home, "GET", `/api/processes/${name}`)).json.status === "stopped",
+      30_000,
+      20
+    )
     await L.sleep(200) // a line more than expected would arrive now
     const check = verify(outFile, LINES)
     const errFile = detail.json.logs.error_file
@@ -138,7 +143,9 @@ await L.withDaemon("log", async (home) => {
   const daemonChild = L.median(results.daemon.map((r) => r.child))
   const ratio = daemonWall / directWall
   L.log(`  median wall: direct ${L.fmt(directWall)} ms, daemon ${L.fmt(daemonWall)} ms → ${L.fmt(ratio, 2)}x`)
-  L.log(`  median time the child spent writing: direct ${L.fmt(directChild)} ms, daemon ${L.fmt(daemonChild)} ms → ${L.fmt(daemonChild / directChild, 2)}x`)
+  L.log(
+    `  median time the child spent writing: direct ${L.fmt(directChild)} ms, daemon ${L.fmt(daemonChild)} ms → ${L.fmt(daemonChild / directChild, 2)}x`
+  )
   L.log(`  daemon throughput: ${L.fmt(LINES / (daemonWall / 1000) / 1000)}k lines/s`)
 
   // The same with 64 KiB chunks: lines cross the daemon's pipe reads, and the daemon has to split
@@ -161,7 +168,9 @@ await L.withDaemon("log", async (home) => {
   const chunkChildRatio = L.median(chunkDaemon.map((r) => r.child)) / L.median(chunkDirect.map((r) => r.child))
   L.log(`  64 KiB chunks: median wall ratio ${L.fmt(chunkRatio, 2)}x, child-side ${L.fmt(chunkChildRatio, 2)}x`)
 
-  const intact = lost.every((c) => c.missing === 0 && c.bad === 0 && c.duplicated === 0 && c.outOfOrder === 0 && c.stored === LINES)
+  const intact = lost.every(
+    (c) => c.missing === 0 && c.bad === 0 && c.duplicated === 0 && c.outOfOrder === 0 && c.stored === LINES
+  )
   const worst = Math.max(ratio, chunkRatio)
   L.report(
     "Log path: no line lost, child slowed ≤ 2x vs writing to a file",

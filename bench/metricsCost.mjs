@@ -22,7 +22,9 @@ const cpuPercent = async (pid, seconds) => {
   return { percent: ((c1 - c0) / L.CLK_TCK / elapsed) * 100, ticks: c1 - c0, elapsed }
 }
 
-L.log(`metricsCost: daemon CPU over ${WINDOW_S} s with 0, then ${APPS * INSTANCES} idle processes; load average ${L.loadAverage()}`)
+L.log(
+  `metricsCost: daemon CPU over ${WINDOW_S} s with 0, then ${APPS * INSTANCES} idle processes; load average ${L.loadAverage()}`
+)
 
 await L.withDaemon("metrics", async (home) => {
   const pid = L.startDaemon(home)
@@ -31,13 +33,20 @@ await L.withDaemon("metrics", async (home) => {
   L.log(`  0 processes:   ${L.fmt(idle.percent, 2)}% of one core (${idle.ticks} ticks in ${L.fmt(idle.elapsed, 1)} s)`)
 
   await L.createApp(home, {
-    apps: Array.from({ length: APPS }, (_, i) => ({ name: `idle-${i}`, script: L.NODE, args: L.IDLE_ARGS, instances: INSTANCES }))
+    apps: Array.from({ length: APPS }, (_, i) => ({
+      name: `idle-${i}`,
+      script: L.NODE,
+      args: L.IDLE_ARGS,
+      instances: INSTANCES
+    }))
   })
   const rows = await L.waitOnline(home, APPS * INSTANCES, undefined, 120_000)
   await L.sleep(5000)
   const loaded = await cpuPercent(pid, WINDOW_S)
   const alive = (await L.listProcesses(home)).filter((p) => p.status === "online").length
-  L.log(`  ${rows.length} processes: ${L.fmt(loaded.percent, 2)}% of one core (${loaded.ticks} ticks in ${L.fmt(loaded.elapsed, 1)} s); ${alive} still online`)
+  L.log(
+    `  ${rows.length} processes: ${L.fmt(loaded.percent, 2)}% of one core (${loaded.ticks} ticks in ${L.fmt(loaded.elapsed, 1)} s); ${alive} still online`
+  )
   const cost = loaded.percent - idle.percent
   L.log(`  cost of ${rows.length} processes: ${L.fmt(cost, 2)}% of one core (load average now ${L.loadAverage()})`)
   L.report(

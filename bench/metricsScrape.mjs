@@ -25,7 +25,12 @@ L.log(`metricsScrape: GET /metrics with ${APPS * INSTANCES} processes; load aver
 await L.withDaemon("scrape", async (home) => {
   const pid = L.startDaemon(home)
   await L.createApp(home, {
-    apps: Array.from({ length: APPS }, (_, i) => ({ name: `idle-${i}`, script: L.NODE, args: L.IDLE_ARGS, instances: INSTANCES }))
+    apps: Array.from({ length: APPS }, (_, i) => ({
+      name: `idle-${i}`,
+      script: L.NODE,
+      args: L.IDLE_ARGS,
+      instances: INSTANCES
+    }))
   })
   const rows = await L.waitOnline(home, APPS * INSTANCES, undefined, 120_000)
   await L.sleep(5000)
@@ -55,7 +60,9 @@ await L.withDaemon("scrape", async (home) => {
   L.log(
     `  ${SCRAPES} scrapes back to back: median ${L.fmt(L.median(times), 2)} ms, p90 ${L.fmt(L.percentile(times, 90), 2)} ms, max ${L.fmt(Math.max(...times), 2)} ms`
   )
-  L.log(`  daemon CPU ${L.fmt(busyCpu, 2)} s in ${L.fmt(busyWall, 2)} s of scrapes (idle over as long: ${L.fmt(idleCpu, 2)} s): ${L.fmt(perScrapeMs, 2)} ms of CPU per scrape`)
+  L.log(
+    `  daemon CPU ${L.fmt(busyCpu, 2)} s in ${L.fmt(busyWall, 2)} s of scrapes (idle over as long: ${L.fmt(idleCpu, 2)} s): ${L.fmt(perScrapeMs, 2)} ms of CPU per scrape`
+  )
 
   // For comparison: the same number of GET /api/processes (pmfx list's request) back to back.
   const listTimes = []
@@ -66,7 +73,9 @@ await L.withDaemon("scrape", async (home) => {
     listTimes.push(L.now() - started)
   }
   const listPerRequestMs = ((cpuSeconds(pid) - l0 - idleCpu) / SCRAPES) * 1000
-  L.log(`  for comparison, ${SCRAPES} GET /api/processes: median ${L.fmt(L.median(listTimes), 2)} ms, ~${L.fmt(listPerRequestMs, 2)} ms of CPU each`)
+  L.log(
+    `  for comparison, ${SCRAPES} GET /api/processes: median ${L.fmt(L.median(listTimes), 2)} ms, ~${L.fmt(listPerRequestMs, 2)} ms of CPU each`
+  )
 
   // 3: one scrape per second against none.
   const q0 = cpuSeconds(pid)
@@ -82,7 +91,9 @@ await L.withDaemon("scrape", async (home) => {
   const scraped = ((cpuSeconds(pid) - s0) / ((L.now() - w0) / 1000)) * 100
   agent.destroy()
   const cost = scraped - quiet
-  L.log(`  daemon CPU: ${L.fmt(quiet, 2)}% of one core without scrapes, ${L.fmt(scraped, 2)}% with one scrape per second (${WINDOW_S} s windows)`)
+  L.log(
+    `  daemon CPU: ${L.fmt(quiet, 2)}% of one core without scrapes, ${L.fmt(scraped, 2)}% with one scrape per second (${WINDOW_S} s windows)`
+  )
   L.report(
     "GET /metrics of 100 processes once a second: < 1% of one core",
     `${L.fmt(cost, 2)}% of one core; a scrape: median ${L.fmt(L.median(times), 2)} ms, ${L.fmt(perScrapeMs, 2)} ms of daemon CPU`,

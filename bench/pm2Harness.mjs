@@ -11,7 +11,11 @@ import * as L from "./lib.mjs"
 export const processesWithEnv = (name, value) => {
   const env = { ...process.env }
   delete env[name]
-  const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], { encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 })
+  const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], {
+    encoding: "utf8",
+    env,
+    maxBuffer: 64 * 1024 * 1024
+  })
   const marker = `${name}=${value}`
   const pids = []
   for (const line of (r.stdout ?? "").split("\n")) {
@@ -82,7 +86,9 @@ const makeHarness = (dir, home) => {
       L.waitFor(
         `${count} PM2 processes online`,
         () => {
-          const rows = JSON.parse(must(["jlist"]).stdout.trim().split("\n").pop()).filter((p) => p.name.startsWith(prefix))
+          const rows = JSON.parse(must(["jlist"]).stdout.trim().split("\n").pop()).filter((p) =>
+            p.name.startsWith(prefix)
+          )
           return rows.length >= count && rows.every((p) => p.pm2_env.status === "online")
         },
         timeoutMs,

@@ -40,7 +40,9 @@ const PAD = "x".repeat(60)
 
 const startedAt = new Date()
 const loadAtStart = L.loadAverage()
-L.log(`pmfx vs PM2 — ${startedAt.toISOString()}; node ${process.version}; ${os.cpus().length} CPUs; load average at start ${loadAtStart}`)
+L.log(
+  `pmfx vs PM2 — ${startedAt.toISOString()}; node ${process.version}; ${os.cpus().length} CPUs; load average at start ${loadAtStart}`
+)
 
 // --- the generated apps, shared by both managers -------------------------------------------------
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-vs-work-"))
@@ -131,7 +133,11 @@ const spawnAtOnce = (n, cmd, args) =>
 
 /** Gaps (ms) between each `exit` stamp and the next `start` stamp of a crash file. */
 const crashGaps = (stampFile) => {
-  const rows = fs.readFileSync(stampFile, "utf8").trim().split("\n").map((l) => l.split(" "))
+  const rows = fs
+    .readFileSync(stampFile, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => l.split(" "))
   const gaps = []
   for (let i = 1; i < rows.length; i++) {
     if (rows[i - 1][0] === "exit" && rows[i][0] === "start") gaps.push(Number(rows[i][1]) - Number(rows[i - 1][1]))
@@ -140,7 +146,10 @@ const crashGaps = (stampFile) => {
 }
 const startsIn = (stampFile) => {
   try {
-    return fs.readFileSync(stampFile, "utf8").split("\n").filter((l) => l.startsWith("start")).length
+    return fs
+      .readFileSync(stampFile, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("start")).length
   } catch {
     return 0
   }
@@ -173,7 +182,10 @@ const verifyLog = (out, n) => {
 const results = []
 const add = (figure, unit, pmfxValue, pm2Value, reference = null, note = "") => {
   results.push({ figure, unit, pmfx: pmfxValue, pm2: pm2Value, reference, note })
-  L.log(`  ${figure}: pmfx ${L.fmt(pmfxValue, 2)} ${unit}, PM2 ${L.fmt(pm2Value, 2)} ${unit}` + (reference ? `, ${reference.label} ${L.fmt(reference.value, 2)} ${unit}` : ""))
+  L.log(
+    `  ${figure}: pmfx ${L.fmt(pmfxValue, 2)} ${unit}, PM2 ${L.fmt(pm2Value, 2)} ${unit}` +
+      (reference ? `, ${reference.label} ${L.fmt(reference.value, 2)} ${unit}` : "")
+  )
 }
 
 try {
@@ -218,7 +230,10 @@ try {
   await pmfxOnline(50, "bulk-")
   const s2 = pm2.must(["start", ECO50])
   await pm2.waitOnline(50, "bulk-")
-  add("start 50 apps from one file", "s", s1.ms / 1000, s2.ms / 1000, { label: "50 bare `node -e 0` at once", value: floor / 1000 })
+  add("start 50 apps from one file", "s", s1.ms / 1000, s2.ms / 1000, {
+    label: "50 bare `node -e 0` at once",
+    value: floor / 1000
+  })
   await L.sleep(8000)
   add("daemon RSS, 60 idle apps", "MB", await rss(pmfxPid), await rss(pm2Pid))
 
@@ -238,12 +253,25 @@ try {
   const measureCrash = async (label, start, stop) => {
     const stamps = path.join(work, `crash-${label}.txt`)
     await start(stamps)
-    await L.waitFor(`${CRASHES + 1} starts of the crashing app (${label})`, () => startsIn(stamps) >= CRASHES + 1, 120_000, 100)
+    await L.waitFor(
+      `${CRASHES + 1} starts of the crashing app (${label})`,
+      () => startsIn(stamps) >= CRASHES + 1,
+      120_000,
+      100
+    )
     await stop()
     return L.median(crashGaps(stamps).slice(0, CRASHES))
   }
-  const gapPmfx = await measureCrash("pmfx", (s) => pmfxMust(["start", ecosystem("crash-pmfx.config.js", [crashApp(s)])]), () => pmfxMust(["delete", "crasher"]))
-  const gapPm2 = await measureCrash("pm2", (s) => pm2.must(["start", ecosystem("crash-pm2.config.js", [crashApp(s)])]), () => pm2.must(["delete", "crasher"]))
+  const gapPmfx = await measureCrash(
+    "pmfx",
+    (s) => pmfxMust(["start", ecosystem("crash-pmfx.config.js", [crashApp(s)])]),
+    () => pmfxMust(["delete", "crasher"])
+  )
+  const gapPm2 = await measureCrash(
+    "pm2",
+    (s) => pm2.must(["start", ecosystem("crash-pm2.config.js", [crashApp(s)])]),
+    () => pm2.must(["delete", "crasher"])
+  )
   let loop = null
   const gapShell = await measureCrash(
     "shell",
@@ -268,7 +296,14 @@ try {
   const throughManager = async (who, run) => {
     const out = path.join(work, `log-${who}-${run}.out`)
     const stampFile = out + ".stamp"
-    const app = { name: `log-${run}`, script: WRITER, args: [String(LOG_LINES), stampFile], autorestart: false, out_file: out, error_file: out + ".err" }
+    const app = {
+      name: `log-${run}`,
+      script: WRITER,
+      args: [String(LOG_LINES), stampFile],
+      autorestart: false,
+      out_file: out,
+      error_file: out + ".err"
+    }
     const eco = ecosystem(`log-${who}-${run}.config.js`, [app])
     if (who === "pmfx") pmfxMust(["start", eco])
     else pm2.must(["start", eco])
@@ -298,8 +333,17 @@ try {
     await throughManager("pm2", run)
   }
   const i = integrity
-  add("300k log lines through the manager", "s", L.median(through.pmfx) / 1000, L.median(through.pm2) / 1000, { label: "child → file directly", value: L.median(direct) / 1000 }, `lost/reordered/malformed: pmfx ${i.pmfx.lost}/${i.pmfx.reordered}/${i.pmfx.bad}, PM2 ${i.pm2.lost}/${i.pm2.reordered}/${i.pm2.bad}`)
-  L.log(`  lines lost/reordered/malformed over ${LOG_RUNS} runs: pmfx ${i.pmfx.lost}/${i.pmfx.reordered}/${i.pmfx.bad}; PM2 ${i.pm2.lost}/${i.pm2.reordered}/${i.pm2.bad}`)
+  add(
+    "300k log lines through the manager",
+    "s",
+    L.median(through.pmfx) / 1000,
+    L.median(through.pm2) / 1000,
+    { label: "child → file directly", value: L.median(direct) / 1000 },
+    `lost/reordered/malformed: pmfx ${i.pmfx.lost}/${i.pmfx.reordered}/${i.pmfx.bad}, PM2 ${i.pm2.lost}/${i.pm2.reordered}/${i.pm2.bad}`
+  )
+  L.log(
+    `  lines lost/reordered/malformed over ${LOG_RUNS} runs: pmfx ${i.pmfx.lost}/${i.pmfx.reordered}/${i.pmfx.bad}; PM2 ${i.pm2.lost}/${i.pm2.reordered}/${i.pm2.bad}`
+  )
 
   const run = {
     date: startedAt.toISOString(),
@@ -314,7 +358,9 @@ try {
   if (process.argv.includes("--write")) L.log("\n" + writeDocs(run))
 } catch (error) {
   // An installation failure is the user's to fix (its message says how): no stack for it.
-  L.log(`FAILED: ${String(error?.message).startsWith("PM2 could not be installed") ? error.message : (error?.stack ?? error)}`)
+  L.log(
+    `FAILED: ${String(error?.message).startsWith("PM2 could not be installed") ? error.message : (error?.stack ?? error)}`
+  )
   process.exitCode = 1
 } finally {
   await cleanupAll()

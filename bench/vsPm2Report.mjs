@@ -24,7 +24,9 @@ export const renderTable = (run) => {
     const q = ratio(r)
     rows.push(
       `| ${r.figure} | ${value(r.pmfx, r.unit)} | ${value(r.pm2, r.unit)} | ${q === null ? "— (PM2: 0)" : fmt(q, 2) + "x"} | ` +
-        (r.reference ? `${r.reference.label}: ${value(r.reference.value, r.unit)} (pmfx ${fmt(r.pmfx / r.reference.value, 2)}x)` : "") +
+        (r.reference
+          ? `${r.reference.label}: ${value(r.reference.value, r.unit)} (pmfx ${fmt(r.pmfx / r.reference.value, 2)}x)`
+          : "") +
         (r.note ? (r.reference ? "; " : "") + r.note : "") +
         " |"
     )
@@ -57,15 +59,21 @@ export const renderSvg = (run) => {
     const q = ratio(r)
     parts.push(`<text x="${labelW - 8}" y="${y + 19}" text-anchor="end">${escapeXml(r.figure)}</text>`)
     if (q === null) {
-      parts.push(`<text x="${labelW + 4}" y="${y + 19}" fill="#555">PM2 0 ${escapeXml(r.unit)}; pmfx ${fmt(r.pmfx, 2)} ${escapeXml(r.unit)}</text>`)
+      parts.push(
+        `<text x="${labelW + 4}" y="${y + 19}" fill="#555">PM2 0 ${escapeXml(r.unit)}; pmfx ${fmt(r.pmfx, 2)} ${escapeXml(r.unit)}</text>`
+      )
       return
     }
     const color = q <= 1 ? "#2e7d32" : "#c62828"
-    parts.push(`<rect x="${labelW}" y="${y + 6}" width="${Math.max(1, x(q) - labelW).toFixed(1)}" height="${rowH - 12}" fill="${color}"/>`)
+    parts.push(
+      `<rect x="${labelW}" y="${y + 6}" width="${Math.max(1, x(q) - labelW).toFixed(1)}" height="${rowH - 12}" fill="${color}"/>`
+    )
     parts.push(`<text x="${(x(q) + 6).toFixed(1)}" y="${y + 19}">${fmt(q, 2)}x</text>`)
   })
   const bottom = top + rows.length * rowH
-  parts.push(`<line x1="${x(1).toFixed(1)}" y1="${top}" x2="${x(1).toFixed(1)}" y2="${bottom}" stroke="#000" stroke-dasharray="4 3"/>`)
+  parts.push(
+    `<line x1="${x(1).toFixed(1)}" y1="${top}" x2="${x(1).toFixed(1)}" y2="${bottom}" stroke="#000" stroke-dasharray="4 3"/>`
+  )
   parts.push(`<text x="${x(1).toFixed(1)}" y="${bottom + 18}" text-anchor="middle">1.0x (PM2)</text>`)
   parts.push(`</svg>`)
   return parts.join("\n") + "\n"

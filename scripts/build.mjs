@@ -10,7 +10,18 @@
 // running meanwhile (tests rebuild dist/) never reads a half-written bundle.
 import { build } from "esbuild"
 import { execFileSync, spawn, spawnSync } from "node:child_process"
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs"
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from "node:fs"
 import * as http from "node:http"
 import { createRequire } from "node:module"
 import { tmpdir } from "node:os"
@@ -38,14 +49,18 @@ const makeDaemonCodeCache = async () => {
   const { DAEMON_NODE_FLAGS } = createRequire(import.meta.url)(path.resolve(out("daemon.cjs")))
   const home = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
   const env = { PATH: process.env.PATH, PMFX_HOME: home, NO_COLOR: "1" }
-  const cli = (...args) => spawnSync(process.execPath, [out("pmfx.cjs"), ...args], { env, stdio: "ignore", timeout: 15_000 }).status
+  const cli = (...args) =>
+    spawnSync(process.execPath, [out("pmfx.cjs"), ...args], { env, stdio: "ignore", timeout: 15_000 }).status
   // Asked over the socket directly: `pmfx ping` would start a second daemon of its own.
   const answers = () =>
     new Promise((resolve) => {
-      const request = http.get({ socketPath: path.join(home, "pmfx.sock"), path: "/health", timeout: 1_000 }, (response) => {
-        response.resume()
-        resolve(response.statusCode === 200)
-      })
+      const request = http.get(
+        { socketPath: path.join(home, "pmfx.sock"), path: "/health", timeout: 1_000 },
+        (response) => {
+          response.resume()
+          resolve(response.statusCode === 200)
+        }
+      )
       request.on("error", () => resolve(false))
       request.on("timeout", () => request.destroy())
     })
@@ -63,8 +78,18 @@ const makeDaemonCodeCache = async () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
     // The app ends itself: should the daemon be killed below, it does not outlive the build.
-    writeFileSync(path.join(home, "warm.js"), "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50); setTimeout(() => process.exit(0), 30_000)\n")
-    for (const args of [["start", path.join(home, "warm.js"), "--name", "warm"], ["list"], ["logs", "warm", "--lines", "5"], ["restart", "warm"], ["stop", "warm"], ["kill"]]) {
+    writeFileSync(
+      path.join(home, "warm.js"),
+      "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50); setTimeout(() => process.exit(0), 30_000)\n"
+    )
+    for (const args of [
+      ["start", path.join(home, "warm.js"), "--name", "warm"],
+      ["list"],
+      ["logs", "warm", "--lines", "5"],
+      ["restart", "warm"],
+      ["stop", "warm"],
+      ["kill"]
+    ]) {
       if (cli(...args) !== 0) throw new Error(`pmfx ${args.join(" ")} failed`)
     }
     await exited
@@ -92,21 +117,24 @@ const effectModules = {
   setup(builder) {
     const sources = new RegExp(`^${path.resolve("src").replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}/.*\\.ts$`)
     builder.onLoad({ filter: sources }, (args) => {
-      const text = readFileSync(args.path, "utf8").replace(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+"effect"/g, (_, typeOnly, names) => {
-        if (typeOnly) return ""
-        return names
-          .split(",")
-          .map((name) => name.trim())
-          .filter((name) => name !== "" && !name.startsWith("type "))
-          .map((name) => {
-            const [module, local = module] = name.split(/\s+as\s+/)
-            if (!existsSync(path.join("node_modules", "effect", "dist", "esm", `${module}.js`))) {
-              throw new Error(`${args.path}: "${module}" from "effect" is not a module of its own`)
-            }
-            return `import * as ${local} from "effect/${module}"`
-          })
-          .join(";")
-      })
+      const text = readFileSync(args.path, "utf8").replace(
+        /import\s+(type\s+)?\{([^}]*)\}\s+from\s+"effect"/g,
+        (_, typeOnly, names) => {
+          if (typeOnly) return ""
+          return names
+            .split(",")
+            .map((name) => name.trim())
+            .filter((name) => name !== "" && !name.startsWith("type "))
+            .map((name) => {
+              const [module, local = module] = name.split(/\s+as\s+/)
+              if (!existsSync(path.join("node_modules", "effect", "dist", "esm", `${module}.js`))) {
+                throw new Error(`${args.path}: "${module}" from "effect" is not a module of its own`)
+              }
+              return `import * as ${local} from "effect/${module}"`
+            })
+            .join(";")
+        }
+      )
       return { contents: text, loader: "ts" }
     })
   }
@@ -131,14 +159,26 @@ const newestMtime = (folder) =>
  */
 const emitTypes = (folder) => {
   const current = path.join("dist", "types", "index.d.ts")
-  const sources = Math.max(newestMtime("src"), statSync("tsconfig.json").mtimeMs, statSync("tsconfig.build.json").mtimeMs)
-  if (existsSync(current) && statSync(current).mtimeMs > sources) return { done: Promise.resolve(false), stop: () => {} }
+  const sources = Math.max(
+    newestMtime("src"),
+    statSync("tsconfig.json").mtimeMs,
+    statSync("tsconfig.build.json").mtimeMs
+  )
+  if (existsSync(current) && statSync(current).mtimeMs > sources)
+    return { done: Promise.resolve(false), stop: () => {} }
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc")
-  const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", folder], { stdio: ["ignore", "inherit", "inherit"] })
+  const child = spawn(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", folder], {
+    stdio: ["ignore", "inherit", "inherit"]
+  })
   const done = new Promise((resolve, reject) => {
     child.once("error", reject)
     child.once("exit", (code, signal) => {
-      if (code !== 0) return reject(new Error(`tsc -p tsconfig.build.json failed (${signal ?? `exit ${code}`}): the library's declaration files were not emitted`))
+      if (code !== 0)
+        return reject(
+          new Error(
+            `tsc -p tsconfig.build.json failed (${signal ?? `exit ${code}`}): the library's declaration files were not emitted`
+          )
+        )
       writeFileSync(path.join(folder, "package.json"), `${JSON.stringify({ type: "commonjs" })}\n`)
       resolve(true)
     })
@@ -172,7 +212,8 @@ const buildDashboard = async (folder) => {
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file))
   const script = outputs.find((name) => name.endsWith(".js"))
   const style = outputs.find((name) => name.endsWith(".css"))
-  if (script === undefined || style === undefined) throw new Error("the dashboard build wrote no script or no stylesheet")
+  if (script === undefined || style === undefined)
+    throw new Error("the dashboard build wrote no script or no stylesheet")
   const page = readFileSync("src/ui/index.html", "utf8").replace("__JS__", script).replace("__CSS__", style)
   writeFileSync(path.join(folder, "index.html"), page)
 }
@@ -188,18 +229,36 @@ const typesStaging = mkdtempSync(path.join("dist", ".types-"))
 const types = emitTypes(typesStaging)
 try {
   await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs"), plugins: [effectModules] })
-  await build({ ...common, entryPoints: ["src/launcher.ts"], outfile: out("pmfx.cjs"), banner: { js: "#!/usr/bin/env node" } })
+  await build({
+    ...common,
+    entryPoints: ["src/launcher.ts"],
+    outfile: out("pmfx.cjs"),
+    banner: { js: "#!/usr/bin/env node" }
+  })
   chmodSync(out("pmfx.cjs"), 0o755)
   await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: out("daemon.cjs"), plugins: [effectModules] })
   // The container runtime (docs/containers.md). koffi stays external: it loads a native binary.
-  await build({ ...common, entryPoints: ["src/runtimeMain.ts"], outfile: out("runtime.cjs"), plugins: [effectModules], external: ["koffi"], banner: { js: "#!/usr/bin/env node" } })
+  await build({
+    ...common,
+    entryPoints: ["src/runtimeMain.ts"],
+    outfile: out("runtime.cjs"),
+    plugins: [effectModules],
+    external: ["koffi"],
+    banner: { js: "#!/usr/bin/env node" }
+  })
   chmodSync(out("runtime.cjs"), 0o755)
   // The primary of cluster-mode apps (src/cluster/primary.ts): plain Node, run beside the workers.
   await build({ ...common, entryPoints: ["src/cluster/primary.ts"], outfile: out("cluster-primary.cjs") })
   // The library keeps its dependencies external, so an embedding program shares one copy of
   // Effect with pmfx (two copies would not recognise each other's services).
   const packageJson = JSON.parse(readFileSync("package.json", "utf8"))
-  await build({ ...common, minify: false, entryPoints: ["src/index.ts"], outfile: out("index.cjs"), external: Object.keys(packageJson.dependencies) })
+  await build({
+    ...common,
+    minify: false,
+    entryPoints: ["src/index.ts"],
+    outfile: out("index.cjs"),
+    external: Object.keys(packageJson.dependencies)
+  })
 
   await buildDashboard(path.join(staging, "ui"))
 
@@ -218,7 +277,9 @@ try {
   try {
     await makeDaemonCodeCache()
   } catch (error) {
-    console.warn(`pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`)
+    console.warn(
+      `pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`
+    )
   }
   // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)

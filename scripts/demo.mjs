@@ -20,7 +20,12 @@ fs.mkdirSync(home, { recursive: true, mode: 0o700 })
 const show = (args) => console.log(`\n$ PMFX_HOME=.tmp/demo pmfx ${args.join(" ")}`)
 const run = (args, { quiet = false } = {}) => {
   if (!quiet) show(args)
-  return spawnSync(process.execPath, [pmfx, ...args], { stdio: quiet ? "pipe" : "inherit", cwd: root, env, encoding: "utf8" })
+  return spawnSync(process.execPath, [pmfx, ...args], {
+    stdio: quiet ? "pipe" : "inherit",
+    cwd: root,
+    env,
+    encoding: "utf8"
+  })
 }
 const stop = () => run(["kill"])
 
@@ -72,7 +77,11 @@ Try, in another terminal (same demo home):
 if (process.stdout.isTTY) {
   console.log("\nFollowing the worker's logs; press Ctrl-C to stop the demo.")
   show(["logs", "worker", "--follow", "--lines", "0"])
-  const follow = spawn(process.execPath, [pmfx, "logs", "worker", "--follow", "--lines", "0"], { stdio: "inherit", cwd: root, env })
+  const follow = spawn(process.execPath, [pmfx, "logs", "worker", "--follow", "--lines", "0"], {
+    stdio: "inherit",
+    cwd: root,
+    env
+  })
   await new Promise((resolve) => follow.once("exit", resolve))
 }
 stop()

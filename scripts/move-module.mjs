@@ -9,7 +9,8 @@ import * as path from "node:path"
 const args = process.argv.slice(2)
 const rewriteOnly = args.includes("--rewrite-only")
 const [from, to] = args.filter((a) => !a.startsWith("--")).map((p) => path.resolve(p))
-if (from === undefined || to === undefined) throw new Error("usage: node scripts/move-module.mjs <from.ts> <to.ts> [--rewrite-only]")
+if (from === undefined || to === undefined)
+  throw new Error("usage: node scripts/move-module.mjs <from.ts> <to.ts> [--rewrite-only]")
 if (!rewriteOnly) {
   execFileSync("mkdir", ["-p", path.dirname(to)])
   execFileSync("git", ["mv", from, to], { stdio: "inherit" })

@@ -28,7 +28,10 @@ import type { BadRequest } from "./domain/errors"
 import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
 import { toWire } from "./domain/ErrorWire"
 
-const run = Command.run(pmfx.pipe(Command.transformHandler(handlerWithRealConsole)), { name: "pmfx", version: packageJson.version })
+const run = Command.run(pmfx.pipe(Command.transformHandler(handlerWithRealConsole)), {
+  name: "pmfx",
+  version: packageJson.version
+})
 
 /**
  * `PMFX_DEBUG=1` shows what the CLI logs at debug level — the full cause of an internal error, an
@@ -80,7 +83,9 @@ const reportUsage = (error: BadRequest, json: boolean) =>
  * without @effect/cli (its help is not readable; docs/decisions.md, "The CLI's help").
  */
 const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
-  const mayBeHelp = beforeDashes.some((word) => word === "-h" || word === "--help" || word === "--wizard" || word === "--completions")
+  const mayBeHelp = beforeDashes.some(
+    (word) => word === "-h" || word === "--help" || word === "--wizard" || word === "--completions"
+  )
   const noCommand = beforeDashes.every((word) => word.startsWith("-")) && !beforeDashes.includes("--version")
   // An unknown option is refused here too: a command taking several selectors (`pmfx stop a b`)
   // would otherwise read `--jsno` as one more selector.
@@ -95,7 +100,12 @@ const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
   const text =
     command.path.length === 0
       ? renderRootHelp(theModel(), packageJson.version, width)
-      : renderCommandHelp(theModel(), findCommand(theModel(), command.path) ?? command, catalogue[command.path.join(" ")], width)
+      : renderCommandHelp(
+          theModel(),
+          findCommand(theModel(), command.path) ?? command,
+          catalogue[command.path.join(" ")],
+          width
+        )
   return Console.log(text).pipe(Effect.as(ExitCode.ok as number))
 }
 
@@ -122,7 +132,12 @@ const parsedAndRun = run(startLine.argv).pipe(
 const program = Effect.suspend(() => answeredWithoutParsing() ?? parsedAndRun).pipe(
   // (The daemon client is provided by the command tree, which knows from --url which daemon it is.)
   Effect.provide(
-    Layer.mergeAll(ConfigLoader.Default, CallerEnvironment.live, NodeContext.layer, Layer.succeed(StartAppArguments, startLine.appArgs)).pipe(Layer.provideMerge(Paths.Default))
+    Layer.mergeAll(
+      ConfigLoader.Default,
+      CallerEnvironment.live,
+      NodeContext.layer,
+      Layer.succeed(StartAppArguments, startLine.appArgs)
+    ).pipe(Layer.provideMerge(Paths.Default))
   ),
   Effect.provide(logging)
 )

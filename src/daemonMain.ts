@@ -36,7 +36,9 @@ const loadEcosystem = (file: string) =>
     return Either.right({ loaded, env: daemonEnvironmentForApps() })
   }).pipe(
     Effect.catchAll((error) =>
-      Console.error(`pmfx daemon: ${file} cannot be started\n${renderError(error)}`).pipe(Effect.as(Either.left(errorMeta[error._tag].exitCode)))
+      Console.error(`pmfx daemon: ${file} cannot be started\n${renderError(error)}`).pipe(
+        Effect.as(Either.left(errorMeta[error._tag].exitCode))
+      )
     )
   )
 
@@ -60,7 +62,9 @@ export const main = (args: ReadonlyArray<string>): void => {
     // Expected when several CLIs start a daemon at once: one wins, the others say so and leave.
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>
       Effect.sync(() => {
-        process.stderr.write(`pmfx daemon: another daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file})\n`)
+        process.stderr.write(
+          `pmfx daemon: another daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file})\n`
+        )
         return 1
       })
     ),

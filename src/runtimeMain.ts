@@ -32,8 +32,19 @@ const usageError = (message: string): void => {
 /** The runtime's own messages, on stderr (the apps' output owns stdout): text, or JSON with --json. */
 const runtimeLogger = (json: boolean) =>
   Logger.make(({ date, logLevel, message }) => {
-    const text = (Array.isArray(message) ? message : [message]).map((part) => (typeof part === "string" ? part : String(part))).join(" ")
-    report(json ? JSON.stringify({ timestamp: date.toISOString(), app: "pmfx-runtime", level: logLevel.label.toLowerCase(), message: text }) : `pmfx-runtime: ${text}`)
+    const text = (Array.isArray(message) ? message : [message])
+      .map((part) => (typeof part === "string" ? part : String(part)))
+      .join(" ")
+    report(
+      json
+        ? JSON.stringify({
+            timestamp: date.toISOString(),
+            app: "pmfx-runtime",
+            level: logLevel.label.toLowerCase(),
+            message: text
+          })
+        : `pmfx-runtime: ${text}`
+    )
   })
 
 /** The file's apps, or a script's one app from the start flags. */
@@ -55,7 +66,11 @@ const loadApps = (options: RuntimeOptions, target: string) =>
     // As `pmfx start` and pm2-runtime: -i with a Node script is cluster mode (one shared port);
     // in fork mode every instance would bind the same port and all but one crash-loop.
     const interpreter = options.scriptSettings.interpreter
-    if (options.scriptSettings.instances !== undefined && runsOnNode(target, typeof interpreter === "string" ? interpreter : undefined)) app.exec_mode = "cluster"
+    if (
+      options.scriptSettings.instances !== undefined &&
+      runsOnNode(target, typeof interpreter === "string" ? interpreter : undefined)
+    )
+      app.exec_mode = "cluster"
     if (options.scriptArgs.length > 0) app.args = options.scriptArgs.map((arg) => literal(arg))
     return yield* loader.fromDocument({ apps: [app] }, process.cwd(), { environment: process.env })
   })
@@ -91,7 +106,10 @@ export const main = (args: ReadonlyArray<string>): void => {
     for (const warning of loaded.right.warnings) yield* Effect.logWarning(`warning ${warning}`)
     if (process.pid === 1) {
       const problem = startReaper()
-      if (problem !== null) yield* Effect.logWarning(`warning: cannot reap orphaned processes (${problem}); run the container with --init instead`)
+      if (problem !== null)
+        yield* Effect.logWarning(
+          `warning: cannot reap orphaned processes (${problem}); run the container with --init instead`
+        )
     }
     return yield* runRuntime({
       ecosystem: loaded.right,
@@ -104,13 +122,17 @@ export const main = (args: ReadonlyArray<string>): void => {
   }).pipe(
     Effect.catchTag("DaemonAlreadyRunning", (error: DaemonAlreadyRunning) =>
       Effect.sync(() => {
-        report(`pmfx-runtime: a daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file}); give the runtime a PMFX_HOME of its own`)
+        report(
+          `pmfx-runtime: a daemon (pid ${error.pid}) already runs for this PMFX_HOME (${error.file}); give the runtime a PMFX_HOME of its own`
+        )
         return 1
       })
     ),
     Effect.catchTag("ServeError", (error) =>
       Effect.sync(() => {
-        report(`pmfx-runtime: the API cannot be served on its socket (${String(error.cause)}); check that PMFX_HOME is writable`)
+        report(
+          `pmfx-runtime: the API cannot be served on its socket (${String(error.cause)}); check that PMFX_HOME is writable`
+        )
         return 1
       })
     ),
@@ -120,7 +142,14 @@ export const main = (args: ReadonlyArray<string>): void => {
         return errorMeta[error._tag].exitCode
       })
     ),
-    Effect.provide(Layer.mergeAll(Paths.Default, ConfigLoader.Default, NodeContext.layer, Logger.replace(Logger.defaultLogger, runtimeLogger(options.json))))
+    Effect.provide(
+      Layer.mergeAll(
+        Paths.Default,
+        ConfigLoader.Default,
+        NodeContext.layer,
+        Logger.replace(Logger.defaultLogger, runtimeLogger(options.json))
+      )
+    )
   )
   // Not NodeRuntime.runMain: the runtime handles SIGTERM/SIGINT/SIGQUIT itself (runRuntime), so
   // that the apps stop while the API still answers.

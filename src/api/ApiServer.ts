@@ -39,7 +39,12 @@ export const serveOnSocket = (socketPath: string, limits: ListenerLimits) =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(lazyOpenApiRoute),
     Layer.provide(webSocketRoute),
-    Layer.provide(HttpApiBuilder.middleware((app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(daemonMiddleware(errorResponses(app)))), { withContext: true })),
+    Layer.provide(
+      HttpApiBuilder.middleware(
+        (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(daemonMiddleware(errorResponses(app)))),
+        { withContext: true }
+      )
+    ),
     Layer.provide(ApiLive),
     Layer.provide(
       Layer.effectDiscard(Effect.sync(() => fs.chmodSync(socketPath, 0o600))).pipe(
@@ -58,10 +63,15 @@ export const serveOnTcp = (settings: WebSettings, limits: ListenerLimits, onServ
   HttpApiBuilder.serve().pipe(
     Layer.provide(lazyOpenApiRoute),
     Layer.provide(webSocketRoute),
-    Layer.provide(HttpApiBuilder.middleware(
-        (app) => Effect.flatMap(ApiTraffic, (traffic) => traffic.countTraffic(webGuard(settings)(serveDashboard(daemonMiddleware(errorResponses(app)))))),
+    Layer.provide(
+      HttpApiBuilder.middleware(
+        (app) =>
+          Effect.flatMap(ApiTraffic, (traffic) =>
+            traffic.countTraffic(webGuard(settings)(serveDashboard(daemonMiddleware(errorResponses(app)))))
+          ),
         { withContext: true }
-      )),
+      )
+    ),
     Layer.provide(ApiLive),
     Layer.provide(
       NodeHttpServer.layer(

@@ -17,7 +17,10 @@ export const daemonMiddleware = <E, R>(app: HttpApp.Default<E, R>) =>
   Effect.gen(function* () {
     const daemon = yield* DaemonInfo
     if (yield* Ref.get(daemon.stopping)) {
-      const error = new ServiceUnavailable({ message: "the daemon is shutting down", details: { reason: "shutting down" } })
+      const error = new ServiceUnavailable({
+        message: "the daemon is shutting down",
+        details: { reason: "shutting down" }
+      })
       return HttpServerResponse.unsafeJson(toWire(error), { status: 503 })
     }
     const request = yield* HttpServerRequest.HttpServerRequest

@@ -11,7 +11,15 @@
  * has already written its own empty 404/400/500 response, and whatever the middleware answers is
  * dropped.
  */
-import { HttpApi, HttpApiError, HttpIncomingMessage, HttpMethod, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApi,
+  HttpApiError,
+  HttpIncomingMessage,
+  HttpMethod,
+  HttpServerError,
+  HttpServerRequest,
+  HttpServerResponse
+} from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
@@ -69,7 +77,10 @@ const simple = (status: number, error: string, headers: Record<string, string> =
   HttpServerResponse.unsafeJson({ success: false, error }, { status, headers })
 
 const bad = (status: number, field: string, reason: string, suggestion: string) =>
-  HttpServerResponse.unsafeJson(toWire(new BadRequest({ message: `Invalid ${field}: ${reason}`, details: { field, reason, suggestion } })), { status })
+  HttpServerResponse.unsafeJson(
+    toWire(new BadRequest({ message: `Invalid ${field}: ${reason}`, details: { field, reason, suggestion } })),
+    { status }
+  )
 
 const notJson = () => bad(400, "body", "the body is not valid JSON", 'send a JSON object, like {"port": "4000"}')
 
@@ -83,7 +94,9 @@ const pathOf = (request: HttpServerRequest.HttpServerRequest) => request.url.spl
  * `content-length` is judged by that header alone; a chunked one is read first (the platform keeps
  * what was read, so the handler parses the same text without reading the request again).
  */
-const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
+const checkBody = (
+  request: HttpServerRequest.HttpServerRequest
+): Effect.Effect<Option.Option<HttpServerResponse.HttpServerResponse>> =>
   Effect.gen(function* () {
     const method = request.method
     if (method !== "POST" && method !== "PUT" && method !== "PATCH") return Option.none()
@@ -96,7 +109,15 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
         HttpIncomingMessage.withMaxBodySize(Option.some(CHUNKED_READ_LIMIT)),
         Effect.either
       )
-      if (text._tag === "Left") return Option.some(bad(413, "body", `the body could not be read (${text.left.reason})`, "send at most 1 MiB, with a content-length"))
+      if (text._tag === "Left")
+        return Option.some(
+          bad(
+            413,
+            "body",
+            `the body could not be read (${text.left.reason})`,
+            "send at most 1 MiB, with a content-length"
+          )
+        )
       length = Buffer.byteLength(text.right)
     } else {
       length = 0
@@ -104,7 +125,14 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
     // A whole ecosystem file goes to /api/apply in one request: it may be bigger.
     const limit = method === "POST" && pathOf(request) === "/api/apply" ? MAX_APPLY_BODY_BYTES : MAX_BODY_BYTES
     if (length > limit) {
-      return Option.some(bad(413, "body", `the body is ${length} bytes, more than ${limit}`, `send at most ${limit / MAX_BODY_BYTES} MiB`))
+      return Option.some(
+        bad(
+          413,
+          "body",
+          `the body is ${length} bytes, more than ${limit}`,
+          `send at most ${limit / MAX_BODY_BYTES} MiB`
+        )
+      )
     }
     const type = request.headers["content-type"]
     if (length > 0 && (type === undefined || !/^application\/json\b/i.test(type.trim()))) {
@@ -112,7 +140,9 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
         bad(
           415,
           "content-type",
-          type === undefined ? "the body has no Content-Type; it must be application/json" : `${JSON.stringify(type)} is not application/json`,
+          type === undefined
+            ? "the body has no Content-Type; it must be application/json"
+            : `${JSON.stringify(type)} is not application/json`,
           "send the body as JSON with Content-Type: application/json"
         )
       )
@@ -124,7 +154,12 @@ const checkBody = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<
 const decodeProblem = (error: HttpApiError.HttpApiDecodeError) => {
   const first = error.issues[0]
   const field = first === undefined || first.path.length === 0 ? "request" : first.path.map(String).join(".")
-  return bad(400, field, first?.message ?? "the request does not match the API", "give each query parameter at most once, as text")
+  return bad(
+    400,
+    field,
+    first?.message ?? "the request does not match the API",
+    "give each query parameter at most once, as text"
+  )
 }
 
 const isDecodable = (path: string): boolean => {
@@ -143,17 +178,29 @@ const isDecodable = (path: string): boolean => {
  */
 const routeNotFound = (method: string, path: string) => {
   if (!isDecodable(path)) {
-    return bad(400, "path", `${JSON.stringify(path)} has a malformed %-escape`, "percent-encode ids and names, like encodeURIComponent does")
+    return bad(
+      400,
+      "path",
+      `${JSON.stringify(path)} has a malformed %-escape`,
+      "percent-encode ids and names, like encodeURIComponent does"
+    )
   }
   const allowed = [...new Set(ROUTES.filter(([, pattern]) => pattern.test(path)).map(([m]) => m))]
   if (allowed.includes(method)) {
     // The path has the shape of a route with this method, yet the router took none: its `{id}`
     // is longer than the router's limit for a parameter, which no name reaches.
-    return bad(400, "id", `the {id} segment is longer than ${MAX_ID_LENGTH} characters`, `give a process id, an app name (at most ${MAX_ID_LENGTH} characters), a namespace or all`)
+    return bad(
+      400,
+      "id",
+      `the {id} segment is longer than ${MAX_ID_LENGTH} characters`,
+      `give a process id, an app name (at most ${MAX_ID_LENGTH} characters), a namespace or all`
+    )
   }
   return allowed.length > 0
     ? // HTTP requires a 405 to list the methods that would work (RFC 9110 §15.5.6).
-      simple(405, `Method ${method} is not allowed on ${path}; use ${allowed.join(" or ")}`, { allow: allowed.join(", ") })
+      simple(405, `Method ${method} is not allowed on ${path}; use ${allowed.join(" or ")}`, {
+        allow: allowed.join(", ")
+      })
     : simple(404, `Not found: ${method} ${path}`)
 }
 
@@ -181,7 +228,10 @@ export const errorResponses = (app: HttpApp.Default): HttpApp.Default<never, Htt
           const error: unknown = failure.value
           // The handlers' own errors: written here, with the status of their code, so that an
           // error an endpoint forgot to declare still leaves in its wire shape (not as a 500).
-          if (isPmfxError(error)) return Effect.succeed(HttpServerResponse.unsafeJson(toWire(error), { status: errorMeta[error._tag].status }))
+          if (isPmfxError(error))
+            return Effect.succeed(
+              HttpServerResponse.unsafeJson(toWire(error), { status: errorMeta[error._tag].status })
+            )
           if (error instanceof HttpServerError.RouteNotFound) return Effect.succeed(routeNotFound(method, path))
           if (error instanceof HttpApiError.HttpApiDecodeError) return Effect.succeed(decodeProblem(error))
           if (error instanceof HttpServerError.RequestError) return Effect.succeed(notJson())
@@ -191,7 +241,14 @@ export const errorResponses = (app: HttpApp.Default): HttpApp.Default<never, Htt
         if (Cause.isInterruptedOnly(cause)) return Effect.succeed(HttpServerResponse.empty({ status: 499 }))
         const id = `req-${process.pid}-${++requestCounter}`
         return Effect.logError(`internal error answering ${method} ${path} (${id})`, cause).pipe(
-          Effect.as(HttpServerResponse.unsafeJson(toWire(new InternalError({ message: "unexpected server error; it was logged", details: { request_id: id } })), { status: 500 }))
+          Effect.as(
+            HttpServerResponse.unsafeJson(
+              toWire(
+                new InternalError({ message: "unexpected server error; it was logged", details: { request_id: id } })
+              ),
+              { status: 500 }
+            )
+          )
         )
       })
     )

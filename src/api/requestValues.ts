@@ -10,19 +10,38 @@ export const badRequest = (field: string, reason: string, suggestion: string) =>
 
 /** A comma-separated list of process states, each one known. */
 export const parseStatuses = (field: string, text: string): Effect.Effect<ReadonlyArray<ProcessStatus>, BadRequest> => {
-  const parts = text.split(",").map((s) => s.trim()).filter((s) => s !== "")
+  const parts = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s !== "")
   const unknown = parts.filter((s) => !(processStatuses as ReadonlyArray<string>).includes(s))
   if (parts.length === 0 || unknown.length > 0) {
-    return Effect.fail(badRequest(field, `${JSON.stringify(unknown[0] ?? text)} is not a process state`, `use one or more of ${processStatuses.join(", ")}, separated by commas`))
+    return Effect.fail(
+      badRequest(
+        field,
+        `${JSON.stringify(unknown[0] ?? text)} is not a process state`,
+        `use one or more of ${processStatuses.join(", ")}, separated by commas`
+      )
+    )
   }
   return Effect.succeed(parts as Array<ProcessStatus>)
 }
 
-export const parseWholeNumber = (field: string, text: string | undefined, min = 0): Effect.Effect<number | undefined, BadRequest> => {
+export const parseWholeNumber = (
+  field: string,
+  text: string | undefined,
+  min = 0
+): Effect.Effect<number | undefined, BadRequest> => {
   if (text === undefined) return Effect.succeed(undefined)
   return /^\d+$/.test(text.trim()) && Number(text) >= min
     ? Effect.succeed(Number(text))
-    : Effect.fail(badRequest(field, `${JSON.stringify(text)} is not a whole number${min > 0 ? ` of at least ${min}` : ""}`, `give ${field} as digits, like ${field}=${Math.max(min, 10)}`))
+    : Effect.fail(
+        badRequest(
+          field,
+          `${JSON.stringify(text)} is not a whole number${min > 0 ? ` of at least ${min}` : ""}`,
+          `give ${field} as digits, like ${field}=${Math.max(min, 10)}`
+        )
+      )
 }
 
 /**
@@ -33,7 +52,13 @@ export const parseWholeNumber = (field: string, text: string | undefined, min = 
 export const parseBooleanParam = (field: string, text: string | undefined): Effect.Effect<boolean, BadRequest> => {
   if (text === undefined || text === "false" || text === "0") return Effect.succeed(false)
   if (text === "true" || text === "1") return Effect.succeed(true)
-  return Effect.fail(badRequest(field, `${JSON.stringify(text)} is not true or false`, `give ${field}=true or ${field}=false (or 1 and 0)`))
+  return Effect.fail(
+    badRequest(
+      field,
+      `${JSON.stringify(text)} is not true or false`,
+      `give ${field}=true or ${field}=false (or 1 and 0)`
+    )
+  )
 }
 
 /** A duration in a query (a bare number is milliseconds), at most `maxMs`; `fallbackMs` when absent. */
@@ -49,7 +74,9 @@ export const parseDurationParam = (
     onLeft: (reason) => Effect.fail(badRequest(field, reason, "use a duration like 500ms, 30s or 2m")),
     onRight: (ms) =>
       ms > maxMs
-        ? Effect.fail(badRequest(field, `${JSON.stringify(text)} is longer than ${formatDuration(maxMs)}`, tooLongSuggestion))
+        ? Effect.fail(
+            badRequest(field, `${JSON.stringify(text)} is longer than ${formatDuration(maxMs)}`, tooLongSuggestion)
+          )
         : Effect.succeed(ms)
   })
 }
@@ -93,5 +120,11 @@ export const MAX_BODY_DEPTH = MAX_NESTING
 /** A JSON body nested at most `MAX_BODY_DEPTH` levels deep, else BAD_REQUEST. */
 export const checkDepth = (body: unknown): Effect.Effect<void, BadRequest> =>
   nestingDepth(body) > MAX_BODY_DEPTH
-    ? Effect.fail(badRequest("body", `the body nests more than ${MAX_BODY_DEPTH} levels deep`, "send app settings as they appear in an ecosystem file"))
+    ? Effect.fail(
+        badRequest(
+          "body",
+          `the body nests more than ${MAX_BODY_DEPTH} levels deep`,
+          "send app settings as they appear in an ecosystem file"
+        )
+      )
     : Effect.void

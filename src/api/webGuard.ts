@@ -39,7 +39,8 @@ export const listenerUrl = (host: string, port: number): string => `http://${hos
 
 const digest = (key: string): Buffer => crypto.createHash("sha256").update(key, "utf8").digest()
 
-const unauthorized = () => HttpServerResponse.unsafeJson({ error: "unauthorized", message: "Invalid or missing API key" }, { status: 401 })
+const unauthorized = () =>
+  HttpServerResponse.unsafeJson({ error: "unauthorized", message: "Invalid or missing API key" }, { status: 401 })
 const forbidden = (message: string) => HttpServerResponse.unsafeJson({ error: "forbidden", message }, { status: 403 })
 
 const isRead = (method: string) => method === "GET" || method === "HEAD"
@@ -67,7 +68,8 @@ interface KeyHeaders {
  * the key headers are read one by one from the Node request: each must carry a valid key (docs/api.md), and two copies of the right key are not one wrong key.
  */
 const keyHeadersOf = (request: HttpServerRequest.HttpServerRequest): KeyHeaders => {
-  const distinct = (NodeHttpServerRequest.toIncomingMessage(request) as Partial<IncomingMessage> | undefined)?.headersDistinct
+  const distinct = (NodeHttpServerRequest.toIncomingMessage(request) as Partial<IncomingMessage> | undefined)
+    ?.headersDistinct
   if (distinct === undefined) {
     const one = (value: string | undefined) => (value === undefined ? [] : [value])
     return { authorization: one(request.headers["authorization"]), apiKey: one(request.headers["x-api-key"]) }
@@ -128,10 +130,12 @@ export const webGuard = (settings: WebSettings) => {
       const path = decodedPath(request.url)
       if (loopback) {
         const host = (request.headers["host"] ?? "").toLowerCase()
-        if (!allowedHosts.has(host)) return forbidden("Access denied: the Host header does not name this loopback listener")
+        if (!allowedHosts.has(host))
+          return forbidden("Access denied: the Host header does not name this loopback listener")
       }
       // The daemon control routes are served on the unix socket only.
-      if (/^\/+daemon(\/|$)/i.test(path)) return HttpServerResponse.unsafeJson({ success: false, error: `Not found: ${method} ${path}` }, { status: 404 })
+      if (/^\/+daemon(\/|$)/i.test(path))
+        return HttpServerResponse.unsafeJson({ success: false, error: `Not found: ${method} ${path}` }, { status: 404 })
       const origin = request.headers["origin"]?.toLowerCase().replace(/\/+$/, "")
       const allowedByCors = origin !== undefined && corsOrigins.has(origin)
       const isWebSocket = method === "GET" && path === WEBSOCKET_PATH
@@ -152,9 +156,12 @@ export const webGuard = (settings: WebSettings) => {
         })
       }
       const withCors = <A extends HttpServerResponse.HttpServerResponse>(response: A) =>
-        allowedByCors ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" }) : response
+        allowedByCors
+          ? HttpServerResponse.setHeaders(response, { "access-control-allow-origin": origin!, vary: "Origin" })
+          : response
       // GET / and the dashboard's files (they hold no data; the page asks for the key) are public.
-      if (!keyed || (method === "GET" && path === "/") || isDashboardRequest(method, path, request.headers["accept"])) return withCors(yield* app)
+      if (!keyed || (method === "GET" && path === "/") || isDashboardRequest(method, path, request.headers["accept"]))
+        return withCors(yield* app)
       // `--metrics-public`: Prometheus may scrape without a key (docs/metrics.md); nothing else opens.
       if (settings.metricsPublic === true && isRead(method) && path === METRICS_PATH) return withCors(yield* app)
       // The handshake is public (docs/api.md §8); without a key in its headers, the session asks for one
@@ -166,7 +173,7 @@ export const webGuard = (settings: WebSettings) => {
       const role = roleOf(keyHeaders)
       if (role === null) return withCors(unauthorized())
       if (role === "read-only" && !isRead(method)) return withCors(forbidden("Access denied: read-only API key"))
-      const response = yield* (role === "read-only" ? Effect.locally(app, ReadOnlyRequest, true) : app)
+      const response = yield* role === "read-only" ? Effect.locally(app, ReadOnlyRequest, true) : app
       return withCors(response)
     })
     if (!settings.verbose) return guarded
@@ -175,7 +182,9 @@ export const webGuard = (settings: WebSettings) => {
       const started = Date.now()
       const response = yield* guarded
       // Method, path and status only: never headers (they may carry a key) nor the query.
-      yield* Effect.logInfo(`web ${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`)
+      yield* Effect.logInfo(
+        `web ${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`
+      )
       return response
     })
   }

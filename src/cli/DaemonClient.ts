@@ -23,7 +23,10 @@ import { CallerEnvironment } from "./CallerEnvironment"
 import { DaemonTarget } from "./DaemonTarget"
 import { tcpHttpClient } from "./tcpHttpClient"
 
-export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{ readonly message: string; readonly socket: string }> {}
+export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{
+  readonly message: string
+  readonly socket: string
+}> {}
 
 const START_TIMEOUT = Duration.seconds(15)
 const PROBE_TIMEOUT = Duration.seconds(2)

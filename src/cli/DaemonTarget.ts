@@ -34,9 +34,14 @@ const parseRemoteUrl = (text: string): Either.Either<string, string> => {
   } catch {
     return Either.left(`${JSON.stringify(text)} is not a URL`)
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return Either.left(`${JSON.stringify(text)} is not an http or https URL`)
-  if (url.username !== "" || url.password !== "") return Either.left("the URL carries a user name or password; give the key with --api-key or PMFX_API_KEY")
-  if (url.search !== "" || url.hash !== "") return Either.left(`${JSON.stringify(text)} has a query or fragment; give only the address (and a path prefix behind a proxy)`)
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return Either.left(`${JSON.stringify(text)} is not an http or https URL`)
+  if (url.username !== "" || url.password !== "")
+    return Either.left("the URL carries a user name or password; give the key with --api-key or PMFX_API_KEY")
+  if (url.search !== "" || url.hash !== "")
+    return Either.left(
+      `${JSON.stringify(text)} has a query or fragment; give only the address (and a path prefix behind a proxy)`
+    )
   return Either.right(url.href.replace(/\/+$/, ""))
 }
 
@@ -60,10 +65,14 @@ const TargetEnvironment = Schema.Struct({
 const usage = (lines: ReadonlyArray<string>) =>
   Console.error(lines.join("\n")).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.usage }))))
 
-const nonEmpty = (value: string | undefined): Option.Option<string> => (value === undefined || value === "" ? Option.none() : Option.some(value))
+const nonEmpty = (value: string | undefined): Option.Option<string> =>
+  value === undefined || value === "" ? Option.none() : Option.some(value)
 
 /** Chooses the target from the global options and the caller's environment; usage errors exit 2. */
-export const resolveTarget = (options: { readonly url: Option.Option<string>; readonly apiKey: Option.Option<string> }) =>
+export const resolveTarget = (options: {
+  readonly url: Option.Option<string>
+  readonly apiKey: Option.Option<string>
+}) =>
   Effect.gen(function* () {
     const { env } = yield* CallerEnvironment
     const variables = yield* Schema.decodeUnknown(TargetEnvironment)(env).pipe(Effect.orDie)
@@ -82,9 +91,16 @@ export const resolveTarget = (options: { readonly url: Option.Option<string>; re
     const decoded = Schema.decodeEither(RemoteUrl)(text.value)
     if (Either.isLeft(decoded)) {
       const reason = ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message ?? "is not a valid URL"
-      return yield* usage([`BAD_REQUEST ${source}: ${reason}`, "  suggestion: write the daemon's address like http://host:9615 (the port of its `pmfx web`)"])
+      return yield* usage([
+        `BAD_REQUEST ${source}: ${reason}`,
+        "  suggestion: write the daemon's address like http://host:9615 (the port of its `pmfx web`)"
+      ])
     }
-    if (Option.isSome(options.apiKey) && options.apiKey.value === "") return yield* usage(["BAD_REQUEST --api-key: an API key cannot be empty", "  suggestion: give the key the remote's `pmfx web` was opened with"])
+    if (Option.isSome(options.apiKey) && options.apiKey.value === "")
+      return yield* usage([
+        "BAD_REQUEST --api-key: an API key cannot be empty",
+        "  suggestion: give the key the remote's `pmfx web` was opened with"
+      ])
     const apiKey = Option.orElse(options.apiKey, () => nonEmpty(variables.PMFX_API_KEY))
     return { _tag: "Remote", url: decoded.right, apiKey: Option.map(apiKey, Redacted.make), source } as Target
   })
@@ -97,9 +113,15 @@ const CLIENT_VARIABLES = new Set(["PMFX_URL", "PMFX_API_KEY"])
  * env_file and env). Sent to a remote daemon, it leaves out the variables that connect this CLI to
  * it, so the key never ends up in the remote's state.json or in its apps.
  */
-export const environmentForApps = (env: Readonly<Record<string, string | undefined>>, target: Target): Record<string, string> =>
+export const environmentForApps = (
+  env: Readonly<Record<string, string | undefined>>,
+  target: Target
+): Record<string, string> =>
   Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string" && (target._tag === "Local" || !CLIENT_VARIABLES.has(entry[0])))
+    Object.entries(env).filter(
+      (entry): entry is [string, string] =>
+        typeof entry[1] === "string" && (target._tag === "Local" || !CLIENT_VARIABLES.has(entry[0]))
+    )
   )
 
 /**

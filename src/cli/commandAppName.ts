@@ -7,7 +7,20 @@ import { fileAppName } from "../config/validateEcosystem"
 import { isUsableName } from "../domain/appName"
 
 /** Programs whose script names the app better than they do (`node server.js` → server). */
-const INTERPRETERS = new Set(["node", "nodejs", "python", "python3", "bash", "sh", "zsh", "tsx", "ts-node", "ruby", "perl", "php"])
+const INTERPRETERS = new Set([
+  "node",
+  "nodejs",
+  "python",
+  "python3",
+  "bash",
+  "sh",
+  "zsh",
+  "tsx",
+  "ts-node",
+  "ruby",
+  "perl",
+  "php"
+])
 /** Interpreter options after which the program is inline code, not a file: nothing to name the app by. */
 const INLINE_CODE_OPTIONS = new Set(["-e", "--eval", "-p", "--print", "-c"])
 /** Interpreter options that take the next argument as their value (a preload, a loader). */

@@ -62,7 +62,11 @@ export const answerOf = (error: unknown): Effect.Effect<Option.Option<DaemonAnsw
   }
   if (ParseResult.isParseError(error)) {
     const text = textOf(error.issue.actual)
-    return Effect.succeed(Option.some(text === undefined ? { _tag: "Unreadable", status: undefined, excerpt: "" } : classify(text, undefined)))
+    return Effect.succeed(
+      Option.some(
+        text === undefined ? { _tag: "Unreadable", status: undefined, excerpt: "" } : classify(text, undefined)
+      )
+    )
   }
   return Effect.succeedNone
 }

@@ -32,7 +32,9 @@ const unexpectedAnswer = (address: string, answer: Option.Option<DaemonAnswer>):
 }
 
 const unreachable = (message: string) =>
-  Console.error(`DAEMON_UNREACHABLE ${message}`).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.daemonUnreachable }))))
+  Console.error(`DAEMON_UNREACHABLE ${message}`).pipe(
+    Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.daemonUnreachable })))
+  )
 
 /**
  * `.` and `..` cannot go in a URL path (every URL parser folds them away, so `pmfx stop ..` would
@@ -50,7 +52,13 @@ const looksLikePath = (selector: string) => selector.includes("/") || looksLikeE
  */
 const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound => {
   if (!looksLikePath(selector)) {
-    return error ?? new ProcessNotFound({ message: `no process with id or name ${JSON.stringify(selector)}`, details: { process_id: selector, suggestion: "list the processes with `pmfx list` to see their ids and names" } })
+    return (
+      error ??
+      new ProcessNotFound({
+        message: `no process with id or name ${JSON.stringify(selector)}`,
+        details: { process_id: selector, suggestion: "list the processes with `pmfx list` to see their ids and names" }
+      })
+    )
   }
   return new ProcessNotFound({
     message: `no process with id or name ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
@@ -66,8 +74,15 @@ export interface DaemonCallOptions {
   readonly selector?: string | undefined
 }
 
-export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>, options: DaemonCallOptions = {}): Effect.Effect<A, CliExit, DaemonClient> =>
-  Effect.flatMap(tryDaemon(json, request, options), Either.match({ onLeft: (error) => failWith(error, json), onRight: Effect.succeed }))
+export const withDaemon = <A, E>(
+  json: boolean,
+  request: (api: Api) => Effect.Effect<A, E>,
+  options: DaemonCallOptions = {}
+): Effect.Effect<A, CliExit, DaemonClient> =>
+  Effect.flatMap(
+    tryDaemon(json, request, options),
+    Either.match({ onLeft: (error) => failWith(error, json), onRight: Effect.succeed })
+  )
 
 /**
  * Like `withDaemon`, but a structured error of the daemon comes back as a value (Left) instead of
@@ -75,36 +90,56 @@ export const withDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Ef
  * (`pmfx stop api worker`) and report every failure at the end. An unreachable daemon or a
  * refused key still ends the command: no later selector could do better.
  */
-export const tryDaemon = <A, E>(json: boolean, request: (api: Api) => Effect.Effect<A, E>, options: DaemonCallOptions = {}): Effect.Effect<Either.Either<A, PmfxError>, CliExit, DaemonClient> =>
+export const tryDaemon = <A, E>(
+  json: boolean,
+  request: (api: Api) => Effect.Effect<A, E>,
+  options: DaemonCallOptions = {}
+): Effect.Effect<Either.Either<A, PmfxError>, CliExit, DaemonClient> =>
   Effect.gen(function* () {
     const { selector } = options
     if (selector !== undefined && isDotSegment(selector)) return Either.left(notFound(selector))
     const client = yield* DaemonClient
     const api = yield* client.ensureDaemon.pipe(
-      Effect.catchTags({ DaemonUnreachable: (error) => unreachable(error.message), FILE_ERROR: (error) => failWith(error, json) })
+      Effect.catchTags({
+        DaemonUnreachable: (error) => unreachable(error.message),
+        FILE_ERROR: (error) => failWith(error, json)
+      })
     )
     return yield* request(api).pipe(
       Effect.map((a) => Either.right(a) as Either.Either<A, PmfxError>),
       Effect.catchAll((error: unknown) =>
         Effect.gen(function* () {
           if (isPmfxError(error)) {
-            const explained = selector !== undefined && error._tag === "PROCESS_NOT_FOUND" && error.details.process_id === selector ? notFound(selector, error) : error
+            const explained =
+              selector !== undefined && error._tag === "PROCESS_NOT_FOUND" && error.details.process_id === selector
+                ? notFound(selector, error)
+                : error
             return Either.left(explained) as Either.Either<A, PmfxError>
           }
           const refusal = yield* refusalOf(error)
           if (Option.isSome(refusal)) return yield* reportRefusal(refusal.value, client.target, json)
           const tagged = error as { readonly _tag?: string; readonly message?: string }
           if (tagged._tag === "RequestError") {
-            const reason = (error as { readonly cause?: { readonly message?: string } }).cause?.message ?? tagged.message ?? ""
+            const reason =
+              (error as { readonly cause?: { readonly message?: string } }).cause?.message ?? tagged.message ?? ""
             return yield* client.target._tag === "Remote"
-              ? unreachable(`cannot reach the daemon at ${client.target.url}: ${reason}\n  suggestion: check the address, and that the daemon there listens (\`pmfx web\` on its machine)`)
+              ? unreachable(
+                  `cannot reach the daemon at ${client.target.url}: ${reason}\n  suggestion: check the address, and that the daemon there listens (\`pmfx web\` on its machine)`
+                )
               : unreachable(`lost the connection to the daemon: ${tagged.message ?? ""}`)
           }
           // The internals (a schema's complaint, the raw body) are for PMFX_DEBUG=1, never the user.
           const answer = yield* answerOf(error)
-          yield* Effect.logDebug(`answer from the daemon at ${client.address} that the client could not read`, error, Option.getOrNull(answer))
-          if (Option.isSome(answer) && answer.value._tag === "Structured") return Either.left(answer.value.error) as Either.Either<A, PmfxError>
-          return yield* Console.error(unexpectedAnswer(client.address, answer)).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.unexpected }))))
+          yield* Effect.logDebug(
+            `answer from the daemon at ${client.address} that the client could not read`,
+            error,
+            Option.getOrNull(answer)
+          )
+          if (Option.isSome(answer) && answer.value._tag === "Structured")
+            return Either.left(answer.value.error) as Either.Either<A, PmfxError>
+          return yield* Console.error(unexpectedAnswer(client.address, answer)).pipe(
+            Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.unexpected })))
+          )
         })
       )
     )

@@ -12,7 +12,8 @@ export const hoistGlobalOptions = (argv: ReadonlyArray<string>): Array<string> =
   const [node = "node", script = "pmfx", ...args] = argv
   // The command is the first word that is neither a root option nor the value of one.
   let command = 0
-  while (command < args.length && args[command]!.startsWith("-")) command += args[command] === "--url" || args[command] === "--api-key" ? 2 : 1
+  while (command < args.length && args[command]!.startsWith("-"))
+    command += args[command] === "--url" || args[command] === "--api-key" ? 2 : 1
   if (command >= args.length) return [...argv]
   const front = args.slice(0, command)
   const rest = args.slice(command)

@@ -16,7 +16,10 @@ const rowsOf = (rows: ReadonlyArray<ProcessSummary>, filter: string): ReadonlyAr
 }
 
 /** The rows of the filters, in id order; the first filter that names nothing is PROCESS_NOT_FOUND. */
-export const filterRows = (rows: ReadonlyArray<ProcessSummary>, filters: ReadonlyArray<string>): ReadonlyArray<ProcessSummary> | ProcessNotFound => {
+export const filterRows = (
+  rows: ReadonlyArray<ProcessSummary>,
+  filters: ReadonlyArray<string>
+): ReadonlyArray<ProcessSummary> | ProcessNotFound => {
   if (filters.length === 0) return rows
   const ids = new Set<number>()
   for (const filter of filters) {
@@ -27,7 +30,10 @@ export const filterRows = (rows: ReadonlyArray<ProcessSummary>, filters: Readonl
         message: `no process with id, name or namespace ${JSON.stringify(filter)}`,
         details: {
           process_id: filter,
-          suggestion: closest === undefined ? "run `pmfx list` without a filter to see the ids, names and namespaces" : `did you mean ${JSON.stringify(closest)}?`
+          suggestion:
+            closest === undefined
+              ? "run `pmfx list` without a filter to see the ids, names and namespaces"
+              : `did you mean ${JSON.stringify(closest)}?`
         }
       })
     }

@@ -38,7 +38,9 @@ import { programModel, type ProgramModel } from "./help/commandModel"
 const globalOptions = {
   url: Options.text("url").pipe(
     Options.withPseudoName("URL"),
-    Options.withDescription("drive the daemon listening at this http(s) URL (its `pmfx web`) instead of the local one (or PMFX_URL)"),
+    Options.withDescription(
+      "drive the daemon listening at this http(s) URL (its `pmfx web`) instead of the local one (or PMFX_URL)"
+    ),
     Options.optional
   ),
   apiKey: Options.text("api-key").pipe(
@@ -87,6 +89,8 @@ export const pmfx = Command.make("pmfx", globalOptions).pipe(
   Command.withDescription("pmfx — a process manager for Linux servers, built on Effect"),
   Command.withSubcommands(commands),
   Command.provide((options) =>
-    DaemonClient.Default.pipe(Layer.provideMerge(Layer.effect(DaemonTarget, resolveTarget({ url: options.url, apiKey: options.apiKey }))))
+    DaemonClient.Default.pipe(
+      Layer.provideMerge(Layer.effect(DaemonTarget, resolveTarget({ url: options.url, apiKey: options.apiKey })))
+    )
   )
 )

@@ -58,8 +58,16 @@ export const truncateVisible = (text: string, width: number): string => {
 }
 
 const painter = (color: boolean) => {
-  const paint = (open: number, close: number) => (text: string) => (color ? `\u001b[${open}m${text}\u001b[${close}m` : text)
-  return { bold: paint(1, 22), dim: paint(2, 22), red: paint(31, 39), green: paint(32, 39), yellow: paint(33, 39), inverse: paint(7, 27) }
+  const paint = (open: number, close: number) => (text: string) =>
+    color ? `\u001b[${open}m${text}\u001b[${close}m` : text
+  return {
+    bold: paint(1, 22),
+    dim: paint(2, 22),
+    red: paint(31, 39),
+    green: paint(32, 39),
+    yellow: paint(33, 39),
+    inverse: paint(7, 27)
+  }
 }
 
 /** `████░░░░` for a fraction of `width` cells. */
@@ -96,25 +104,64 @@ export const renderMonit = (frame: MonitFrame, size: MonitSize, color = false): 
   const biggest = Math.max(1, ...frame.rows.map((row) => row.memory_usage))
   const barWidth = width >= 110 ? 12 : 8
   const status = (row: ProcessSummary) =>
-    (row.status === "online" ? p.green : row.status === "errored" ? p.red : row.status === "stopped" ? p.dim : p.yellow)(row.status)
+    (row.status === "online"
+      ? p.green
+      : row.status === "errored"
+        ? p.red
+        : row.status === "stopped"
+          ? p.dim
+          : p.yellow)(row.status)
   const running = (row: ProcessSummary) => row.pid !== null
   const all: Array<Column> = [
     { title: "ID", right: true, drop: 0, cell: (row) => String(row.id) },
-    { title: "Name", drop: 0, cell: (row) => (row.instance === 0 && !frame.rows.some((r) => r.name === row.name && r.instance > 0) ? row.name : `${row.name}[${row.instance}]`) },
+    {
+      title: "Name",
+      drop: 0,
+      cell: (row) =>
+        row.instance === 0 && !frame.rows.some((r) => r.name === row.name && r.instance > 0)
+          ? row.name
+          : `${row.name}[${row.instance}]`
+    },
     { title: "Status", drop: 0, cell: status },
     { title: "PID", right: true, drop: 4, cell: (row) => (row.pid === null ? "-" : String(row.pid)) },
     { title: "CPU", right: true, drop: 0, cell: (row) => (running(row) ? `${row.cpu_usage.toFixed(1)}%` : "-") },
-    { title: "", drop: 2, width: barWidth, cell: (row) => (running(row) ? p.dim(bar(row.cpu_usage / 100, barWidth)) : " ".repeat(barWidth)) },
-    { title: "Memory", right: true, drop: 0, cell: (row) => (row.memory_usage === 0 ? "-" : humanBytes(row.memory_usage)) },
-    { title: "", drop: 3, width: barWidth, cell: (row) => (running(row) ? p.dim(bar(row.memory_usage / biggest, barWidth)) : " ".repeat(barWidth)) },
+    {
+      title: "",
+      drop: 2,
+      width: barWidth,
+      cell: (row) => (running(row) ? p.dim(bar(row.cpu_usage / 100, barWidth)) : " ".repeat(barWidth))
+    },
+    {
+      title: "Memory",
+      right: true,
+      drop: 0,
+      cell: (row) => (row.memory_usage === 0 ? "-" : humanBytes(row.memory_usage))
+    },
+    {
+      title: "",
+      drop: 3,
+      width: barWidth,
+      cell: (row) => (running(row) ? p.dim(bar(row.memory_usage / biggest, barWidth)) : " ".repeat(barWidth))
+    },
     { title: "Uptime", right: true, drop: 5, cell: (row) => (running(row) ? shortUptime(row.uptime) : "-") },
     { title: "Restarts", right: true, drop: 6, cell: (row) => String(row.restarts) },
-    { title: "Health", drop: 7, cell: (row) => (row.health_status === "none" ? "-" : row.health_status === "unhealthy" ? p.red(row.health_status) : row.health_status) }
+    {
+      title: "Health",
+      drop: 7,
+      cell: (row) =>
+        row.health_status === "none"
+          ? "-"
+          : row.health_status === "unhealthy"
+            ? p.red(row.health_status)
+            : row.health_status
+    }
   ]
   // Drop the least useful columns until the table fits (the name is cut last, by truncation).
   const layout = (columns: ReadonlyArray<Column>) => {
-    const widths = columns.map((column) =>
-      column.width ?? Math.max(visibleLength(column.title), ...frame.rows.map((row) => visibleLength(column.cell(row))))
+    const widths = columns.map(
+      (column) =>
+        column.width ??
+        Math.max(visibleLength(column.title), ...frame.rows.map((row) => visibleLength(column.cell(row))))
     )
     return { columns, widths, total: widths.reduce((a, b) => a + b, 0) + 2 * (columns.length - 1) }
   }
@@ -125,7 +172,11 @@ export const renderMonit = (frame: MonitFrame, size: MonitSize, color = false): 
   }
   const line = (cells: ReadonlyArray<string>) =>
     cells
-      .map((cell, i) => (i === cells.length - 1 && !chosen.columns[i]!.right ? cell : pad(cell, chosen.widths[i]!, chosen.columns[i]!.right)))
+      .map((cell, i) =>
+        i === cells.length - 1 && !chosen.columns[i]!.right
+          ? cell
+          : pad(cell, chosen.widths[i]!, chosen.columns[i]!.right)
+      )
       .join("  ")
       .trimEnd()
 

@@ -6,14 +6,32 @@ import { columns, style } from "./style"
 const out = process.stdout
 
 const statusColor = (status: ProcessSummary["status"]) =>
-  status === "online" ? style.green(out) : status === "errored" ? style.red(out) : status === "stopped" ? style.dim(out) : style.yellow(out)
+  status === "online"
+    ? style.green(out)
+    : status === "errored"
+      ? style.red(out)
+      : status === "stopped"
+        ? style.dim(out)
+        : style.yellow(out)
 
 /** `0h 3m 2s` → `3m 2s`: leading zero parts add nothing. */
 const shortUptime = (uptime: string) => uptime.replace(/^(0[hm] )+/, "")
 
 export const renderProcessTable = (rows: ReadonlyArray<ProcessSummary>): string => {
   if (rows.length === 0) return style.dim(out)("no processes: start one with `pmfx start <command|file>`")
-  const header = ["ID", "Name", "Namespace", "Status", "PID", "Port", "CPU", "Memory", "Uptime", "Restarts", "Health"].map((h) => style.bold(out)(h))
+  const header = [
+    "ID",
+    "Name",
+    "Namespace",
+    "Status",
+    "PID",
+    "Port",
+    "CPU",
+    "Memory",
+    "Uptime",
+    "Restarts",
+    "Health"
+  ].map((h) => style.bold(out)(h))
   const body = rows.map((row) => [
     String(row.id),
     row.name,

@@ -29,7 +29,11 @@ export const refusalOf = (error: unknown): Effect.Effect<Option.Option<Refusal>>
     Effect.map((body) =>
       Option.some(
         Option.match(body, {
-          onNone: (): Refusal => ({ status, error: status === 401 ? "unauthorized" : "forbidden", message: `the daemon answered ${status}` }),
+          onNone: (): Refusal => ({
+            status,
+            error: status === 401 ? "unauthorized" : "forbidden",
+            message: `the daemon answered ${status}`
+          }),
           onSome: (b): Refusal => ({ status, ...b })
         })
       )

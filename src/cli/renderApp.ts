@@ -15,7 +15,8 @@ import { columns, style } from "./style"
 const out = process.stdout
 const none = "-"
 
-const orNone = (value: string | null | undefined) => (value === null || value === undefined || value === "" ? none : value)
+const orNone = (value: string | null | undefined) =>
+  value === null || value === undefined || value === "" ? none : value
 
 export const renderApp = (app: AppDefinition, home: string): string => {
   const cron = app.cron_restart === null ? null : nextRunOf(app.cron_restart, Date.now())
@@ -33,7 +34,9 @@ export const renderApp = (app: AppDefinition, home: string): string => {
   const health = app.health_check
   const rows: Array<[string, string]> = [
     ["command", command],
-    ...(app.shell === null ? [] : [["shell", `${app.shell} -c (script is a command line, not a file)`] satisfies [string, string]]),
+    ...(app.shell === null
+      ? []
+      : [["shell", `${app.shell} -c (script is a command line, not a file)`] satisfies [string, string]]),
     ["cwd", app.cwd],
     ["instances", String(app.instances)],
     ["port", orNone(app.port)],
@@ -43,9 +46,20 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["autostart", app.autostart ? "true" : "false (registered stopped)"],
     ["autorestart", String(app.autorestart)],
     ["stop_exit_codes", app.stop_exit_codes.length === 0 ? none : app.stop_exit_codes.join(", ")],
-    ["cron_restart", app.cron_restart === null ? none : `${app.cron_restart} (next ${cron === null ? "unknown" : formatLocal(new Date(cron))})`],
-    ["instance_var", app.increment_var === null ? app.instance_var : `${app.instance_var}, increment_var ${app.increment_var}`],
-    ["filter_env", app.filter_env === false ? none : app.filter_env === true ? "all inherited variables" : app.filter_env.join(", ")],
+    [
+      "cron_restart",
+      app.cron_restart === null
+        ? none
+        : `${app.cron_restart} (next ${cron === null ? "unknown" : formatLocal(new Date(cron))})`
+    ],
+    [
+      "instance_var",
+      app.increment_var === null ? app.instance_var : `${app.instance_var}, increment_var ${app.increment_var}`
+    ],
+    [
+      "filter_env",
+      app.filter_env === false ? none : app.filter_env === true ? "all inherited variables" : app.filter_env.join(", ")
+    ],
     ["max_restarts", String(app.max_restarts)],
     ["min_uptime", formatDuration(app.min_uptime)],
     ["restart_delay", formatDuration(app.restart_delay)],
@@ -57,7 +71,9 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ["umask", orNone(app.umask)],
     ["watch", app.watch ? app.watch_paths.join(", ") : "off"],
     ["ignore_watch", app.ignore_watch.length === 0 ? none : app.ignore_watch.join(", ")],
-    ...(Object.keys(app.watch_options).length === 0 ? [] : [["watch_options", JSON.stringify(app.watch_options)] satisfies [string, string]]),
+    ...(Object.keys(app.watch_options).length === 0
+      ? []
+      : [["watch_options", JSON.stringify(app.watch_options)] satisfies [string, string]]),
     ["depends_on", app.depends_on.length === 0 ? none : app.depends_on.map(describeDependency).join(", ")],
     ...(app.ready_log_line === null ? [] : [["ready_log_line", app.ready_log_line] satisfies [string, string]]),
     [
@@ -72,7 +88,8 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     ],
     [
       "log rotation",
-      `${app.max_log_size === null ? "" : `at ${formatSize(app.max_log_size)}`}${app.rotation_schedule === null ? "" : `${app.max_log_size === null ? "" : ", "}${app.rotation_schedule}`}`.trim() === ""
+      `${app.max_log_size === null ? "" : `at ${formatSize(app.max_log_size)}`}${app.rotation_schedule === null ? "" : `${app.max_log_size === null ? "" : ", "}${app.rotation_schedule}`}`.trim() ===
+      ""
         ? none
         : `${app.max_log_size === null ? "" : `at ${formatSize(app.max_log_size)}, `}${app.rotation_schedule === null ? "" : `${app.rotation_schedule}, `}keep ${app.max_log_files}${app.compress_logs ? ", gzip" : ""}`
     ]

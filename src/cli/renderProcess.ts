@@ -13,7 +13,13 @@ const out = process.stdout
 const none = "-"
 
 const statusColor = (status: ProcessStatus) =>
-  status === "online" ? style.green(out) : status === "errored" ? style.red(out) : status === "stopped" ? style.dim(out) : style.yellow(out)
+  status === "online"
+    ? style.green(out)
+    : status === "errored"
+      ? style.red(out)
+      : status === "stopped"
+        ? style.dim(out)
+        : style.yellow(out)
 
 /** `12s ago`, `3m ago`, `2h ago` from an ISO time. */
 export const ago = (iso: string, now: number): string => {
@@ -30,7 +36,12 @@ export const healthLine = (health: ProcessDetail["health_check"], now: number): 
   if (!health.enabled) return health.check_type === null ? "no check" : `${health.check_type} check disabled`
   const target = health.url === null ? "" : ` ${health.url}`
   const result = health.status ?? "unknown"
-  const painted = result === "healthy" ? style.green(out)(result) : result === "unhealthy" ? style.red(out)(result) : style.yellow(out)(result)
+  const painted =
+    result === "healthy"
+      ? style.green(out)(result)
+      : result === "unhealthy"
+        ? style.red(out)(result)
+        : style.yellow(out)(result)
   const when = health.last_check === null ? "not checked yet" : `checked ${ago(health.last_check, now)}`
   const took = health.response_time === null ? "" : ` in ${health.response_time} ms`
   return `${health.check_type ?? "check"}${target}: ${painted}, ${when}${took}`
@@ -58,7 +69,11 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
   const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
   const running = detail.pid !== null
   const rows: Array<[string, string]> = [
-    ["status", statusColor(detail.status)(detail.status) + (detail.waiting_for === null ? "" : ` (waiting for ${detail.waiting_for})`)],
+    [
+      "status",
+      statusColor(detail.status)(detail.status) +
+        (detail.waiting_for === null ? "" : ` (waiting for ${detail.waiting_for})`)
+    ],
     ["pid", detail.pid === null ? none : String(detail.pid)],
     ["port", detail.port ?? none],
     ["cpu", running ? `${detail.cpu_usage.toFixed(1)}%` : none],
@@ -67,10 +82,15 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["restarts", String(detail.restarts)],
     ["last exit", lastExitText(detail.last_exit, now)],
     ["health", healthLine(detail.health_check, now)],
-    ["instances", `${config.instances} (ids ${detail.app_instances.join(", ")})${config.exec_mode === "cluster" ? ", cluster mode: workers of one Node cluster primary" : ""}`],
+    [
+      "instances",
+      `${config.instances} (ids ${detail.app_instances.join(", ")})${config.exec_mode === "cluster" ? ", cluster mode: workers of one Node cluster primary" : ""}`
+    ],
     ["config file", config.config_file ?? "none (started from the command line)"],
     ["command", commandText(config.shell, config.script, config.args)],
-    ...(config.shell === null ? [] : [["shell", `${config.shell} (script is a command line, not a file)`] satisfies [string, string]]),
+    ...(config.shell === null
+      ? []
+      : [["shell", `${config.shell} (script is a command line, not a file)`] satisfies [string, string]]),
     ["config port", config.port ?? none],
     ["max_memory_restart", config.max_memory_restart === null ? none : formatSize(config.max_memory_restart)],
     ["env", env.length === 0 ? none : env[0]!],
@@ -79,8 +99,15 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ...(config.ready_log_line === null ? [] : [["ready_log_line", config.ready_log_line] satisfies [string, string]]),
     ["autorestart", config.autorestart ? "yes" : "no (an exit leaves it stopped or errored)"],
     ["watch", config.watch.enabled ? config.watch.paths.join(", ") : "no"],
-    ...(config.watch.enabled && config.watch.ignore.length > 0 ? [["ignore_watch", config.watch.ignore.join(", ")] satisfies [string, string]] : []),
-    ["cron_restart", detail.cron_restart === null ? none : `${detail.cron_restart.schedule} (next ${localTime(detail.cron_restart.next_run)})`],
+    ...(config.watch.enabled && config.watch.ignore.length > 0
+      ? [["ignore_watch", config.watch.ignore.join(", ")] satisfies [string, string]]
+      : []),
+    [
+      "cron_restart",
+      detail.cron_restart === null
+        ? none
+        : `${detail.cron_restart.schedule} (next ${localTime(detail.cron_restart.next_run)})`
+    ],
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]
   ]

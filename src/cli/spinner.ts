@@ -18,6 +18,8 @@ export const withSpinner = <A, E, R>(label: string, self: Effect.Effect<A, E, R>
       err.write(`${CLEAR_LINE}${FRAMES[frame++ % FRAMES.length]} ${label} ${seconds}s`)
     })
     const spinner = yield* Effect.fork(Effect.repeat(draw, Schedule.spaced("80 millis")))
-    return yield* self.pipe(Effect.ensuring(Fiber.interrupt(spinner).pipe(Effect.zipRight(Effect.sync(() => err.write(CLEAR_LINE))))))
+    return yield* self.pipe(
+      Effect.ensuring(Fiber.interrupt(spinner).pipe(Effect.zipRight(Effect.sync(() => err.write(CLEAR_LINE)))))
+    )
   })
 }

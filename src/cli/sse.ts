@@ -22,7 +22,10 @@ export const sseStep = (state: SseState, line: string): readonly [SseState, Opti
   if (line === "") {
     // An event without data is not dispatched (WHATWG): it only resets the buffer.
     if (state.data.length === 0) return [initialSseState, Option.none()]
-    return [initialSseState, Option.some({ event: state.event === "" ? "message" : state.event, data: state.data.join("\n") })]
+    return [
+      initialSseState,
+      Option.some({ event: state.event === "" ? "message" : state.event, data: state.data.join("\n") })
+    ]
   }
   if (line.startsWith(":")) return [state, Option.none()]
   const colon = line.indexOf(":")
@@ -37,4 +40,9 @@ export const sseStep = (state: SseState, line: string): readonly [SseState, Opti
 
 /** The events of a byte stream of `text/event-stream`. */
 export const sseEvents = <E, R>(bytes: Stream.Stream<Uint8Array, E, R>): Stream.Stream<SseEvent, E, R> =>
-  bytes.pipe(Stream.decodeText(), Stream.splitLines, Stream.mapAccum(initialSseState, sseStep), Stream.filterMap((event) => event))
+  bytes.pipe(
+    Stream.decodeText(),
+    Stream.splitLines,
+    Stream.mapAccum(initialSseState, sseStep),
+    Stream.filterMap((event) => event)
+  )

@@ -1,6 +1,8 @@
 /** Terminal styling: colors only on a TTY and never when `NO_COLOR` is set (no-color.org). */
 export const colorEnabled = (stream: NodeJS.WriteStream): boolean =>
-  stream.isTTY === true && (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "") && process.env.TERM !== "dumb"
+  stream.isTTY === true &&
+  (process.env.NO_COLOR === undefined || process.env.NO_COLOR === "") &&
+  process.env.TERM !== "dumb"
 
 const paint = (open: number, close: number) => (stream: NodeJS.WriteStream) => (text: string) =>
   colorEnabled(stream) ? `\u001b[${open}m${text}\u001b[${close}m` : text

@@ -29,7 +29,8 @@ export const classifyTarget = (arg: string, cwd: string): Target => {
   return looksLikeFile ? { _tag: "File", file } : { _tag: "Process", id: arg }
 }
 
-export const targetDescription = "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs, or a path starting with /, ./ or ../), or a process name, id or namespace"
+export const targetDescription =
+  "an ecosystem file (.json, .yaml, .yml, .toml, .js, .cjs, .mjs, or a path starting with /, ./ or ../), or a process name, id or namespace"
 
 /** The `<file|name|id>` argument of `validate`, `show` and `status`. */
 export const targetArg = Args.text({ name: "file|name|id" }).pipe(Args.withDescription(targetDescription))

@@ -27,14 +27,21 @@ export const tcpHttpClient: HttpClient.HttpClient = HttpClient.make((request, ur
       connected()
       resume(Effect.succeed(responseOf(request, incoming)))
     })
-    timer = setTimeout(() => outgoing.destroy(new Error(`no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000}s`)), CONNECT_TIMEOUT_MS)
+    timer = setTimeout(
+      () => outgoing.destroy(new Error(`no connection to ${url.host} within ${CONNECT_TIMEOUT_MS / 1000}s`)),
+      CONNECT_TIMEOUT_MS
+    )
     outgoing.on("socket", (socket) => {
       if (!socket.connecting) connected()
       else socket.once("connect", connected)
     })
     outgoing.on("error", (cause) => {
       connected()
-      resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause, description: cause.message })))
+      resume(
+        Effect.fail(
+          new HttpClientError.RequestError({ request, reason: "Transport", cause, description: cause.message })
+        )
+      )
     })
     outgoing.end(bytes)
   })

@@ -13,7 +13,9 @@ const usageText = (option: string, reason: string, suggestion: string) =>
   `BAD_REQUEST ${option}: ${reason}\n  suggestion: ${suggestion}`
 
 /** The option, reason and suggestion back from a text `optionValue` made (help/usageError.ts). */
-export const readUsageText = (text: string): { readonly field: string; readonly reason: string; readonly suggestion: string } | undefined => {
+export const readUsageText = (
+  text: string
+): { readonly field: string; readonly reason: string; readonly suggestion: string } | undefined => {
   const match = /^BAD_REQUEST (\S+): (.*)\n {2}suggestion: ([\s\S]*)$/.exec(text.trim())
   return match === null ? undefined : { field: match[1]!, reason: match[2]!, suggestion: match[3]! }
 }

@@ -60,7 +60,10 @@ interface Primary {
 
 /** dist/cluster-primary.cjs: beside the running bundle, or built from these sources (tests run them). */
 const primaryScript = (): string => {
-  const candidates = [path.join(__dirname, "cluster-primary.cjs"), path.resolve(__dirname, "../../dist/cluster-primary.cjs")]
+  const candidates = [
+    path.join(__dirname, "cluster-primary.cjs"),
+    path.resolve(__dirname, "../../dist/cluster-primary.cjs")
+  ]
   return candidates.find((file) => fs.existsSync(file)) ?? candidates[0]!
 }
 
@@ -77,7 +80,10 @@ const send = (primary: Primary, message: DaemonToPrimary): boolean => {
 
 export interface ClusterHost {
   /** A worker of the app's primary (started first if none runs), held for the life of the scope. */
-  readonly spawnWorker: (request: SpawnRequest, pipes: PipePair) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig, Scope.Scope>
+  readonly spawnWorker: (
+    request: SpawnRequest,
+    pipes: PipePair
+  ) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig, Scope.Scope>
 }
 
 export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
@@ -117,7 +123,10 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     primary.dead = true
     if (primaries.get(name) === primary) primaries.delete(name)
     const how = signal !== null ? `killed by ${signal}` : `exited with code ${code}`
-    Deferred.unsafeDone(primary.started, Effect.fail(`the cluster primary ${how}${primary.lastError === null ? "" : `: ${primary.lastError}`}`))
+    Deferred.unsafeDone(
+      primary.started,
+      Effect.fail(`the cluster primary ${how}${primary.lastError === null ? "" : `: ${primary.lastError}`}`)
+    )
     // Its workers leave with it (they exit when their channel closes; anything left is killed).
     try {
       process.kill(-primary.pid, "SIGKILL")
@@ -131,7 +140,13 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     primary.workers.clear()
   }
 
-  const startPrimary = (app: AppDefinition, node: string, execArgv: ReadonlyArray<string>, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
+  const startPrimary = (
+    app: AppDefinition,
+    node: string,
+    execArgv: ReadonlyArray<string>,
+    env: Readonly<Record<string, string>>,
+    identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }
+  ) =>
     Effect.gen(function* () {
       const setup: PrimarySetup = { name: app.name, exec: app.script, args: app.args, execArgv }
       const started = yield* Deferred.make<void, string>()
@@ -152,15 +167,39 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
             if (previousUmask !== undefined) process.umask(previousUmask)
           }
         },
-        catch: (error) => startFailed(app, 0, `the cluster primary could not be spawned: ${String(error)}`, "check the interpreter and its permissions")
+        catch: (error) =>
+          startFailed(
+            app,
+            0,
+            `the cluster primary could not be spawned: ${String(error)}`,
+            "check the interpreter and its permissions"
+          )
       })
       const spawned = yield* Effect.async<number, ProcessStartFailed>((resume) => {
         child.once("spawn", () => resume(Effect.succeed(child.pid!)))
         child.once("error", (error: NodeJS.ErrnoException) => {
-          if (child.pid === undefined) resume(Effect.fail(startFailed(app, 0, `the cluster primary could not be spawned: ${error.message}`, "check the interpreter and its permissions")))
+          if (child.pid === undefined)
+            resume(
+              Effect.fail(
+                startFailed(
+                  app,
+                  0,
+                  `the cluster primary could not be spawned: ${error.message}`,
+                  "check the interpreter and its permissions"
+                )
+              )
+            )
         })
       })
-      const primary: Primary = { pid: spawned, child, started, workers: new Map(), users: 0, dead: false, lastError: null }
+      const primary: Primary = {
+        pid: spawned,
+        child,
+        started,
+        workers: new Map(),
+        users: 0,
+        dead: false,
+        lastError: null
+      }
       child.on("message", (raw) => onMessage(primary, raw))
       child.on("error", () => {
         // A send to a primary that is exiting: its exit follows.
@@ -171,13 +210,24 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       if (ok._tag === "Left") {
         yield* stopGroup(primary.pid, PRIMARY_KILL_TIMEOUT_MS)
         const reason = typeof ok.left === "string" ? ok.left : "the cluster primary did not start in time"
-        return yield* startFailed(app, 0, reason, "check that the interpreter is Node (cluster mode runs Node scripts only)")
+        return yield* startFailed(
+          app,
+          0,
+          reason,
+          "check that the interpreter is Node (cluster mode runs Node scripts only)"
+        )
       }
       return primary
     })
 
   /** The app's primary, started if none runs; the scope's end lets go of it (the last one stops it). */
-  const acquirePrimary = (app: AppDefinition, node: string, execArgv: ReadonlyArray<string>, env: Readonly<Record<string, string>>, identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }) =>
+  const acquirePrimary = (
+    app: AppDefinition,
+    node: string,
+    execArgv: ReadonlyArray<string>,
+    env: Readonly<Record<string, string>>,
+    identity: { readonly uid?: number | undefined; readonly gid?: number | undefined }
+  ) =>
     Effect.acquireRelease(
       withLock(
         app.name,
@@ -229,15 +279,33 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       // The run's marker, the worker's own (ProcessFamily).
       const runId = randomBytes(12).toString("hex")
       const bornAfter = yield* readUptimeTicks()
-      if (!send(primary, { type: "fork", key, out: pipes.out, err: pipes.err, env: { ...prepared.env, [RUN_ID_VARIABLE]: runId } })) {
+      if (
+        !send(primary, {
+          type: "fork",
+          key,
+          out: pipes.out,
+          err: pipes.err,
+          env: { ...prepared.env, [RUN_ID_VARIABLE]: runId }
+        })
+      ) {
         primary.workers.delete(key)
         return yield* startFailed(app, instance, "the cluster primary is gone", "start the app again")
       }
-      const forked = yield* Deferred.await(worker.forked).pipe(Effect.interruptible, Effect.timeout(SPAWN_TIMEOUT), Effect.either)
+      const forked = yield* Deferred.await(worker.forked).pipe(
+        Effect.interruptible,
+        Effect.timeout(SPAWN_TIMEOUT),
+        Effect.either
+      )
       if (forked._tag === "Left") {
         primary.workers.delete(key)
-        const reason = typeof forked.left === "string" ? forked.left : "the cluster primary did not fork the worker in time"
-        return yield* startFailed(app, instance, `cannot fork a cluster worker: ${reason}`, `check \`pmfx logs ${app.name}\``)
+        const reason =
+          typeof forked.left === "string" ? forked.left : "the cluster primary did not fork the worker in time"
+        return yield* startFailed(
+          app,
+          instance,
+          `cannot fork a cluster worker: ${reason}`,
+          `check \`pmfx logs ${app.name}\``
+        )
       }
       const pid = forked.right
       const spawnedAt = yield* Clock.currentTimeMillis
@@ -245,7 +313,13 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       // `signal`: the app's kill_signal, SIGINT by default for a worker as in PM2 (domain/killSignal.ts).
       const stop = (killTimeoutMs: number, signal: NodeJS.Signals): Effect.Effect<void> =>
         app.shutdown_with_message
-          ? stopWithMessage(() => send(primary, { type: "send", key, message: "shutdown" }), worker.exit, family, killTimeoutMs, signal)
+          ? stopWithMessage(
+              () => send(primary, { type: "send", key, message: "shutdown" }),
+              worker.exit,
+              family,
+              killTimeoutMs,
+              signal
+            )
           : stopFamily(family, killTimeoutMs, signal)
       return { pid, exit: worker.exit, family, ready: worker.ready, stop } satisfies SpawnedChild
     })

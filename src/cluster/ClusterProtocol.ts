@@ -34,7 +34,12 @@ export const PrimaryToDaemon = Schema.Union(
   Schema.Struct({ type: Schema.Literal("fork-failed"), key: Schema.String, reason: Schema.String }),
   Schema.Struct({ type: Schema.Literal("listening"), key: Schema.String }),
   Schema.Struct({ type: Schema.Literal("ready"), key: Schema.String }),
-  Schema.Struct({ type: Schema.Literal("exit"), key: Schema.String, code: Schema.NullOr(Schema.Int), signal: Schema.NullOr(Schema.String) }),
+  Schema.Struct({
+    type: Schema.Literal("exit"),
+    key: Schema.String,
+    code: Schema.NullOr(Schema.Int),
+    signal: Schema.NullOr(Schema.String)
+  }),
   Schema.Struct({ type: Schema.Literal("error"), reason: Schema.String })
 )
 export type PrimaryToDaemon = typeof PrimaryToDaemon.Type

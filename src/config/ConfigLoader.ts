@@ -105,7 +105,10 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
               line,
               ...(column === undefined ? {} : { column }),
               suggestion:
-                suggestion ?? (format === "module" ? "fix the error the file throws, then validate again" : `fix the ${format.toUpperCase()} syntax at line ${line}`)
+                suggestion ??
+                (format === "module"
+                  ? "fix the error the file throws, then validate again"
+                  : `fix the ${format.toUpperCase()} syntax at line ${line}`)
             }
           })
         }
@@ -121,21 +124,42 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
     ): Effect.Effect<{ readonly file: string; readonly doc: unknown }, LoadError> =>
       Effect.gen(function* () {
         if (typeof target !== "string" || target.trim() === "") {
-          return yield* InvalidConfig.fromProblems([problem(field, target, "must be the path of a base configuration file", 'write "extends": "./base.json"')], from)
+          return yield* InvalidConfig.fromProblems(
+            [problem(field, target, "must be the path of a base configuration file", 'write "extends": "./base.json"')],
+            from
+          )
         }
         const file = path.resolve(path.dirname(from), target)
         if (chain.includes(file)) {
           const cycle = [...chain.slice(chain.indexOf(file)), file].map((f) => path.basename(f)).join(" → ")
-          return yield* InvalidConfig.fromProblems([problem(field, target, `extends forms a cycle: ${cycle}`, "remove the extends that points back")], from)
+          return yield* InvalidConfig.fromProblems(
+            [problem(field, target, `extends forms a cycle: ${cycle}`, "remove the extends that points back")],
+            from
+          )
         }
         if (!isFile(file)) {
-          return yield* InvalidConfig.fromProblems([problem(field, target, `base file ${file} does not exist`, "check the path; it is relative to the file that extends it")], from)
+          return yield* InvalidConfig.fromProblems(
+            [
+              problem(
+                field,
+                target,
+                `base file ${file} does not exist`,
+                "check the path; it is relative to the file that extends it"
+              )
+            ],
+            from
+          )
         }
         return { file, doc: yield* parseFile(file) }
       })
 
     /** A base for one app: a settings object, or the same-named (or only) app of an ecosystem file. */
-    const appBase = (base: { readonly file: string; readonly doc: unknown }, appName: unknown, field: string, chain: ReadonlyArray<string>): Effect.Effect<unknown, LoadError> =>
+    const appBase = (
+      base: { readonly file: string; readonly doc: unknown },
+      appName: unknown,
+      field: string,
+      chain: ReadonlyArray<string>
+    ): Effect.Effect<unknown, LoadError> =>
       Effect.gen(function* () {
         let settings: unknown = base.doc
         if (isRecord(base.doc) && Array.isArray(base.doc.apps)) {
@@ -143,7 +167,14 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
           settings = apps.find((a) => isRecord(a) && a.name === appName) ?? (apps.length === 1 ? apps[0] : undefined)
           if (settings === undefined) {
             return yield* InvalidConfig.fromProblems(
-              [problem(field, path.basename(base.file), `${base.file} has no app named ${JSON.stringify(appName)}`, "extend a file holding one app's settings, or name the app the same in both")],
+              [
+                problem(
+                  field,
+                  path.basename(base.file),
+                  `${base.file} has no app named ${JSON.stringify(appName)}`,
+                  "extend a file holding one app's settings, or name the app the same in both"
+                )
+              ],
               chain[chain.length - 1]
             )
           }
@@ -151,7 +182,12 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
         return yield* withAppExtends(settings, base.file, field, [...chain, base.file])
       })
 
-    const withAppExtends = (app: unknown, file: string, field: string, chain: ReadonlyArray<string>): Effect.Effect<unknown, LoadError> =>
+    const withAppExtends = (
+      app: unknown,
+      file: string,
+      field: string,
+      chain: ReadonlyArray<string>
+    ): Effect.Effect<unknown, LoadError> =>
       Effect.gen(function* () {
         if (!isRecord(app) || !("extends" in app)) return app
         const { extends: target, ...own } = app
@@ -170,7 +206,9 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
           doc = isRecord(baseDoc) ? mergeEcosystems(baseDoc, own) : own
         }
         if (isRecord(doc) && Array.isArray(doc.apps)) {
-          const apps = yield* Effect.forEach(doc.apps, (app, i) => withAppExtends(app, file, `apps[${i}].extends`, [...chain, file]))
+          const apps = yield* Effect.forEach(doc.apps, (app, i) =>
+            withAppExtends(app, file, `apps[${i}].extends`, [...chain, file])
+          )
           doc = { ...doc, apps }
         }
         return doc
@@ -184,17 +222,40 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
           const written = app.settings.env_file
           if (written === undefined) return []
           const file = path.resolve(baseDir, written)
-          if (!isFile(file)) return [problem(field, written, `file ${file} does not exist`, "create it or fix the path; it is relative to the configuration file")]
+          if (!isFile(file))
+            return [
+              problem(
+                field,
+                written,
+                `file ${file} does not exist`,
+                "create it or fix the path; it is relative to the configuration file"
+              )
+            ]
           const text = yield* fileSystem.readFileString(file).pipe(Effect.either)
-          if (Either.isLeft(text)) return [problem(field, written, `cannot read ${file}: ${text.left.message}`, "check the file's permissions")]
+          if (Either.isLeft(text))
+            return [
+              problem(field, written, `cannot read ${file}: ${text.left.message}`, "check the file's permissions")
+            ]
           const parsed = parseEnvFile(text.right)
           return Either.isLeft(parsed)
-            ? [problem(field, written, `${file}:${parsed.left.line}: ${parsed.left.message}`, "write one KEY=value per line")]
+            ? [
+                problem(
+                  field,
+                  written,
+                  `${file}:${parsed.left.line}: ${parsed.left.message}`,
+                  "write one KEY=value per line"
+                )
+              ]
             : []
         })
       ).pipe(Effect.map((lists) => lists.flat()))
 
-    const finish = (doc: unknown, file: string | null, baseDir: string, options: LoadOptions): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
+    const finish = (
+      doc: unknown,
+      file: string | null,
+      baseDir: string,
+      options: LoadOptions
+    ): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
       Effect.gen(function* () {
         const cpus = options.cpus ?? os.availableParallelism()
         const selectedBlock = options.envName === undefined ? undefined : `env_${options.envName}`
@@ -215,11 +276,20 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
         }
         return {
           file,
-          apps: validated.apps.map((app) => ({ ...resolveApp(app, { baseDir, cpus, envName, isFile, hasCommand }), config_file: file })),
+          apps: validated.apps.map((app) => ({
+            ...resolveApp(app, { baseDir, cpus, envName, isFile, hasCommand }),
+            config_file: file
+          })),
           webhooks: (validated.top.webhooks ?? []).map((hook) => ({
             enabled: hook.enabled ?? true,
             url: hook.url,
-            events: hook.events ?? ["process_crash", "high_memory", "cpu_threshold", "restart_loop", "health_check_failure"]
+            events: hook.events ?? [
+              "process_crash",
+              "high_memory",
+              "cpu_threshold",
+              "restart_loop",
+              "health_check_failure"
+            ]
           })),
           alerts: resolveAlerts(validated.top.alerts),
           warnings
@@ -239,8 +309,17 @@ export class ConfigLoader extends Effect.Service<ConfigLoader>()("pmfx/ConfigLoa
        * Relative paths resolve against `baseDir`. An object without `apps` is one app, even one
        * missing its `script` (reported as `apps[0].script`, not as a missing `apps`).
        */
-      fromDocument: (doc: unknown, baseDir: string, options: LoadOptions): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
-        finish(Array.isArray(doc) ? { apps: doc } : isRecord(doc) && !("apps" in doc) ? { apps: [doc] } : doc, null, baseDir, options)
+      fromDocument: (
+        doc: unknown,
+        baseDir: string,
+        options: LoadOptions
+      ): Effect.Effect<LoadedEcosystem, InvalidConfig> =>
+        finish(
+          Array.isArray(doc) ? { apps: doc } : isRecord(doc) && !("apps" in doc) ? { apps: [doc] } : doc,
+          null,
+          baseDir,
+          options
+        )
     }
   }),
   dependencies: [NodeFileSystem.layer]

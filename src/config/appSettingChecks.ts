@@ -15,16 +15,15 @@ import { resolveInstances } from "./settingCodecs"
 
 /** Whether `script` runs on Node: a .js/.mjs/.cjs file, or `interpreter` node (cluster mode needs it). */
 export const runsOnNode = (script: string, interpreter: string | undefined): boolean =>
-  interpreter !== undefined && interpreter !== "none"
-    ? isNodeInterpreter(interpreter)
-    : isNodeScript(script)
+  interpreter !== undefined && interpreter !== "none" ? isNodeInterpreter(interpreter) : isNodeScript(script)
 
 /**
  * Whether cluster mode can run `script`: a Node script, or a file without an extension, which PM2
  * runs with node too (`./bin/www`, the Express generator's default).
  */
 const clusterRuns = (script: string, interpreter: string | undefined): boolean =>
-  runsOnNode(script, interpreter) || ((interpreter === undefined || interpreter === "none") && path.extname(script.trim()) === "")
+  runsOnNode(script, interpreter) ||
+  ((interpreter === undefined || interpreter === "none") && path.extname(script.trim()) === "")
 
 /** Replaced by each instance's own port in a health check URL (`http://127.0.0.1:{port}/health`). */
 export const PORT_TOKEN = "{port}"
@@ -83,7 +82,8 @@ export const settingProblems = (
       field: joinPath(at, "exec_mode"),
       value: input.exec_mode ?? null,
       message: `cluster mode runs Node scripts only (.js, .mjs, .cjs, a file without an extension, or interpreter node), and ${JSON.stringify(settings.script)} is not one`,
-      suggestion: 'remove exec_mode and give each instance its own port: "instances": 4 with "port": "3000-3003" (or auto:5000-5100)'
+      suggestion:
+        'remove exec_mode and give each instance its own port: "instances": 4 with "port": "3000-3003" (or auto:5000-5100)'
     })
   }
   if (cluster && settings.port !== undefined) {

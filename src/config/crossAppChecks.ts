@@ -43,7 +43,12 @@ export const checkDependencies = (apps: ReadonlyArray<Identity>): Array<ConfigPr
           suggestion: closest === undefined ? "name an app defined in the same file" : `did you mean "${closest}"?`
         })
       } else if (dependency === app.name) {
-        problems.push({ field: `apps[${app.index}].depends_on[${i}]`, value: dependency, message: "an app cannot depend on itself", suggestion: "remove it" })
+        problems.push({
+          field: `apps[${app.index}].depends_on[${i}]`,
+          value: dependency,
+          message: "an app cannot depend on itself",
+          suggestion: "remove it"
+        })
       }
     }
   }

@@ -7,7 +7,12 @@
  */
 import { Either } from "effect"
 import { describe } from "../domain/codec"
-import { type Dependency, type DependencyCondition, dependencyConditions, unreachableCondition } from "../domain/Dependency"
+import {
+  type Dependency,
+  type DependencyCondition,
+  dependencyConditions,
+  unreachableCondition
+} from "../domain/Dependency"
 import type { ConfigProblem } from "../domain/errors"
 import { compileGrep } from "../logs/grepPattern"
 import { closestKey } from "./closestKey"
@@ -27,7 +32,8 @@ export interface DependsOnReading {
 const ENTRY_KEYS = ["name", "condition"]
 const CONDITIONS_TEXT = dependencyConditions.join(", ")
 
-const isCondition = (text: string): text is DependencyCondition => (dependencyConditions as ReadonlyArray<string>).includes(text)
+const isCondition = (text: string): text is DependencyCondition =>
+  (dependencyConditions as ReadonlyArray<string>).includes(text)
 
 /** Reads what a user wrote for `depends_on`; `field` is its path (`apps[0].depends_on`). */
 export const readDependsOn = (raw: unknown, field: string): DependsOnReading => {
@@ -35,7 +41,8 @@ export const readDependsOn = (raw: unknown, field: string): DependsOnReading => 
   const names: Array<string> = []
   const problems: Array<ConfigProblem> = []
   const unknownKeys: Array<ConfigProblem> = []
-  if (typeof raw === "string") return { entries: [{ name: raw, condition: "online" }], names: [raw], problems, unknownKeys }
+  if (typeof raw === "string")
+    return { entries: [{ name: raw, condition: "online" }], names: [raw], problems, unknownKeys }
   if (!Array.isArray(raw)) {
     problems.push({
       field,
@@ -68,16 +75,27 @@ export const readDependsOn = (raw: unknown, field: string): DependsOnReading => 
         field: `${at}.${key}`,
         value: item[key],
         message: `unknown setting "${key}"`,
-        suggestion: closest === undefined ? "remove it; an entry has only name and condition" : `did you mean "${closest}"?`
+        suggestion:
+          closest === undefined ? "remove it; an entry has only name and condition" : `did you mean "${closest}"?`
       })
     }
     const name = item.name
     let ok = true
     if (name === undefined) {
-      problems.push({ field: `${at}.name`, value: null, message: "is required", suggestion: "add name: the app to wait for" })
+      problems.push({
+        field: `${at}.name`,
+        value: null,
+        message: "is required",
+        suggestion: "add name: the app to wait for"
+      })
       ok = false
     } else if (typeof name !== "string" || name.trim() === "") {
-      problems.push({ field: `${at}.name`, value: name, message: `expected an app name, got ${describe(name)}`, suggestion: "write the name of an app of this file" })
+      problems.push({
+        field: `${at}.name`,
+        value: name,
+        message: `expected an app name, got ${describe(name)}`,
+        suggestion: "write the name of an app of this file"
+      })
       ok = false
     } else names.push(name)
     const written = item.condition
@@ -90,7 +108,10 @@ export const readDependsOn = (raw: unknown, field: string): DependsOnReading => 
         problems.push({
           field: `${at}.condition`,
           value: written,
-          message: text === undefined ? `expected one of ${CONDITIONS_TEXT}, got ${describe(written)}` : `unknown condition "${text}"`,
+          message:
+            text === undefined
+              ? `expected one of ${CONDITIONS_TEXT}, got ${describe(written)}`
+              : `unknown condition "${text}"`,
           suggestion: closest === undefined ? `write one of ${CONDITIONS_TEXT}` : `did you mean "${closest}"?`
         })
         ok = false
@@ -128,7 +149,12 @@ export const checkConditions = (
         readyLogLine: s.ready_log_line ?? null,
         restartsAfterCleanExit: (s.autorestart ?? true) && !(s.stop_exit_codes ?? []).includes(0)
       })
-      if (unreachable !== undefined) problems.push({ field: `apps[${app.index}].depends_on[${i}].condition`, value: entry.condition, ...unreachable })
+      if (unreachable !== undefined)
+        problems.push({
+          field: `apps[${app.index}].depends_on[${i}].condition`,
+          value: entry.condition,
+          ...unreachable
+        })
     }
   }
   return problems

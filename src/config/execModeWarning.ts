@@ -10,10 +10,15 @@ import { isNodeInterpreter, isNodeScript } from "../domain/nodeProgram"
 
 /** One instance (PM2 too runs it alone) or a value the decoder will refuse says nothing here. */
 const severalInstances = (instances: unknown): boolean =>
-  typeof instances === "number" ? instances !== 1 : typeof instances === "string" ? instances.trim() !== "1" && instances.trim() !== "" : false
+  typeof instances === "number"
+    ? instances !== 1
+    : typeof instances === "string"
+      ? instances.trim() !== "1" && instances.trim() !== ""
+      : false
 
 const runsWithNode = (script: unknown, interpreter: unknown): boolean => {
-  if (typeof interpreter === "string" && interpreter.trim() !== "") return interpreter.trim() !== "none" && isNodeInterpreter(interpreter)
+  if (typeof interpreter === "string" && interpreter.trim() !== "")
+    return interpreter.trim() !== "none" && isNodeInterpreter(interpreter)
   return typeof script === "string" && isNodeScript(script)
 }
 

@@ -19,9 +19,11 @@ let imports = 0
  * An ES module, read anew each time: a query string never used before keeps the loader from
  * reusing its cache (a timestamp alone repeats when two loads fall in the same millisecond).
  */
-const importFresh = (file: string): Promise<unknown> => importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}-${++imports}`)
+const importFresh = (file: string): Promise<unknown> =>
+  importModule(`${pathToFileURL(file).href}?pmfx=${Date.now()}-${++imports}`)
 
-const errorCode = (error: unknown): unknown => (typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined)
+const errorCode = (error: unknown): unknown =>
+  typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined
 
 /** What `require` returns for an ES module (Node ≥ 20.19 and 22.12 `require()` those too). */
 const isModuleNamespace = (u: unknown): boolean => Object.prototype.toString.call(u) === "[object Module]"
@@ -67,7 +69,9 @@ export const loadModuleConfig = async (file: string): Promise<Either.Either<unkn
   try {
     const loaded = (await loadFresh(file)) as { default?: unknown; __esModule?: unknown } | null
     const value =
-      loaded !== null && typeof loaded === "object" && "default" in loaded && !("apps" in loaded) ? loaded.default : loaded
+      loaded !== null && typeof loaded === "object" && "default" in loaded && !("apps" in loaded)
+        ? loaded.default
+        : loaded
     // Checked before copying: the copy recurses, and a module's value may nest without end (refer to itself).
     return Either.map(checkNesting(value, "the exported value"), toPlainData)
   } catch (error) {

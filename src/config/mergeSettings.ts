@@ -17,7 +17,10 @@ export const mergeSettings = (base: unknown, override: unknown): unknown => {
 
 const nameOf = (app: unknown): unknown => (isRecord(app) ? app.name : undefined)
 
-export const mergeEcosystems = (base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> => {
+export const mergeEcosystems = (
+  base: Record<string, unknown>,
+  override: Record<string, unknown>
+): Record<string, unknown> => {
   const { apps: baseApps, ...baseRest } = base
   const { apps: overrideApps, ...overrideRest } = override
   const merged = mergeSettings(baseRest, overrideRest) as Record<string, unknown>

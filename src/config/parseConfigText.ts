@@ -62,7 +62,8 @@ const json5Position = (error: unknown, text: string): { line: number; column: nu
   const { lineNumber, columnNumber } = error as { lineNumber?: unknown; columnNumber?: unknown }
   if (typeof lineNumber !== "number" || typeof columnNumber !== "number") return lineAndColumn(text, text.length)
   // A line break inside a string is reported as column 0 of the next line: it is the end of the line before.
-  if (columnNumber === 0 && lineNumber > 1) return { line: lineNumber - 1, column: (text.split("\n")[lineNumber - 2] ?? "").replace(/\r$/, "").length + 1 }
+  if (columnNumber === 0 && lineNumber > 1)
+    return { line: lineNumber - 1, column: (text.split("\n")[lineNumber - 2] ?? "").replace(/\r$/, "").length + 1 }
   return { line: lineNumber, column: Math.max(1, columnNumber) }
 }
 
@@ -91,7 +92,11 @@ const parseJson = (withBom: string): Either.Either<unknown, SyntaxProblem> => {
 }
 
 /** The line of the first alias (`*name`) in a YAML document, where a too-long expansion starts. */
-const firstAliasLine = (YAML: typeof import("yaml"), doc: import("yaml").Document, lines: YamlLineCounter): { line: number; column?: number } => {
+const firstAliasLine = (
+  YAML: typeof import("yaml"),
+  doc: import("yaml").Document,
+  lines: YamlLineCounter
+): { line: number; column?: number } => {
   let offset: number | undefined
   YAML.visit(doc, {
     Alias: (_key, node) => {
@@ -130,7 +135,8 @@ const parseYaml = async (text: string): Promise<Either.Either<unknown, SyntaxPro
       return Either.left({
         message: `invalid YAML: its aliases (*name) expand to more than ${MAX_YAML_ALIASES} copies; aliases are limited so that a small file cannot expand to gigabytes`,
         ...firstAliasLine(YAML, doc, lines),
-        suggestion: "use fewer aliases, and no alias of a block that holds aliases itself; write repeated settings out, or share them with `extends`"
+        suggestion:
+          "use fewer aliases, and no alias of a block that holds aliases itself; write repeated settings out, or share them with `extends`"
       })
     }
     if (isStackOverflow(error)) return Either.left(tooDeep("the YAML"))
@@ -146,7 +152,9 @@ const parseToml = async (text: string): Promise<Either.Either<unknown, SyntaxPro
   } catch (error) {
     if (error instanceof TOML.TomlError) {
       const deep = /excessively nested/i.test(error.message)
-      const reason = deep ? `nests more than ${MAX_NESTING} levels deep (the limit for ecosystem files)` : error.message.split("\n")[0]
+      const reason = deep
+        ? `nests more than ${MAX_NESTING} levels deep (the limit for ecosystem files)`
+        : error.message.split("\n")[0]
       return Either.left({
         message: `invalid TOML: ${reason}`,
         line: error.line,

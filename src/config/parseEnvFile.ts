@@ -19,7 +19,8 @@ export const parseEnvFile = (text: string): Either.Either<Record<string, string>
     const raw = lines[index]!
     if (/^\s*(#.*)?$/.test(raw)) continue
     const match = LINE.exec(raw)
-    if (match === null) return Either.left({ line: index + 1, message: `expected KEY=value, got ${JSON.stringify(raw.trim())}` })
+    if (match === null)
+      return Either.left({ line: index + 1, message: `expected KEY=value, got ${JSON.stringify(raw.trim())}` })
     const key = match[1]!
     let rest = match[2]!
     const quote = rest[0]
@@ -29,7 +30,11 @@ export const parseEnvFile = (text: string): Either.Either<Record<string, string>
       // A double-quoted value may continue on the following lines until its closing quote.
       while (!hasClosingQuote(body, quote) && quote === '"' && index + 1 < lines.length) body += "\n" + lines[++index]
       const end = closingQuoteIndex(body, quote)
-      if (end < 0) return Either.left({ line: startLine, message: `unterminated ${quote === "'" ? "single" : "double"} quote in ${key}` })
+      if (end < 0)
+        return Either.left({
+          line: startLine,
+          message: `unterminated ${quote === "'" ? "single" : "double"} quote in ${key}`
+        })
       const inner = body.slice(0, end)
       vars[key] = quote === "'" ? inner : unescapeDouble(inner)
     } else {

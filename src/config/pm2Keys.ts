@@ -17,7 +17,8 @@ export const pm2IgnoredAppKeys: Readonly<Record<string, string>> = {
   disable_trace: "it turns PM2.io transaction tracing on or off; pmfx does no tracing",
   treekill:
     "pmfx always stops the whole process group and what escaped it: stopping only the main process would leave children the daemon no longer tracks",
-  kill_retry_time: "pmfx sends kill_signal (SIGTERM by default), then SIGKILL once after kill_timeout: there is no kill retry loop to pace",
+  kill_retry_time:
+    "pmfx sends kill_signal (SIGTERM by default), then SIGKILL once after kill_timeout: there is no kill retry loop to pace",
   force: "pmfx refuses a second app of the same name; delete it first or pick another name",
   post_update:
     "PM2 runs these commands after `pm2 deploy` or `pm2 pull` updates the code; pmfx neither deploys nor pulls code: run them in your deploy step, then `pmfx reload`",

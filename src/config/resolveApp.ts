@@ -30,8 +30,12 @@ export interface ResolveContext {
  * through `bash -c` (`sh -c` without bash), and so does pmfx — only then, since the user asked
  * for it by writing one. With an `interpreter`, `script` is always the file it runs.
  */
-const isCommandLine = (script: string, cwd: string, interpreter: string | null, isFile: (file: string) => boolean): boolean =>
-  interpreter === null && /\s/.test(script.trim()) && !isFile(path.resolve(cwd, script))
+const isCommandLine = (
+  script: string,
+  cwd: string,
+  interpreter: string | null,
+  isFile: (file: string) => boolean
+): boolean => interpreter === null && /\s/.test(script.trim()) && !isFile(path.resolve(cwd, script))
 
 /** A script or command: a path when it has a slash or names a file in `dir`, else a command looked up in PATH. */
 const resolveExecutable = (script: string, dir: string, isFile: (file: string) => boolean): string => {
@@ -124,7 +128,8 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
         ? null
         : {
             enabled: health.enabled ?? true,
-            check_type: health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http"),
+            check_type:
+              health.check_type ?? (health.script !== undefined && health.url === undefined ? "script" : "http"),
             url: health.url ?? null,
             script: health.script === undefined ? null : resolveExecutable(health.script, cwd, context.isFile),
             timeout: health.timeout ?? appDefaults.health_check.timeout,
@@ -139,7 +144,8 @@ export const resolveApp = (app: ValidatedApp, context: ResolveContext): AppDefin
     interpreter_args: s.node_args ?? s.interpreter_args ?? pm2AppDefaults.interpreter_args,
     instance_var: s.instance_var ?? pm2AppDefaults.instance_var,
     increment_var: s.increment_var ?? pm2AppDefaults.increment_var,
-    source_map_support: s.disable_source_map_support === true ? false : (s.source_map_support ?? pm2AppDefaults.source_map_support),
+    source_map_support:
+      s.disable_source_map_support === true ? false : (s.source_map_support ?? pm2AppDefaults.source_map_support),
     stop_exit_codes: s.stop_exit_codes ?? pm2AppDefaults.stop_exit_codes,
     cron_restart: s.cron_restart ?? pm2AppDefaults.cron_restart,
     autostart: s.autostart ?? pm2AppDefaults.autostart,

@@ -6,8 +6,7 @@ import { splitShellWords } from "../domain/shellWords"
 import { NO_TIMESTAMP } from "../logs/TimestampPattern"
 import { isNamedSignal, parseSignal } from "../supervisor/signals"
 
-const asTrimmedString = (input: unknown): string | undefined =>
-  typeof input === "string" ? input.trim() : undefined
+const asTrimmedString = (input: unknown): string | undefined => (typeof input === "string" ? input.trim() : undefined)
 
 export const Text = fromUnknown(
   Schema.String,
@@ -56,12 +55,15 @@ export const Decimal = fromUnknown(
   (u) => {
     const text = asTrimmedString(u)
     const n = typeof u === "number" ? u : text !== undefined && /^[+-]?\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
-    return Number.isFinite(n) && n >= 0 ? Either.right(n) : Either.left(`expected a non-negative number, got ${describe(u)}`)
+    return Number.isFinite(n) && n >= 0
+      ? Either.right(n)
+      : Either.left(`expected a non-negative number, got ${describe(u)}`)
   },
   { identifier: "Number", description: "a non-negative number" }
 )
 
-export const instancesHint = 'an instance count (a whole number, "max", 0 for one per CPU or -1 for one per CPU but one)'
+export const instancesHint =
+  'an instance count (a whole number, "max", 0 for one per CPU or -1 for one per CPU but one)'
 
 /**
  * `instances`: a whole number, `max` (one per CPU), or PM2's 0 (one per CPU) and -1 (one per CPU
@@ -71,10 +73,7 @@ export const Instances = fromUnknown(
   Schema.Union(Schema.Int, Schema.Literal("max")),
   (u) => {
     if (asTrimmedString(u)?.toLowerCase() === "max") return Either.right("max" as const)
-    return Either.mapLeft(
-      parseInteger(u, -1),
-      () => `${JSON.stringify(u)} is not ${instancesHint}`
-    )
+    return Either.mapLeft(parseInteger(u, -1), () => `${JSON.stringify(u)} is not ${instancesHint}`)
   },
   { identifier: "Instances", description: 'a whole number, "max", 0 or -1' }
 )
@@ -132,7 +131,8 @@ export const Umask = fromUnknown(
   (u) => {
     // A bare number is refused: YAML reads `022` as twenty-two and JavaScript `0o022` as eighteen,
     // so only the quoted octal digits say what the user meant.
-    if (typeof u === "number") return Either.left(`${u} is a number; write the umask as a quoted octal string like "022"`)
+    if (typeof u === "number")
+      return Either.left(`${u} is a number; write the umask as a quoted octal string like "022"`)
     const text = asTrimmedString(u)
     return text !== undefined && /^0?[0-7]{1,3}$/.test(text)
       ? Either.right(text.padStart(3, "0").slice(-3))
@@ -179,7 +179,10 @@ export const DateFormatSetting = fromUnknown(
   Schema.String,
   (u) => {
     if (u === false || u === null) return Either.right(NO_TIMESTAMP)
-    if (typeof u !== "string") return Either.left(`expected a date format like "YYYY-MM-DD HH:mm:ss Z" (or false for no timestamp), got ${describe(u)}`)
+    if (typeof u !== "string")
+      return Either.left(
+        `expected a date format like "YYYY-MM-DD HH:mm:ss Z" (or false for no timestamp), got ${describe(u)}`
+      )
     return Either.right(u.trim() === "" || u.trim().toLowerCase() === NO_TIMESTAMP ? NO_TIMESTAMP : u)
   },
   { identifier: "DateFormat", description: 'a date format, or false / "none" for no timestamp' }
@@ -202,7 +205,9 @@ export const EnvName = fromUnknown(
 )
 
 const parseExitCode = (u: unknown): Either.Either<number, string> =>
-  Either.flatMap(parseInteger(u, 0), (n) => (n <= 255 ? Either.right(n) : Either.left(`${JSON.stringify(u)} is not an exit code (0 to 255)`)))
+  Either.flatMap(parseInteger(u, 0), (n) =>
+    n <= 255 ? Either.right(n) : Either.left(`${JSON.stringify(u)} is not an exit code (0 to 255)`)
+  )
 
 /** `stop_exit_codes`: one exit code or a list of them (PM2 accepts both). */
 export const ExitCodes = fromUnknown(
@@ -244,7 +249,10 @@ export const FilterEnv = fromUnknown(
         ? Either.right(u.map((item: string) => item.trim()))
         : Either.left("expected true, false, a variable name or a list of them")
     }
-    return Either.mapLeft(parseBoolean(u), () => `expected true, false, a variable name or a list of them, got ${describe(u)}`)
+    return Either.mapLeft(
+      parseBoolean(u),
+      () => `expected true, false, a variable name or a list of them, got ${describe(u)}`
+    )
   },
   { identifier: "FilterEnv", description: "true, false, a name or a list of names" }
 )
@@ -261,7 +269,9 @@ export const KillSignal = fromUnknown(
     const text = typeof u === "number" ? String(u) : asTrimmedString(u)
     if (text === undefined || text === "") return Either.left(`expected a signal name, got ${describe(u)}`)
     return Either.flatMap(parseSignal(text), (signal) =>
-      isNamedSignal(signal.name) ? Either.right(signal.name) : Either.left(`${JSON.stringify(u)} is not a signal pmfx can send by name`)
+      isNamedSignal(signal.name)
+        ? Either.right(signal.name)
+        : Either.left(`${JSON.stringify(u)} is not a signal pmfx can send by name`)
     )
   },
   { identifier: "KillSignal", description: "a signal name like SIGINT or SIGTERM" }

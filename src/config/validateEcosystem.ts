@@ -11,7 +11,15 @@ import { execModeWarning } from "./execModeWarning"
 import { durationHint, durationSecondsHint } from "../domain/Duration"
 import { portHint } from "../domain/Port"
 import { formatSize, sizeHint } from "../domain/Size"
-import { AlertSettings, AppSettings, EcosystemSettings, HealthCheckSettings, LogSettings, RestartLoopSettings, WebhookSettings } from "./AppSettings"
+import {
+  AlertSettings,
+  AppSettings,
+  EcosystemSettings,
+  HealthCheckSettings,
+  LogSettings,
+  RestartLoopSettings,
+  WebhookSettings
+} from "./AppSettings"
 import { closestKey } from "./closestKey"
 import { formatPath, joinPath } from "./fieldPath"
 import { isRecord } from "./mergeSettings"
@@ -56,7 +64,10 @@ const appKeys = [...Object.keys(AppSettings.fields), "env_production"]
 const topKeys = ["apps", ...Object.keys(EcosystemSettings.fields)]
 
 const valueAt = (root: unknown, keys: ReadonlyArray<PropertyKey>): unknown =>
-  keys.reduce<unknown>((node, key) => (isRecord(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined), root)
+  keys.reduce<unknown>(
+    (node, key) => (isRecord(node) || Array.isArray(node) ? (node as Record<PropertyKey, unknown>)[key] : undefined),
+    root
+  )
 
 const unknownKeyProblem = (field: string, key: string, value: unknown, known: ReadonlyArray<string>): ConfigProblem => {
   const closest = closestKey(key, known)
@@ -64,7 +75,10 @@ const unknownKeyProblem = (field: string, key: string, value: unknown, known: Re
     field,
     value,
     message: `unknown setting "${key}"`,
-    suggestion: closest === undefined ? `remove it; known settings are listed in docs/configuration.md` : `did you mean "${closest}"?`
+    suggestion:
+      closest === undefined
+        ? `remove it; known settings are listed in docs/configuration.md`
+        : `did you mean "${closest}"?`
   }
 }
 
@@ -89,7 +103,12 @@ interface Decoded<A> {
  * reported apart (as problems of their own, for `--strict`, and as warnings otherwise): a value
  * whose only fault is an unknown key decodes with the key left out.
  */
-const decodeAll = <A, I>(schema: Schema.Schema<A, I>, input: unknown, base: string, parentKeys: ReadonlyArray<string>): Decoded<A> => {
+const decodeAll = <A, I>(
+  schema: Schema.Schema<A, I>,
+  input: unknown,
+  base: string,
+  parentKeys: ReadonlyArray<string>
+): Decoded<A> => {
   const strict = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(input)
   if (Either.isRight(strict)) return { value: strict.right, problems: [], unknownKeys: [] }
   const problems: Array<ConfigProblem> = []
@@ -105,7 +124,12 @@ const decodeAll = <A, I>(schema: Schema.Schema<A, I>, input: unknown, base: stri
       const parent = String(issue.path.slice(0, -1).findLast((k) => typeof k !== "number") ?? "")
       unknownKeys.push(unknownKeyProblem(field, key, value, knownKeysByParent[parent] ?? parentKeys))
     } else {
-      problems.push({ field, value, message: issue.message, suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message) })
+      problems.push({
+        field,
+        value,
+        message: issue.message,
+        suggestion: suggestionFor(String(issue.path.at(-1) ?? ""), issue.message)
+      })
     }
   }
   // `scirpt` beside a missing `script`: say which key to rename, not only that one is missing.
@@ -113,8 +137,12 @@ const decodeAll = <A, I>(schema: Schema.Schema<A, I>, input: unknown, base: stri
     if (found.message !== "is required") return found
     const missing = found.field.slice(found.field.lastIndexOf(".") + 1)
     const parent = found.field.slice(0, found.field.length - missing.length)
-    const typo = unknownKeys.find((u) => u.suggestion === `did you mean "${missing}"?` && !u.field.slice(parent.length).includes("."))
-    return typo === undefined || !typo.field.startsWith(parent) ? found : { ...found, suggestion: `rename "${typo.field.slice(parent.length)}" to "${missing}"` }
+    const typo = unknownKeys.find(
+      (u) => u.suggestion === `did you mean "${missing}"?` && !u.field.slice(parent.length).includes(".")
+    )
+    return typo === undefined || !typo.field.startsWith(parent)
+      ? found
+      : { ...found, suggestion: `rename "${typo.field.slice(parent.length)}" to "${missing}"` }
   })
   if (problems.length > 0) return { value: undefined, problems: explained, unknownKeys }
   const lenient = Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "ignore" })(input)
@@ -124,7 +152,15 @@ const decodeAll = <A, I>(schema: Schema.Schema<A, I>, input: unknown, base: stri
 /** What to write instead, by setting: the hint of its value type. */
 const hintBySetting: Readonly<Record<string, string>> = {
   ...Object.fromEntries(
-    ["min_uptime", "restart_delay", "exp_backoff_restart_delay", "kill_timeout", "listen_timeout", "cpu_duration", "window"].map((k) => [k, durationHint])
+    [
+      "min_uptime",
+      "restart_delay",
+      "exp_backoff_restart_delay",
+      "kill_timeout",
+      "listen_timeout",
+      "cpu_duration",
+      "window"
+    ].map((k) => [k, durationHint])
   ),
   timeout: durationSecondsHint,
   interval: durationSecondsHint,
@@ -144,8 +180,13 @@ const hintBySetting: Readonly<Record<string, string>> = {
 const suggestionFor = (setting: string, message: string): string => {
   const hint = hintBySetting[setting]
   if (hint !== undefined) return `write ${hint}`
-  const expected = /is not (an? .*)$/.exec(message) ?? /^expected (.*), got/.exec(message) ?? /^(must .*)$/.exec(message)
-  return expected === null ? "fix the value" : expected[1]!.startsWith("must") ? `it ${expected[1]}` : `write ${expected[1]}`
+  const expected =
+    /is not (an? .*)$/.exec(message) ?? /^expected (.*), got/.exec(message) ?? /^(must .*)$/.exec(message)
+  return expected === null
+    ? "fix the value"
+    : expected[1]!.startsWith("must")
+      ? `it ${expected[1]}`
+      : `write ${expected[1]}`
 }
 
 /** The name a script file gives an app: its file name without the extension (`./api/server.js` → `server`). */
@@ -156,7 +197,8 @@ export const fileAppName = (script: string): string => path.basename(script).rep
  * (`fileAppName`); a command line (its last path part has a space: `npm run start:prod`) by the
  * whole line, trimmed.
  */
-export const defaultAppName = (script: string): string => (/\s/.test(path.basename(script.trim())) ? script.trim() : fileAppName(script))
+export const defaultAppName = (script: string): string =>
+  /\s/.test(path.basename(script.trim())) ? script.trim() : fileAppName(script)
 
 export interface ValidateOptions {
   /** CPU count, for `instances: max`. */
@@ -190,7 +232,9 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
       field: "",
       value: Array.isArray(doc) ? "an array" : doc,
       message: "an ecosystem file must be an object with an apps array",
-      suggestion: Array.isArray(doc) ? "wrap the list: { \"apps\": [ ... ] }" : 'write { "apps": [ { "name": "api", "script": "server.js" } ] }'
+      suggestion: Array.isArray(doc)
+        ? 'wrap the list: { "apps": [ ... ] }'
+        : 'write { "apps": [ { "name": "api", "script": "server.js" } ] }'
     })
     return { apps: [], top: {}, problems, warnings }
   }
@@ -219,7 +263,12 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
   const top: typeof EcosystemSettings.Type = decodedTop.value ?? {}
   for (const [index, hook] of (top.webhooks ?? []).entries()) {
     if (!isHttpUrl(hook.url)) {
-      problems.push({ field: `webhooks[${index}].url`, value: hook.url, message: "is not an http(s) URL", suggestion: "write a URL like http://127.0.0.1:8080/hook" })
+      problems.push({
+        field: `webhooks[${index}].url`,
+        value: hook.url,
+        message: "is not an http(s) URL",
+        suggestion: "write a URL like http://127.0.0.1:8080/hook"
+      })
     }
   }
 
@@ -227,13 +276,19 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
     problems.push({
       field: "apps",
       value: rawApps ?? null,
-      message: rawApps === undefined ? "is required: the file has no apps array" : "must be an array of app definitions",
+      message:
+        rawApps === undefined ? "is required: the file has no apps array" : "must be an array of app definitions",
       suggestion: 'write "apps": [ { "name": "api", "script": "server.js" } ]'
     })
     return { apps: [], top, problems, warnings }
   }
   if (rawApps.length === 0) {
-    problems.push({ field: "apps", value: [], message: "has no app", suggestion: "define at least one app with a script" })
+    problems.push({
+      field: "apps",
+      value: [],
+      message: "has no app",
+      suggestion: "define at least one app with a script"
+    })
   }
 
   if (rawApps.length > MAX_APPS) {
@@ -254,14 +309,21 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
     const checked = validateApp(rawApp, at, options, findings)
     if (checked.app !== undefined) {
       apps.push({ ...checked.app, index })
-      identities.push({ index, name: checked.app.name, depends_on: (checked.app.settings.depends_on ?? []).map((entry) => entry.name) })
+      identities.push({
+        index,
+        name: checked.app.name,
+        depends_on: (checked.app.settings.depends_on ?? []).map((entry) => entry.name)
+      })
     } else if (checked.identity !== undefined) identities.push({ index, ...checked.identity })
   })
 
   problems.push(...checkNames(identities), ...checkDependencies(identities), ...checkConditions(apps))
   const processes = apps.reduce((sum, app) => sum + resolveInstances(app.settings.instances ?? 1, options.cpus), 0)
   // (One app over the limit is already reported at its own `instances`.)
-  if (processes > MAX_INSTANCES && apps.every((app) => resolveInstances(app.settings.instances ?? 1, options.cpus) <= MAX_INSTANCES)) {
+  if (
+    processes > MAX_INSTANCES &&
+    apps.every((app) => resolveInstances(app.settings.instances ?? 1, options.cpus) <= MAX_INSTANCES)
+  ) {
     problems.push({
       field: "apps",
       value: processes,
@@ -280,7 +342,8 @@ interface AppCheck {
 
 /** What the cross-app checks need, read leniently from a definition that failed to decode. */
 const identityOf = (raw: Record<string, unknown>, depends_on: ReadonlyArray<string>): AppCheck["identity"] => {
-  const name = typeof raw.name === "string" ? raw.name : typeof raw.script === "string" ? defaultAppName(raw.script) : undefined
+  const name =
+    typeof raw.name === "string" ? raw.name : typeof raw.script === "string" ? defaultAppName(raw.script) : undefined
   // An empty name is already reported by its decoder.
   if (name === undefined || name.trim() === "") return undefined
   return { name, depends_on }
@@ -290,7 +353,12 @@ const identityOf = (raw: Record<string, unknown>, depends_on: ReadonlyArray<stri
 const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, findings: Findings): AppCheck => {
   const { warnings } = findings
   if (!isRecord(rawApp)) {
-    findings.problems.push({ field: at, value: rawApp, message: "must be an object of settings", suggestion: 'write { "name": "api", "script": "server.js" }' })
+    findings.problems.push({
+      field: at,
+      value: rawApp,
+      message: "must be an object of settings",
+      suggestion: 'write { "name": "api", "script": "server.js" }'
+    })
     return {}
   }
   const problems: Array<ConfigProblem> = []
@@ -301,7 +369,10 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
     problems.push({
       field: joinPath(at, scriptKeys[1]!),
       value: rawApp[scriptKeys[1]!],
-      message: `${scriptKeys.map((key) => `"${key}"`).join(" and ")} both give the app's command (PM2 reads ${scriptKeys.slice(1).map((key) => `"${key}"`).join(" and ")} as "script")`,
+      message: `${scriptKeys.map((key) => `"${key}"`).join(" and ")} both give the app's command (PM2 reads ${scriptKeys
+        .slice(1)
+        .map((key) => `"${key}"`)
+        .join(" and ")} as "script")`,
       suggestion: `keep one of ${scriptKeys.join(", ")}`
     })
   }
@@ -356,7 +427,12 @@ const validateApp = (rawApp: unknown, at: string, options: ValidateOptions, find
   }
   const decoded = decodeAll(AppSettings, settingsInput, at, appKeys)
   findings.unknown(decoded.unknownKeys)
-  const settings = decoded.value === undefined ? undefined : dependsOn === undefined ? decoded.value : { ...decoded.value, depends_on: dependsOn.entries }
+  const settings =
+    decoded.value === undefined
+      ? undefined
+      : dependsOn === undefined
+        ? decoded.value
+        : { ...decoded.value, depends_on: dependsOn.entries }
   if (settings === undefined) {
     findings.problems.push(...problems, ...decoded.problems)
     return { identity: identityOf(input, dependsOn?.names ?? []) }

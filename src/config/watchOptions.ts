@@ -28,11 +28,14 @@ const AwaitWriteFinishSetting = fromUnknown(
   Schema.Union(Schema.Boolean, Schema.Struct({ stabilityThreshold: Schema.Number, pollInterval: Schema.Number })),
   (u): Either.Either<boolean | AwaitWriteFinish, string> => {
     if (typeof u === "boolean") return Either.right(u)
-    if (!isRecord(u)) return Either.left(`expected true, false or {stabilityThreshold, pollInterval}, got ${describe(u)}`)
+    if (!isRecord(u))
+      return Either.left(`expected true, false or {stabilityThreshold, pollInterval}, got ${describe(u)}`)
     const unknown = Object.keys(u).filter((key) => key !== "stabilityThreshold" && key !== "pollInterval")
     if (unknown.length > 0) return Either.left(`unknown key "${unknown[0]}": only stabilityThreshold and pollInterval`)
     const read = (key: keyof AwaitWriteFinish) =>
-      u[key] === undefined ? Either.right(AWAIT_WRITE_FINISH_DEFAULTS[key]) : Either.mapLeft(parseDuration(u[key]), (message) => `${key}: ${message}`)
+      u[key] === undefined
+        ? Either.right(AWAIT_WRITE_FINISH_DEFAULTS[key])
+        : Either.mapLeft(parseDuration(u[key]), (message) => `${key}: ${message}`)
     return Either.all({ stabilityThreshold: read("stabilityThreshold"), pollInterval: read("pollInterval") })
   },
   { identifier: "AwaitWriteFinish", description: "true, false or {stabilityThreshold, pollInterval}" }
@@ -62,7 +65,9 @@ export const WatchOptionsSettings = Schema.Struct({
   awaitWriteFinish: opt(AwaitWriteFinishSetting),
   depth: opt(Integer(0)),
   cwd: opt(NonEmptyText)
-}).annotations({ message: (issue) => `expected an object of watcher options like {"usePolling": true}, got ${describe(issue.actual)}` })
+}).annotations({
+  message: (issue) => `expected an object of watcher options like {"usePolling": true}, got ${describe(issue.actual)}`
+})
 export type WatchOptionsSettings = typeof WatchOptionsSettings.Type
 
 const HONOURED = Object.keys(WatchOptionsSettings.fields)
@@ -90,9 +95,16 @@ export const honouredWatchOptions = (value: unknown, at: string, warnings: Array
   const kept: Record<string, unknown> = {}
   for (const [key, option] of Object.entries(value)) {
     const field = joinPath(at, key)
-    if (key === "ignored" && (option instanceof RegExp || typeof option === "function" || (Array.isArray(option) && option.some((p) => typeof p !== "string")))) {
+    if (
+      key === "ignored" &&
+      (option instanceof RegExp ||
+        typeof option === "function" ||
+        (Array.isArray(option) && option.some((p) => typeof p !== "string")))
+    ) {
       const strings = Array.isArray(option) ? option.filter((p): p is string => typeof p === "string") : []
-      warnings.push(`${field}: a regular expression or function is ignored (it cannot be saved with the app); write glob strings, as in ignore_watch`)
+      warnings.push(
+        `${field}: a regular expression or function is ignored (it cannot be saved with the app); write glob strings, as in ignore_watch`
+      )
       if (strings.length > 0) kept[key] = strings
     } else if (HONOURED.includes(key)) kept[key] = option
     else {

@@ -51,7 +51,13 @@ export const DaemonGraph = {
       ConfigLoader.Default,
       SystemStatsReader.Default,
       ApiTraffic.Default,
-      DaemonInfo.make({ home: options.home, socket: options.socket, killed: options.killed, listenerLimits: options.listenerLimits, host: options.host })
+      DaemonInfo.make({
+        home: options.home,
+        socket: options.socket,
+        killed: options.killed,
+        listenerLimits: options.listenerLimits,
+        host: options.host
+      })
     ).pipe(Layer.provideMerge(Engine.at(options.home, options.engine ?? {}, options.logOutput))),
   /** Alerts and webhook delivery (needs the core). */
   notifications: Notifications.Live,

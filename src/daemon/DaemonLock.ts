@@ -17,16 +17,28 @@ import { FileError } from "../domain/errors"
 import { parseProcStat } from "../monitor/procfs"
 import { unsafeWriteFileAtomically } from "./atomicWrite"
 
-export class DaemonAlreadyRunning extends Data.TaggedError("DaemonAlreadyRunning")<{ readonly pid: number; readonly file: string }> {}
+export class DaemonAlreadyRunning extends Data.TaggedError("DaemonAlreadyRunning")<{
+  readonly pid: number
+  readonly file: string
+}> {}
 
 /** FILE_ERROR for lock files that cannot be written (a full disk, a read-only home); nothing of them is left behind. */
 const lockUnwritable = (file: string, error: unknown): FileError => {
   const code = (error as { readonly code?: unknown } | null)?.code
   const errno = typeof code === "string" ? code : "EIO"
-  const why = errno === "ENOSPC" || errno === "EDQUOT" ? `the disk holding ${path.dirname(file)} is full` : error instanceof Error ? error.message : String(error)
+  const why =
+    errno === "ENOSPC" || errno === "EDQUOT"
+      ? `the disk holding ${path.dirname(file)} is full`
+      : error instanceof Error
+        ? error.message
+        : String(error)
   return new FileError({
     message: `the daemon cannot start: its lock ${file} cannot be written: ${why} (${errno})`,
-    details: { path: file, reason: errno, suggestion: `free space on that disk (or make ${path.dirname(file)} writable) and run the command again` }
+    details: {
+      path: file,
+      reason: errno,
+      suggestion: `free space on that disk (or make ${path.dirname(file)} writable) and run the command again`
+    }
   })
 }
 
@@ -49,7 +61,10 @@ const procStat = (pid: number): { readonly state: string; readonly startTime: nu
 const runsPmfxDaemon = (pid: number): boolean => {
   try {
     const args = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
-    return args.some((arg) => arg.endsWith("daemon.cjs")) || (args.some((arg) => arg.endsWith("pmfx.cjs")) && args.includes("daemon"))
+    return (
+      args.some((arg) => arg.endsWith("daemon.cjs")) ||
+      (args.some((arg) => arg.endsWith("pmfx.cjs")) && args.includes("daemon"))
+    )
   } catch {
     return false
   }
@@ -133,7 +148,10 @@ const tryCreate = (file: string): boolean => {
 
 const writeOwnerRecord = (pidFile: string): void => {
   const startTime = procStat(process.pid)?.startTime ?? 0
-  const failed = unsafeWriteFileAtomically(ownerFileOf(pidFile), Buffer.from(`${process.pid} ${startTime}\n`), { mode: 0o600, durable: false })
+  const failed = unsafeWriteFileAtomically(ownerFileOf(pidFile), Buffer.from(`${process.pid} ${startTime}\n`), {
+    mode: 0o600,
+    durable: false
+  })
   if (failed !== null) throw Object.assign(new Error(failed.reason), { code: failed.code })
 }
 
@@ -181,7 +199,8 @@ export const acquireDaemonLock = (file: string): Effect.Effect<void, DaemonAlrea
           sleepSync(20)
           continue
         }
-        if (owner !== undefined && holds(file, owner)) return Effect.fail(new DaemonAlreadyRunning({ pid: owner, file }))
+        if (owner !== undefined && holds(file, owner))
+          return Effect.fail(new DaemonAlreadyRunning({ pid: owner, file }))
         removeStale(file, owner)
       }
       return Effect.fail(new DaemonAlreadyRunning({ pid: readPidFile(file) ?? 0, file }))

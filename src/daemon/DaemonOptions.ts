@@ -17,14 +17,42 @@ import {
 import { DEFAULT_WEB_HOST, DEFAULT_WEB_PORT } from "./listenerRules"
 
 export const daemonFlags = {
-  web: { value: false, description: "open the TCP listener at start, with the settings below; they win over those state.json remembers" },
-  host: { value: true, pseudo: "host", description: `address the listener binds (default ${DEFAULT_WEB_HOST}; needs --web)` },
-  port: { value: true, pseudo: "port", description: `port the listener binds (default ${DEFAULT_WEB_PORT}; needs --web)` },
-  "api-key": { value: true, pseudo: "key", description: "the key every route but GET / requires (or PMFX_API_KEY; needs --web)" },
-  "read-only-api-key": { value: true, pseudo: "key", description: "a key that may only read (or PMFX_READONLY_API_KEY; needs --web)" },
+  web: {
+    value: false,
+    description: "open the TCP listener at start, with the settings below; they win over those state.json remembers"
+  },
+  host: {
+    value: true,
+    pseudo: "host",
+    description: `address the listener binds (default ${DEFAULT_WEB_HOST}; needs --web)`
+  },
+  port: {
+    value: true,
+    pseudo: "port",
+    description: `port the listener binds (default ${DEFAULT_WEB_PORT}; needs --web)`
+  },
+  "api-key": {
+    value: true,
+    pseudo: "key",
+    description: "the key every route but GET / requires (or PMFX_API_KEY; needs --web)"
+  },
+  "read-only-api-key": {
+    value: true,
+    pseudo: "key",
+    description: "a key that may only read (or PMFX_READONLY_API_KEY; needs --web)"
+  },
   "allow-insecure": { value: false, description: "listen on a non-loopback address without an API key (needs --web)" },
-  "metrics-public": { value: false, description: "GET /metrics answers without a key, for a Prometheus scrape (app names and figures become readable; needs --web)" },
-  config: { value: true, pseudo: "file", description: "an ecosystem file whose apps start once the saved ones are restored (apps that exist by name are left as they are)" },
+  "metrics-public": {
+    value: false,
+    description:
+      "GET /metrics answers without a key, for a Prometheus scrape (app names and figures become readable; needs --web)"
+  },
+  config: {
+    value: true,
+    pseudo: "file",
+    description:
+      "an ecosystem file whose apps start once the saved ones are restored (apps that exist by name are left as they are)"
+  },
   "header-timeout": {
     value: true,
     pseudo: "duration",
@@ -43,7 +71,8 @@ export const daemonFlags = {
   "max-connections": {
     value: true,
     pseudo: "count",
-    description: "connections each listener holds at once (default a quarter of the open-file limit, 32 to 1024); at the cap a new one replaces the oldest with no request in progress"
+    description:
+      "connections each listener holds at once (default a quarter of the open-file limit, 32 to 1024); at the cap a new one replaces the oldest with no request in progress"
   }
 } as const
 
@@ -55,7 +84,9 @@ const Port = Schema.transformOrFail(Schema.String, Schema.Int, {
     const port = /^\d+$/.test(text) ? Number(text) : Number.NaN
     return port >= 1 && port <= 65535
       ? ParseResult.succeed(port)
-      : ParseResult.fail(new ParseResult.Type(ast, text, `--port must be a whole number from 1 to 65535, not ${JSON.stringify(text)}`))
+      : ParseResult.fail(
+          new ParseResult.Type(ast, text, `--port must be a whole number from 1 to 65535, not ${JSON.stringify(text)}`)
+        )
   },
   encode: (port) => ParseResult.succeed(String(port))
 })
@@ -68,7 +99,9 @@ const Timeout = (flag: string) =>
       if (parsed._tag === "Left") return ParseResult.fail(new ParseResult.Type(ast, text, `--${flag}: ${parsed.left}`))
       return parsed.right >= 1 && parsed.right <= 86_400_000
         ? ParseResult.succeed(parsed.right)
-        : ParseResult.fail(new ParseResult.Type(ast, text, `--${flag} must be between 1ms and 1d, not ${JSON.stringify(text)}`))
+        : ParseResult.fail(
+            new ParseResult.Type(ast, text, `--${flag} must be between 1ms and 1d, not ${JSON.stringify(text)}`)
+          )
     },
     encode: (ms) => ParseResult.succeed(formatDuration(ms))
   })
@@ -78,11 +111,18 @@ const ConnectionCount = Schema.transformOrFail(Schema.String, Schema.Int, {
     const count = /^\d+$/.test(text) ? Number(text) : Number.NaN
     return count >= 1 && count <= 65_535
       ? ParseResult.succeed(count)
-      : ParseResult.fail(new ParseResult.Type(ast, text, `--max-connections must be a whole number from 1 to 65535, not ${JSON.stringify(text)}`))
+      : ParseResult.fail(
+          new ParseResult.Type(
+            ast,
+            text,
+            `--max-connections must be a whole number from 1 to 65535, not ${JSON.stringify(text)}`
+          )
+        )
   },
   encode: (count) => ParseResult.succeed(String(count))
 })
-const NonEmpty = (flag: string) => Schema.String.pipe(Schema.minLength(1)).annotations({ message: () => `${flag} cannot be empty` })
+const NonEmpty = (flag: string) =>
+  Schema.String.pipe(Schema.minLength(1)).annotations({ message: () => `${flag} cannot be empty` })
 
 /** The flags as given (strings, `true` for a bare flag), decoded into their values. */
 const RawDaemonOptions = Schema.Struct({
@@ -138,11 +178,13 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
     }
     const value = eq !== -1 ? arg.slice(eq + 1) : args[++i]
     // `--config --web` is a forgotten value, not a file named "--web" (`--api-key=--x` still works).
-    if (value === undefined || (eq === -1 && value.startsWith("--"))) return Either.left(`--${name} needs a value (${flag.pseudo})`)
+    if (value === undefined || (eq === -1 && value.startsWith("--")))
+      return Either.left(`--${name} needs a value (${flag.pseudo})`)
     given[name] = value
   }
   const decoded = Schema.decodeUnknownEither(RawDaemonOptions, { errors: "first" })(given)
-  if (Either.isLeft(decoded)) return Either.left(ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message ?? "bad options")
+  if (Either.isLeft(decoded))
+    return Either.left(ParseResult.ArrayFormatter.formatErrorSync(decoded.left)[0]?.message ?? "bad options")
   const o = decoded.right
   const options: DaemonOptions = {
     help,
@@ -169,7 +211,9 @@ export const parseDaemonArgs = (args: ReadonlyArray<string>): Either.Either<Daem
   }
   // Listener settings without --web would be silently ignored: almost certainly a forgotten --web.
   if (!options.web) {
-    const stray = (["host", "port", "api-key", "read-only-api-key", "allow-insecure", "metrics-public"] as const).find((name) => name in given)
+    const stray = (["host", "port", "api-key", "read-only-api-key", "allow-insecure", "metrics-public"] as const).find(
+      (name) => name in given
+    )
     if (stray !== undefined) return Either.left(`--${stray} configures the web listener: add --web to open it`)
   }
   return Either.right(options)
@@ -183,5 +227,7 @@ export const DAEMON_USAGE =
 export const daemonHelp = (): string =>
   [
     DAEMON_USAGE,
-    ...Object.entries(daemonFlags).map(([name, flag]) => `  --${name}${"pseudo" in flag ? ` <${flag.pseudo}>` : ""}\n      ${flag.description}`)
+    ...Object.entries(daemonFlags).map(
+      ([name, flag]) => `  --${name}${"pseudo" in flag ? ` <${flag.pseudo}>` : ""}\n      ${flag.description}`
+    )
   ].join("\n")

@@ -39,7 +39,12 @@ export const StateFileContent = Schema.Struct({
 })
 export type StateFileContent = typeof StateFileContent.Type
 
-export const emptyState: StateFileContent = { version: 1, saved_at: new Date(0).toISOString(), killed: false, engine: { next_id: 0, apps: [] } }
+export const emptyState: StateFileContent = {
+  version: 1,
+  saved_at: new Date(0).toISOString(),
+  killed: false,
+  engine: { next_id: 0, apps: [] }
+}
 
 export type LoadedState =
   | { readonly _tag: "Missing" }
@@ -63,7 +68,8 @@ export const readStateFile = (file: string): Effect.Effect<LoadedState> =>
       return moveAside(file, `is not valid JSON: ${(error as Error).message}`)
     }
     const decoded = Schema.decodeUnknownEither(StateFileContent)(json)
-    if (Either.isLeft(decoded)) return moveAside(file, `does not have the expected shape: ${decoded.left.message.split("\n")[0]}`)
+    if (Either.isLeft(decoded))
+      return moveAside(file, `does not have the expected shape: ${decoded.left.message.split("\n")[0]}`)
     return { _tag: "Loaded", state: decoded.right } as const
   })
 
@@ -79,5 +85,8 @@ const moveAside = (file: string, reason: string): LoadedState => {
  */
 export const writeStateFile = (file: string, state: StateFileContent): Effect.Effect<void, AtomicWriteError> =>
   Effect.suspend(() =>
-    writeFileAtomically(file, Buffer.from(JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2)), { mode: 0o600, durable: true })
+    writeFileAtomically(file, Buffer.from(JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2)), {
+      mode: 0o600,
+      durable: true
+    })
   )

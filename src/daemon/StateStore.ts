@@ -73,7 +73,11 @@ export const saveErrorOf = (error: AtomicWriteError): InsufficientResources | Fi
   }
   return new FileError({
     message: `state.json could not be saved: ${error.reason} (${error.code}); ${effect}`,
-    details: { path: error.file, reason: error.code, suggestion: `make ${dir} writable again (check the file system and its permissions); ${retry}` }
+    details: {
+      path: error.file,
+      reason: error.code,
+      suggestion: `make ${dir} writable again (check the file system and its permissions); ${retry}`
+    }
   })
 }
 
@@ -111,13 +115,24 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
         const previous = (yield* Ref.get(status)).failure
         if (outcome === null) {
           yield* Ref.set(status, { lastSavedAt: now, failure: null })
-          if (previous !== null) yield* Effect.logInfo(`state.json is saved again (it could not be saved since ${new Date(previous.since).toISOString()}: ${previous.code})`)
+          if (previous !== null)
+            yield* Effect.logInfo(
+              `state.json is saved again (it could not be saved since ${new Date(previous.since).toISOString()}: ${previous.code})`
+            )
           return
         }
         const error = saveErrorOf(outcome)
-        const failure: SaveFailure = { code: outcome.code, reason: outcome.reason, since: previous?.since ?? now, error }
+        const failure: SaveFailure = {
+          code: outcome.code,
+          reason: outcome.reason,
+          since: previous?.since ?? now,
+          error
+        }
         yield* Ref.update(status, (current) => ({ ...current, failure }))
-        if (previous === null || previous.code !== outcome.code) yield* Effect.logError(`could not write state.json: ${outcome.reason} (${outcome.code}); trying again every ${Duration.toSeconds(SAVE_RETRY)}s`)
+        if (previous === null || previous.code !== outcome.code)
+          yield* Effect.logError(
+            `could not write state.json: ${outcome.reason} (${outcome.code}); trying again every ${Duration.toSeconds(SAVE_RETRY)}s`
+          )
         return yield* Effect.fail(error)
       })
 
@@ -142,13 +157,19 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
       const mine = ++requested
       // Saves are synchronous: without a pause, the spawns of a burst (a file's 50 apps) would
       // each get a save of their own, one after another. Let the spawns ready to run go first.
-      return Effect.zipRight(Effect.sleep(SPAWN_SAVE_GATHER), spawnLock.withPermits(1)(
-        Effect.suspend(() => {
-          if (covered >= mine) return Effect.void
-          const upTo = requested
-          return save.pipe(Effect.ignore, Effect.tap(() => Effect.sync(() => void (covered = upTo))))
-        })
-      ))
+      return Effect.zipRight(
+        Effect.sleep(SPAWN_SAVE_GATHER),
+        spawnLock.withPermits(1)(
+          Effect.suspend(() => {
+            if (covered >= mine) return Effect.void
+            const upTo = requested
+            return save.pipe(
+              Effect.ignore,
+              Effect.tap(() => Effect.sync(() => void (covered = upTo)))
+            )
+          })
+        )
+      )
     })
     yield* manager.onSpawned(saveAfterSpawn)
     yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))

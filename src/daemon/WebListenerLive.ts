@@ -24,7 +24,11 @@ export const WebListenerLive = Layer.scoped(
     const context = yield* Effect.context<TcpRequirements>()
     const daemon = yield* DaemonInfo
     const lock = yield* Effect.makeSemaphore(1)
-    let current: { readonly settings: WebSettings; readonly scope: Scope.CloseableScope; readonly server: http.Server | undefined } | null = null
+    let current: {
+      readonly settings: WebSettings
+      readonly scope: Scope.CloseableScope
+      readonly server: http.Server | undefined
+    } | null = null
 
     const closeCurrent = Effect.suspend(() => {
       const open = current
@@ -32,7 +36,10 @@ export const WebListenerLive = Layer.scoped(
       if (open === null) return Effect.succeed(null)
       // server.close() waits for keep-alive and streaming connections; end them first.
       open.server?.closeAllConnections()
-      return Scope.close(open.scope, Exit.void).pipe(Effect.zipRight(Ref.set(daemon.web, null)), Effect.as(open.settings))
+      return Scope.close(open.scope, Exit.void).pipe(
+        Effect.zipRight(Ref.set(daemon.web, null)),
+        Effect.as(open.settings)
+      )
     })
 
     const start = (settings: WebSettings): Effect.Effect<WebListenerState, PortInUse | BadRequest> =>
@@ -57,13 +64,19 @@ export const WebListenerLive = Layer.scoped(
           const reason = cause?.message ?? String(built.left)
           return yield* new BadRequest({
             message: `cannot listen on ${settings.host}:${settings.port}: ${reason}`,
-            details: { field: "host", reason, suggestion: "give a host name or address of this machine, and a free port" }
+            details: {
+              field: "host",
+              reason,
+              suggestion: "give a host name or address of this machine, and a free port"
+            }
           })
         }
         current = { settings, scope, server }
         const state = stateOf(settings, true)
         yield* Ref.set(daemon.web, { host: state.host, port: state.port, auth: state.auth })
-        yield* Effect.logInfo(`web listener open on ${state.url}${state.auth ? " (API key required)" : " (no API key)"}`)
+        yield* Effect.logInfo(
+          `web listener open on ${state.url}${state.auth ? " (API key required)" : " (no API key)"}`
+        )
         return state
       })
 
@@ -83,7 +96,11 @@ export const WebListenerLive = Layer.scoped(
                   }
                 })
               ),
-              Effect.tapError(() => (previous !== null && previous.settings.port !== settings.port ? Effect.sync(() => (current = previous)) : Effect.void))
+              Effect.tapError(() =>
+                previous !== null && previous.settings.port !== settings.port
+                  ? Effect.sync(() => (current = previous))
+                  : Effect.void
+              )
             )
             yield* Ref.set(daemon.webSettings, settings)
             return state

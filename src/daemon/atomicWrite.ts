@@ -59,10 +59,15 @@ const syncFolder = (dir: string): void => {
 }
 
 /** The temporary file of `file` (hidden, per process, in the same folder so that rename is atomic). */
-export const temporaryFileOf = (file: string): string => path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
+export const temporaryFileOf = (file: string): string =>
+  path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`)
 
 /** The synchronous core of `writeFileAtomically`, for callers outside Effect. */
-export const unsafeWriteFileAtomically = (file: string, data: Buffer, options: AtomicWriteOptions): AtomicWriteError | null => {
+export const unsafeWriteFileAtomically = (
+  file: string,
+  data: Buffer,
+  options: AtomicWriteOptions
+): AtomicWriteError | null => {
   const temp = temporaryFileOf(file)
   let fd: number | null = null
   try {
@@ -71,7 +76,8 @@ export const unsafeWriteFileAtomically = (file: string, data: Buffer, options: A
     if (options.durable) fs.fsyncSync(fd)
     // The size the file system reports is what a reader will get: never rename a short file.
     const size = fs.fstatSync(fd).size
-    if (size !== data.length) throw Object.assign(new Error(`the written file has ${size} of ${data.length} bytes`), { code: "ESHORT" })
+    if (size !== data.length)
+      throw Object.assign(new Error(`the written file has ${size} of ${data.length} bytes`), { code: "ESHORT" })
     fs.closeSync(fd)
     fd = null
     fs.renameSync(temp, file)
@@ -88,21 +94,35 @@ export const unsafeWriteFileAtomically = (file: string, data: Buffer, options: A
     } catch {
       // Nothing was created (a read-only folder, say): nothing to remove.
     }
-    return new AtomicWriteError({ file, code: codeOf(error), reason: error instanceof Error ? error.message : String(error), bytes: data.length })
+    return new AtomicWriteError({
+      file,
+      code: codeOf(error),
+      reason: error instanceof Error ? error.message : String(error),
+      bytes: data.length
+    })
   }
   if (options.durable) {
     try {
       syncFolder(path.dirname(file))
     } catch (error) {
       // The new file is in place; only its durability across a power loss is in doubt.
-      return new AtomicWriteError({ file, code: codeOf(error), reason: error instanceof Error ? error.message : String(error), bytes: data.length })
+      return new AtomicWriteError({
+        file,
+        code: codeOf(error),
+        reason: error instanceof Error ? error.message : String(error),
+        bytes: data.length
+      })
     }
   }
   return null
 }
 
 /** Replaces `file` with `data`: afterwards the file holds either all of `data` or its old content. */
-export const writeFileAtomically = (file: string, data: Buffer, options: AtomicWriteOptions): Effect.Effect<void, AtomicWriteError> =>
+export const writeFileAtomically = (
+  file: string,
+  data: Buffer,
+  options: AtomicWriteOptions
+): Effect.Effect<void, AtomicWriteError> =>
   Effect.suspend(() => {
     const error = unsafeWriteFileAtomically(file, data, options)
     return error === null ? Effect.void : Effect.fail(error)

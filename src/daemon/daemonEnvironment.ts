@@ -18,15 +18,26 @@ const NOT_FOR_THE_DAEMON = new Set(["PMFX_URL", "PMFX_API_KEY", "PMFX_READONLY_A
 /** Variables of the daemon that no app (or health check script) gets. */
 const NOT_FOR_APPS = new Set(["PMFX_API_KEY", "PMFX_READONLY_API_KEY", "PMFX_RUN_ID"])
 
-const strings = (env: Readonly<Record<string, string | undefined>>, left: ReadonlySet<string>): Record<string, string> =>
-  Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => typeof entry[1] === "string" && !left.has(entry[0])))
+const strings = (
+  env: Readonly<Record<string, string | undefined>>,
+  left: ReadonlySet<string>
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(env).filter(
+      (entry): entry is [string, string] => typeof entry[1] === "string" && !left.has(entry[0])
+    )
+  )
 
 /** The environment of a daemon started in the background by a CLI call with `caller`'s. */
-export const environmentForDaemon = (caller: Readonly<Record<string, string | undefined>>, home: string): Record<string, string> => ({
+export const environmentForDaemon = (
+  caller: Readonly<Record<string, string | undefined>>,
+  home: string
+): Record<string, string> => ({
   ...strings(caller, NOT_FOR_THE_DAEMON),
   PMFX_HOME: home
 })
 
 /** What apps created without a caller's environment (the API's settings form, `--config`) start from. */
-export const daemonEnvironmentForApps = (daemon: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> =>
-  strings(daemon, NOT_FOR_APPS)
+export const daemonEnvironmentForApps = (
+  daemon: Readonly<Record<string, string | undefined>> = process.env
+): Record<string, string> => strings(daemon, NOT_FOR_APPS)

@@ -53,7 +53,9 @@ const openFileLimit = (): number | undefined => {
  */
 export const defaultMaxConnections = (): number => {
   const limit = openFileLimit()
-  return limit === undefined ? MAX_CONNECTIONS : Math.min(MAX_CONNECTIONS, Math.max(MIN_CONNECTIONS, Math.floor(limit / 4)))
+  return limit === undefined
+    ? MAX_CONNECTIONS
+    : Math.min(MAX_CONNECTIONS, Math.max(MIN_CONNECTIONS, Math.floor(limit / 4)))
 }
 
 export const defaultListenerLimits = (): ListenerLimits => ({
@@ -70,8 +72,12 @@ interface Tracked {
 }
 
 /** The oldest connection with no request in progress (and not a WebSocket) that `accept`s. */
-const oldestIdle = (connections: ReadonlyMap<net.Socket, Tracked>, accept: (socket: net.Socket) => boolean): net.Socket | undefined => {
-  for (const [socket, tracked] of connections) if (tracked.busy === 0 && !tracked.upgraded && accept(socket)) return socket
+const oldestIdle = (
+  connections: ReadonlyMap<net.Socket, Tracked>,
+  accept: (socket: net.Socket) => boolean
+): net.Socket | undefined => {
+  for (const [socket, tracked] of connections)
+    if (tracked.busy === 0 && !tracked.upgraded && accept(socket)) return socket
   return undefined
 }
 
@@ -100,8 +106,7 @@ export const limitedServer = (limits: ListenerLimits, name: string, options: htt
     if (connections.size >= limits.maxConnections) {
       // First a connection that has sent something (a partial head, or requests before): one
       // accepted in this same burst may simply not have been read yet, like this newcomer.
-      const victim =
-        oldestIdle(connections, (other) => other.bytesRead > 0) ?? oldestIdle(connections, () => true)
+      const victim = oldestIdle(connections, (other) => other.bytesRead > 0) ?? oldestIdle(connections, () => true)
       const evicted = victim !== undefined
       if (victim !== undefined) {
         connections.delete(victim)

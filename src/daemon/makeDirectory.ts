@@ -21,7 +21,8 @@ export const makeDirectory = (dir: string, mode = 0o777): string | undefined => 
   for (;;) {
     const stats = fs.statSync(current, { throwIfNoEntry: false })
     if (stats !== undefined) {
-      if (!stats.isDirectory()) throw Object.assign(new Error(`${current} is not a folder`), { code: "ENOTDIR", path: current })
+      if (!stats.isDirectory())
+        throw Object.assign(new Error(`${current} is not a folder`), { code: "ENOTDIR", path: current })
       break
     }
     const parent = path.dirname(current)

@@ -9,9 +9,16 @@ import type * as http from "node:http"
 import { Readable } from "node:stream"
 
 /** The body to write (if any) and the headers to send with it. */
-export const outgoingOf = (request: HttpClientRequest.HttpClientRequest): { readonly bytes: Uint8Array | undefined; readonly headers: Record<string, string> } => {
+export const outgoingOf = (
+  request: HttpClientRequest.HttpClientRequest
+): { readonly bytes: Uint8Array | undefined; readonly headers: Record<string, string> } => {
   const body = request.body
-  const bytes = body._tag === "Uint8Array" ? body.body : body._tag === "Raw" && typeof body.body === "string" ? Buffer.from(body.body) : undefined
+  const bytes =
+    body._tag === "Uint8Array"
+      ? body.body
+      : body._tag === "Raw" && typeof body.body === "string"
+        ? Buffer.from(body.body)
+        : undefined
   const headers: Record<string, string> = { ...request.headers }
   if (bytes !== undefined) {
     headers["content-length"] = String(bytes.byteLength)
@@ -20,7 +27,10 @@ export const outgoingOf = (request: HttpClientRequest.HttpClientRequest): { read
   return { bytes, headers }
 }
 
-export const responseOf = (request: HttpClientRequest.HttpClientRequest, incoming: http.IncomingMessage): HttpClientResponse.HttpClientResponse => {
+export const responseOf = (
+  request: HttpClientRequest.HttpClientRequest,
+  incoming: http.IncomingMessage
+): HttpClientResponse.HttpClientResponse => {
   const headers = new Headers()
   for (const [key, value] of Object.entries(incoming.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(key, v)

@@ -64,11 +64,21 @@ const fileError = (dir: string, role: DirectoryRole, reason: string, why: string
 /** FILE_ERROR for a system error met while using `dir` (at `at`, the path the call failed on). */
 export const fromSystemError = (dir: string, role: DirectoryRole, error: unknown, at: string = dir): FileError => {
   const code = codeOf(error)
-  return fileError(dir, role, code, `${MEANINGS[code] ?? (error instanceof Error ? error.message : String(error))} (${code})`, at)
+  return fileError(
+    dir,
+    role,
+    code,
+    `${MEANINGS[code] ?? (error instanceof Error ? error.message : String(error))} (${code})`,
+    at
+  )
 }
 
 /** The first existing ancestor of `dir` (or `dir` itself) and the levels below it to create. */
-const existingAncestor = (dir: string): { readonly existing: string; readonly missing: ReadonlyArray<string> } | { readonly error: unknown; readonly at: string } => {
+const existingAncestor = (
+  dir: string
+):
+  | { readonly existing: string; readonly missing: ReadonlyArray<string> }
+  | { readonly error: unknown; readonly at: string } => {
   const missing: Array<string> = []
   let current = dir
   for (;;) {
@@ -95,14 +105,24 @@ export const prepareDirectory = (dir: string, role: DirectoryRole, mode = 0o700)
     let kind: number
     try {
       if (!fs.statSync(existing).isDirectory()) {
-        return Effect.fail(fileError(absolute, role, "ENOTDIR", existing === absolute ? "it is a file, not a folder" : `${existing} is a file, not a folder`))
+        return Effect.fail(
+          fileError(
+            absolute,
+            role,
+            "ENOTDIR",
+            existing === absolute ? "it is a file, not a folder" : `${existing} is a file, not a folder`
+          )
+        )
       }
       kind = Number(fs.statfsSync(existing).type)
     } catch (error) {
       return Effect.fail(fromSystemError(absolute, role, error, existing))
     }
     const kernel = KERNEL_FILE_SYSTEMS.get(kind)
-    if (kernel !== undefined) return Effect.fail(fileError(absolute, role, "EKERNELFS", `it is on ${kernel}, a kernel file system that holds no files of ours`))
+    if (kernel !== undefined)
+      return Effect.fail(
+        fileError(absolute, role, "EKERNELFS", `it is on ${kernel}, a kernel file system that holds no files of ours`)
+      )
     if (missing.length > 0) {
       try {
         fs.accessSync(existing, fs.constants.W_OK | fs.constants.X_OK)
@@ -115,7 +135,8 @@ export const prepareDirectory = (dir: string, role: DirectoryRole, mode = 0o700)
         fs.mkdirSync(level, { mode })
       } catch (error) {
         // Made meanwhile by another command starting at the same moment: fine if it is a folder.
-        if (codeOf(error) === "EEXIST" && fs.statSync(level, { throwIfNoEntry: false })?.isDirectory() === true) continue
+        if (codeOf(error) === "EEXIST" && fs.statSync(level, { throwIfNoEntry: false })?.isDirectory() === true)
+          continue
         return Effect.fail(fromSystemError(absolute, role, error, level))
       }
     }

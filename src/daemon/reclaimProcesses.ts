@@ -70,7 +70,10 @@ const ownGroup = (): number => {
   }
 }
 
-export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly killed: boolean; readonly pipesDir: string }): Effect.Effect<Reclaimed> =>
+export const reclaimProcesses = (
+  engine: EngineSnapshot,
+  options: { readonly killed: boolean; readonly pipesDir: string }
+): Effect.Effect<Reclaimed> =>
   Effect.gen(function* () {
     const adopt = new Map<number, Adoption>()
     const stopped: Array<number> = []
@@ -86,12 +89,21 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
           // A worker of a primary that lost its daemon: the whole cluster (the primary's process
           // group, which its workers share) is stopped, and the app started again.
           const stat = yield* readProcStat(row.pid)
-          if (Option.isSome(stat) && stat.value.pgrp > 1 && stat.value.pgrp !== ownGroup()) toStop.push({ pgid: stat.value.pgrp, killTimeout: app.definition.kill_timeout })
+          if (Option.isSome(stat) && stat.value.pgrp > 1 && stat.value.pgrp !== ownGroup())
+            toStop.push({ pgid: stat.value.pgrp, killTimeout: app.definition.kill_timeout })
           continue
         }
-        const pair = row.pipes !== undefined && row.pipes !== null && isPipeName(row.pipes) ? pairAt(options.pipesDir, row.pipes) : null
+        const pair =
+          row.pipes !== undefined && row.pipes !== null && isPipeName(row.pipes)
+            ? pairAt(options.pipesDir, row.pipes)
+            : null
         if (!options.killed && row.desired === "running" && pair !== null && pairExists(pair)) {
-          adopt.set(row.id, { pid: row.pid, startTime: row.pid_start_time, startedAt: row.started_at ?? now, pipes: pair })
+          adopt.set(row.id, {
+            pid: row.pid,
+            startTime: row.pid_start_time,
+            startedAt: row.started_at ?? now,
+            pipes: pair
+          })
         } else {
           toStop.push({ pgid: row.pid, killTimeout: app.definition.kill_timeout, signal: killSignalOf(app.definition) })
         }
@@ -118,7 +130,9 @@ export const reclaimProcesses = (engine: EngineSnapshot, options: { readonly kil
       for (const pgid of groups) {
         // A cluster's workers hold their FIFOs: their group is already being stopped.
         if (toStop.some((entry) => entry.pgid === pgid)) continue
-        yield* Effect.logWarning(`stopping process group ${pgid}: an earlier daemon started it but died before recording it`)
+        yield* Effect.logWarning(
+          `stopping process group ${pgid}: an earlier daemon started it but died before recording it`
+        )
         toStop.push({ pgid, killTimeout: SWEEP_KILL_TIMEOUT_MS })
       }
     }

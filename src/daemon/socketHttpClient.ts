@@ -13,11 +13,22 @@ export const socketHttpClient = (socketPath: string): HttpClient.HttpClient =>
     Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
       const { bytes, headers } = outgoingOf(request)
       const outgoing = http.request(
-        { socketPath, path: `${url.pathname}${url.search}`, method: request.method, headers: { ...headers, host: "pmfx" }, agent: false, signal },
+        {
+          socketPath,
+          path: `${url.pathname}${url.search}`,
+          method: request.method,
+          headers: { ...headers, host: "pmfx" },
+          agent: false,
+          signal
+        },
         (incoming) => resume(Effect.succeed(responseOf(request, incoming)))
       )
       outgoing.on("error", (cause) =>
-        resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause, description: cause.message })))
+        resume(
+          Effect.fail(
+            new HttpClientError.RequestError({ request, reason: "Transport", cause, description: cause.message })
+          )
+        )
       )
       outgoing.end(bytes)
     })

@@ -24,7 +24,9 @@ export const startEcosystem = (ecosystem: LoadedEcosystem, baseEnv: Readonly<Rec
     if (kept.length > 0) yield* Effect.logInfo(`${file}: ${kept.join(", ")} already present, left as they are`)
     if (fresh.length === 0) return
     yield* manager.create(fresh, { baseEnv }).pipe(
-      Effect.tap((rows) => Effect.logInfo(`${file}: started ${fresh.map((app) => app.name).join(", ")} (${rows.length} process(es))`)),
+      Effect.tap((rows) =>
+        Effect.logInfo(`${file}: started ${fresh.map((app) => app.name).join(", ")} (${rows.length} process(es))`)
+      ),
       Effect.catchAll((error) => Effect.logError(`${file}: could not start its apps: ${error.message}`))
     )
   })

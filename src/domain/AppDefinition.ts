@@ -151,21 +151,29 @@ export const AppDefinition = Schema.Struct({
   // PM2 settings (docs/configuration.md §3.11). Optional when decoding, with their defaults, so a
   // state file saved before they existed still loads.
   /** Flags given to the interpreter before the script (`node_args` / `interpreter_args`). */
-  interpreter_args: Schema.optionalWith(Schema.Array(Schema.String), { default: () => [...pm2AppDefaults.interpreter_args] }),
+  interpreter_args: Schema.optionalWith(Schema.Array(Schema.String), {
+    default: () => [...pm2AppDefaults.interpreter_args]
+  }),
   /** The variable carrying the instance index (besides PMFX_INSTANCE_ID). */
   instance_var: Schema.optionalWith(Schema.String, { default: () => pm2AppDefaults.instance_var }),
   /** A variable whose value (a whole number, 0 when unset) goes up by one per instance. */
   increment_var: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => pm2AppDefaults.increment_var }),
   /** Node's `--enable-source-maps`: on, off, or null for PM2's rule (on when `<script>.map` exists). */
-  source_map_support: Schema.optionalWith(Schema.NullOr(Schema.Boolean), { default: () => pm2AppDefaults.source_map_support }),
+  source_map_support: Schema.optionalWith(Schema.NullOr(Schema.Boolean), {
+    default: () => pm2AppDefaults.source_map_support
+  }),
   /** Exit codes that settle the instance `stopped` instead of restarting it. */
-  stop_exit_codes: Schema.optionalWith(Schema.Array(NonNegativeInt), { default: () => [...pm2AppDefaults.stop_exit_codes] }),
+  stop_exit_codes: Schema.optionalWith(Schema.Array(NonNegativeInt), {
+    default: () => [...pm2AppDefaults.stop_exit_codes]
+  }),
   /** A cron schedule (cronSchedule.ts) at which the daemon restarts the app; null for none. */
   cron_restart: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => pm2AppDefaults.cron_restart }),
   /** False: the app is registered `stopped` and started only when asked. */
   autostart: Schema.optionalWith(Schema.Boolean, { default: () => pm2AppDefaults.autostart }),
   /** Variables of the starting environment not inherited: all (`true`), none, or names containing these. */
-  filter_env: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Array(Schema.String)), { default: () => pm2AppDefaults.filter_env }),
+  filter_env: Schema.optionalWith(Schema.Union(Schema.Boolean, Schema.Array(Schema.String)), {
+    default: () => pm2AppDefaults.filter_env
+  }),
   /**
    * The ecosystem file the app was defined from (absolute path), or null for an app started from
    * the command line or the API. Set by the loader, never by a file's own key; not a setting (an

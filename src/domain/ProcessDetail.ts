@@ -36,9 +36,16 @@ export const ProcessDetail = Schema.Struct({
     /** Restart when the process exits (optional when decoding, as `shell`). */
     autorestart: Schema.optionalWith(Schema.Boolean, { default: () => true }),
     /** Whether files are watched, the absolute paths watched and the ignore patterns (optional when decoding, as `shell`). */
-    watch: Schema.optionalWith(Schema.Struct({ enabled: Schema.Boolean, paths: Schema.Array(Schema.String), ignore: Schema.Array(Schema.String) }), {
-      default: () => ({ enabled: false, paths: [], ignore: [] })
-    })
+    watch: Schema.optionalWith(
+      Schema.Struct({
+        enabled: Schema.Boolean,
+        paths: Schema.Array(Schema.String),
+        ignore: Schema.Array(Schema.String)
+      }),
+      {
+        default: () => ({ enabled: false, paths: [], ignore: [] })
+      }
+    )
   }),
   /** While the row waits for its `depends_on` apps: what for (`db to be healthy`); else null. */
   waiting_for: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
@@ -70,7 +77,8 @@ export const ProcessDetail = Schema.Struct({
       })
     ),
     {
-    default: () => null
-  })
+      default: () => null
+    }
+  )
 })
 export type ProcessDetail = typeof ProcessDetail.Type

@@ -17,14 +17,16 @@ export const parseSize = (input: unknown): Either.Either<number, string> => {
   const match = SIZE_PATTERN.exec(input.trim())
   if (match === null) return Either.left(`"${input}" is not ${sizeHint}`)
   const unit = (match[2]?.toLowerCase() ?? "b") as keyof typeof UNIT_BYTES
-  if (unit === "b" && !Number.isInteger(Number(match[1]))) return Either.left(`"${input}" is not a whole number of bytes`)
+  if (unit === "b" && !Number.isInteger(Number(match[1])))
+    return Either.left(`"${input}" is not a whole number of bytes`)
   return Either.right(Math.round(Number(match[1]) * UNIT_BYTES[unit]))
 }
 
 /** The shortest exact spelling: 536870912 → "512M". */
 export const formatSize = (bytes: number): string => {
   for (const unit of ["t", "g", "m", "k"] as const) {
-    if (bytes >= UNIT_BYTES[unit] && bytes % UNIT_BYTES[unit] === 0) return `${bytes / UNIT_BYTES[unit]}${unit.toUpperCase()}`
+    if (bytes >= UNIT_BYTES[unit] && bytes % UNIT_BYTES[unit] === 0)
+      return `${bytes / UNIT_BYTES[unit]}${unit.toUpperCase()}`
   }
   return `${bytes}`
 }

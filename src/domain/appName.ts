@@ -31,12 +31,7 @@ const isWellFormed = (text: string): boolean => {
 
 /** A usable name with the offending characters replaced, for suggestions. */
 const tidy = (name: string): string =>
-  name
-    .replace(new RegExp(CONTROL.source, "g"), " ")
-    .trim()
-    .replace(/\s+/g, " ")
-    .slice(0, MAX_NAME_LENGTH)
-    .trim()
+  name.replace(new RegExp(CONTROL.source, "g"), " ").trim().replace(/\s+/g, " ").slice(0, MAX_NAME_LENGTH).trim()
 
 /**
  * Why `name` cannot name an app, or undefined when it can. Refused: empty or blank, spaces at either
@@ -45,16 +40,36 @@ const tidy = (name: string): string =>
  */
 export const nameProblem = (name: string): NameProblem | undefined => {
   if (name.trim() === "") return { message: "must not be empty", suggestion: 'give the app a name, like "api"' }
-  if (/^\d+$/.test(name)) return { message: `"${name}" cannot be told apart from a numeric process id`, suggestion: `use a name with a letter in it, like "app-${name}"` }
-  if (name === "all") return { message: '"all" cannot be told apart from the keyword all', suggestion: 'use another name, like "all-apps"' }
-  if (name === "." || name === "..") return { message: `"${name}" cannot be a name: a URL would read it as a folder`, suggestion: 'use a name with a letter in it, like "app"' }
+  if (/^\d+$/.test(name))
+    return {
+      message: `"${name}" cannot be told apart from a numeric process id`,
+      suggestion: `use a name with a letter in it, like "app-${name}"`
+    }
+  if (name === "all")
+    return {
+      message: '"all" cannot be told apart from the keyword all',
+      suggestion: 'use another name, like "all-apps"'
+    }
+  if (name === "." || name === "..")
+    return {
+      message: `"${name}" cannot be a name: a URL would read it as a folder`,
+      suggestion: 'use a name with a letter in it, like "app"'
+    }
   if (CONTROL.test(name)) {
-    return { message: "must not hold control characters (tabs, newlines, escapes)", suggestion: `use a name like ${JSON.stringify(tidy(name) || "app")}` }
+    return {
+      message: "must not hold control characters (tabs, newlines, escapes)",
+      suggestion: `use a name like ${JSON.stringify(tidy(name) || "app")}`
+    }
   }
-  if (!isWellFormed(name)) return { message: "is not well-formed Unicode (a lone surrogate)", suggestion: "write the name as plain text" }
-  if (name.trim() !== name) return { message: "must not start or end with a space", suggestion: `use ${JSON.stringify(name.trim())}` }
+  if (!isWellFormed(name))
+    return { message: "is not well-formed Unicode (a lone surrogate)", suggestion: "write the name as plain text" }
+  if (name.trim() !== name)
+    return { message: "must not start or end with a space", suggestion: `use ${JSON.stringify(name.trim())}` }
   if (name.length > MAX_NAME_LENGTH) {
-    return { message: `is ${name.length} characters long, more than ${MAX_NAME_LENGTH}`, suggestion: `use a shorter name, like ${JSON.stringify(tidy(name))}` }
+    return {
+      message: `is ${name.length} characters long, more than ${MAX_NAME_LENGTH}`,
+      suggestion: `use a shorter name, like ${JSON.stringify(tidy(name))}`
+    }
   }
   return undefined
 }

@@ -17,16 +17,21 @@ const NICKNAMES: Readonly<Record<string, string>> = {
   "@hourly": "0 * * * *"
 }
 
-export const cronHint = 'a cron schedule of 5 fields ("0 3 * * *": 03:00 every day) or 6 with seconds first ("*/30 * * * * *"), or @daily, @hourly…'
+export const cronHint =
+  'a cron schedule of 5 fields ("0 3 * * *": 03:00 every day) or 6 with seconds first ("*/30 * * * * *"), or @daily, @hourly…'
 
 /** Parses a schedule; the error says what is wrong, for INVALID_CONFIG. */
 export const parseCronSchedule = (text: string): Either.Either<Cron.Cron, string> => {
   const written = text.trim()
   const expanded = NICKNAMES[written.toLowerCase()] ?? written
   const fields = expanded.split(/\s+/).length
-  if (fields !== 5 && fields !== 6) return Either.left(`"${text}" has ${fields} field${fields === 1 ? "" : "s"}, not 5 or 6`)
+  if (fields !== 5 && fields !== 6)
+    return Either.left(`"${text}" has ${fields} field${fields === 1 ? "" : "s"}, not 5 or 6`)
   return Either.flatMap(
-    Either.mapLeft(Cron.parse(expanded), (error) => `"${text}" is not a cron schedule (${error.message.charAt(0).toLowerCase()}${error.message.slice(1)})`),
+    Either.mapLeft(
+      Cron.parse(expanded),
+      (error) => `"${text}" is not a cron schedule (${error.message.charAt(0).toLowerCase()}${error.message.slice(1)})`
+    ),
     (cron) =>
       // A schedule that matches no date ("0 0 30 2 *", February 30th) would never run.
       Either.try({

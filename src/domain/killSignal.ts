@@ -9,4 +9,5 @@ export const DEFAULT_KILL_SIGNAL = "SIGTERM"
 export const DEFAULT_CLUSTER_WORKER_KILL_SIGNAL = "SIGINT"
 
 export const killSignalOf = (app: Pick<AppDefinition, "kill_signal" | "exec_mode">): NodeJS.Signals =>
-  (app.kill_signal ?? (app.exec_mode === "cluster" ? DEFAULT_CLUSTER_WORKER_KILL_SIGNAL : DEFAULT_KILL_SIGNAL)) as NodeJS.Signals
+  (app.kill_signal ??
+    (app.exec_mode === "cluster" ? DEFAULT_CLUSTER_WORKER_KILL_SIGNAL : DEFAULT_KILL_SIGNAL)) as NodeJS.Signals

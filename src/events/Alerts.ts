@@ -40,7 +40,13 @@ interface RowAlertState {
   loopFiredAt: number | null
 }
 
-const freshState = (): RowAlertState => ({ memoryFired: false, cpuSince: null, cpuFired: false, restarts: [], loopFiredAt: null })
+const freshState = (): RowAlertState => ({
+  memoryFired: false,
+  cpuSince: null,
+  cpuFired: false,
+  restarts: [],
+  loopFiredAt: null
+})
 
 /** How long, for a message: whole seconds (as a duration setting is written) from 1 s on. */
 const roughDuration = (ms: number): string => (ms < 1000 ? `${ms}ms` : formatDuration(Math.round(ms / 1000) * 1000))
@@ -71,7 +77,16 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
     }
 
     const raise = (row: RowRef, kind: AlertKind, message: string, data: Record<string, unknown>, now: number) =>
-      bus.publish({ _tag: "Alert", id: row.id, name: row.name, instance: row.instance, kind, message, data, timestamp: new Date(now).toISOString() })
+      bus.publish({
+        _tag: "Alert",
+        id: row.id,
+        name: row.name,
+        instance: row.instance,
+        kind,
+        message,
+        data,
+        timestamp: new Date(now).toISOString()
+      })
 
     const handle = (event: PmfxEvent): Effect.Effect<void> =>
       Effect.gen(function* () {
@@ -79,27 +94,45 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
         switch (event._tag) {
           case "ProcessExit": {
             if (!event.abnormal) return
-            const how = event.signal !== null ? ` with signal ${event.signal}` : event.exit_code !== null ? ` with code ${event.exit_code}` : ""
-            yield* raise(event, "process_crash", `${event.name} (id ${event.id}) crashed: exited${how}`, {
-              pid: event.pid,
-              exit_code: event.exit_code,
-              signal: event.signal,
-              uptime_ms: event.uptime_ms
-            }, now)
+            const how =
+              event.signal !== null
+                ? ` with signal ${event.signal}`
+                : event.exit_code !== null
+                  ? ` with code ${event.exit_code}`
+                  : ""
+            yield* raise(
+              event,
+              "process_crash",
+              `${event.name} (id ${event.id}) crashed: exited${how}`,
+              {
+                pid: event.pid,
+                exit_code: event.exit_code,
+                signal: event.signal,
+                uptime_ms: event.uptime_ms
+              },
+              now
+            )
             return
           }
           case "HealthChanged": {
             if (event.status !== "unhealthy" || event.previous_status === "unhealthy") return
-            yield* raise(event, "health_check_failure", `${event.name} (id ${event.id}) is unhealthy: ${event.detail}`, {
-              failures: event.failures,
-              detail: event.detail,
-              previous_status: event.previous_status
-            }, now)
+            yield* raise(
+              event,
+              "health_check_failure",
+              `${event.name} (id ${event.id}) is unhealthy: ${event.detail}`,
+              {
+                failures: event.failures,
+                detail: event.detail,
+                previous_status: event.previous_status
+              },
+              now
+            )
             return
           }
           case "ProcessRestart": {
             if (!AUTOMATIC_RESTARTS.has(event.reason)) return
-            const rules = rulesFor(event.id, yield* SubscriptionRef.get(globalRules)).restart_loop ?? alertDefaults.restart_loop
+            const rules =
+              rulesFor(event.id, yield* SubscriptionRef.get(globalRules)).restart_loop ?? alertDefaults.restart_loop
             const state = stateOf(event.id)
             state.restarts = state.restarts.filter((at) => now - at < rules.window)
             state.restarts.push(now)
@@ -107,12 +140,18 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
             if (state.restarts.length >= rules.restarts && quiet) {
               state.loopFiredAt = now
               state.restarts = []
-              yield* raise(event, "restart_loop", `${event.name} (id ${event.id}) restarted ${rules.restarts} times within ${formatDuration(rules.window)}`, {
-                restarts: event.restarts,
-                threshold: rules.restarts,
-                window_ms: rules.window,
-                last_reason: event.reason
-              }, now)
+              yield* raise(
+                event,
+                "restart_loop",
+                `${event.name} (id ${event.id}) restarted ${rules.restarts} times within ${formatDuration(rules.window)}`,
+                {
+                  restarts: event.restarts,
+                  threshold: rules.restarts,
+                  window_ms: rules.window,
+                  last_reason: event.reason
+                },
+                now
+              )
             }
             return
           }
@@ -126,11 +165,17 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
                   if (!state.memoryFired) {
                     state.memoryFired = true
                     const [used, threshold] = distinctSizes(sample.memory_usage, rules.memory)
-                    yield* raise(sample, "high_memory", `${sample.name} (id ${sample.id}) uses ${used}, above ${threshold}`, {
-                      pid: sample.pid,
-                      memory_usage: sample.memory_usage,
-                      threshold: rules.memory
-                    }, now)
+                    yield* raise(
+                      sample,
+                      "high_memory",
+                      `${sample.name} (id ${sample.id}) uses ${used}, above ${threshold}`,
+                      {
+                        pid: sample.pid,
+                        memory_usage: sample.memory_usage,
+                        threshold: rules.memory
+                      },
+                      now
+                    )
                   }
                 } else state.memoryFired = false
               }
@@ -140,12 +185,18 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
                   state.cpuSince ??= now
                   if (!state.cpuFired && now - state.cpuSince >= duration) {
                     state.cpuFired = true
-                    yield* raise(sample, "cpu_threshold", `${sample.name} (id ${sample.id}) above ${rules.cpu_percent}% CPU for ${roughDuration(now - state.cpuSince)} (now ${sample.cpu_usage}%)`, {
-                      pid: sample.pid,
-                      cpu_usage: sample.cpu_usage,
-                      threshold: rules.cpu_percent,
-                      duration_ms: duration
-                    }, now)
+                    yield* raise(
+                      sample,
+                      "cpu_threshold",
+                      `${sample.name} (id ${sample.id}) above ${rules.cpu_percent}% CPU for ${roughDuration(now - state.cpuSince)} (now ${sample.cpu_usage}%)`,
+                      {
+                        pid: sample.pid,
+                        cpu_usage: sample.cpu_usage,
+                        threshold: rules.cpu_percent,
+                        duration_ms: duration
+                      },
+                      now
+                    )
                   }
                 } else {
                   state.cpuSince = null
@@ -178,7 +229,12 @@ export class Alerts extends Effect.Service<Alerts>()("pmfx/Alerts", {
       setGlobalRules: (rules: AlertRules | null) =>
         SubscriptionRef.set(globalRules, rules ?? {}).pipe(
           // Metric thresholds act on samples: keep them at the full rate (src/monitor/SamplingDemand.ts).
-          Effect.zipRight(demand.setStanding("global alert thresholds", rules?.memory !== undefined || rules?.cpu_percent !== undefined))
+          Effect.zipRight(
+            demand.setStanding(
+              "global alert thresholds",
+              rules?.memory !== undefined || rules?.cpu_percent !== undefined
+            )
+          )
         ),
       globalRules: () => SubscriptionRef.get(globalRules),
       /** One element per change of the global rules (not the current value on subscribing). */

@@ -22,7 +22,9 @@ export class EventBus extends Effect.Service<EventBus>()("pmfx/EventBus", {
     }
 
     /** A subscription for the life of the scope; `logs: true` also receives log lines. */
-    const subscribe = (options?: { readonly logs?: boolean }): Effect.Effect<Queue.Dequeue<PmfxEvent>, never, Scope.Scope> =>
+    const subscribe = (options?: {
+      readonly logs?: boolean
+    }): Effect.Effect<Queue.Dequeue<PmfxEvent>, never, Scope.Scope> =>
       Effect.gen(function* () {
         const queue = yield* PubSub.subscribe(pubsub)
         if (options?.logs === true) {

@@ -29,23 +29,26 @@ export interface NotificationsShape {
 
 export class Notifications extends Context.Tag("pmfx/Notifications")<Notifications, NotificationsShape>() {
   /** Alerts and webhook delivery, watching the bus for the layer's life. */
-  static readonly Live: Layer.Layer<Notifications | Alerts | Webhooks, never, Layer.Layer.Context<typeof Alerts.Default> | Layer.Layer.Context<typeof Webhooks.Default>> =
-    Layer.effect(
-      Notifications,
-      Effect.gen(function* () {
-        const alerts = yield* Alerts
-        const webhooks = yield* Webhooks
-        return {
-          active: true,
-          webhooks: webhooks.webhooks,
-          setWebhooks: webhooks.setWebhooks,
-          mergeWebhooks: webhooks.mergeWebhooks,
-          globalRules: alerts.globalRules,
-          setGlobalRules: alerts.setGlobalRules,
-          changes: Stream.merge(alerts.changes, webhooks.changes)
-        }
-      })
-    ).pipe(Layer.provideMerge(Layer.merge(Alerts.Default, Webhooks.Default)))
+  static readonly Live: Layer.Layer<
+    Notifications | Alerts | Webhooks,
+    never,
+    Layer.Layer.Context<typeof Alerts.Default> | Layer.Layer.Context<typeof Webhooks.Default>
+  > = Layer.effect(
+    Notifications,
+    Effect.gen(function* () {
+      const alerts = yield* Alerts
+      const webhooks = yield* Webhooks
+      return {
+        active: true,
+        webhooks: webhooks.webhooks,
+        setWebhooks: webhooks.setWebhooks,
+        mergeWebhooks: webhooks.mergeWebhooks,
+        globalRules: alerts.globalRules,
+        setGlobalRules: alerts.setGlobalRules,
+        changes: Stream.merge(alerts.changes, webhooks.changes)
+      }
+    })
+  ).pipe(Layer.provideMerge(Layer.merge(Alerts.Default, Webhooks.Default)))
 
   /** No notifications: nothing is kept, nothing is delivered. */
   static readonly none: Layer.Layer<Notifications> = Layer.succeed(Notifications, {

@@ -45,7 +45,9 @@ export type PmfxEvent =
   | {
       readonly _tag: "MetricsSample"
       readonly timestamp: string
-      readonly processes: ReadonlyArray<RowRef & { readonly pid: number | null; readonly cpu_usage: number; readonly memory_usage: number }>
+      readonly processes: ReadonlyArray<
+        RowRef & { readonly pid: number | null; readonly cpu_usage: number; readonly memory_usage: number }
+      >
     }
   | (RowRef & { readonly _tag: "LogLine"; readonly entry: LogEntry })
   /** Apps were added or removed, or what the user wants of some rows changed (persist it). */

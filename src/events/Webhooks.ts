@@ -27,7 +27,12 @@ export interface WebhookDeliverySettings {
 
 /** Delivery tuning; the defaults are docs/architecture.md §9's (tests shorten the timeout). */
 export class WebhookDelivery extends Context.Reference<WebhookDelivery>()("pmfx/WebhookDelivery", {
-  defaultValue: (): WebhookDeliverySettings => ({ timeoutMs: 5_000, retryDelaysMs: [200, 400, 800], concurrency: 4, queueCapacity: 1_000 })
+  defaultValue: (): WebhookDeliverySettings => ({
+    timeoutMs: 5_000,
+    retryDelaysMs: [200, 400, 800],
+    concurrency: 4,
+    queueCapacity: 1_000
+  })
 }) {}
 
 export interface WebhookStats {
@@ -55,7 +60,10 @@ interface Job {
 
 class DeliveryFailed {
   readonly _tag = "DeliveryFailed"
-  constructor(readonly reason: string, readonly retryable: boolean) {}
+  constructor(
+    readonly reason: string,
+    readonly retryable: boolean
+  ) {}
 }
 
 /** One POST; succeeds on 2xx. Interrupting it destroys the request. */
@@ -79,7 +87,11 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void,
     const request = client.request(target, {
       method: "POST",
       agent: false,
-      headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body), "user-agent": "pmfx-webhook" }
+      headers: {
+        "content-type": "application/json",
+        "content-length": Buffer.byteLength(body),
+        "user-agent": "pmfx-webhook"
+      }
     })
     const timer = setTimeout(() => {
       finish(Effect.fail(new DeliveryFailed(`no answer within ${timeoutMs} ms`, true)))
@@ -89,7 +101,12 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void,
       response.resume()
       const status = response.statusCode ?? 0
       if (status >= 200 && status < 300) finish(Effect.void)
-      else finish(Effect.fail(new DeliveryFailed(`HTTP ${status}`, status >= 500 || status === 408 || status === 429 || status < 400)))
+      else
+        finish(
+          Effect.fail(
+            new DeliveryFailed(`HTTP ${status}`, status >= 500 || status === 408 || status === 429 || status < 400)
+          )
+        )
       request.destroy()
     })
     request.on("error", (error) => finish(Effect.fail(new DeliveryFailed(error.message, true))))
@@ -105,7 +122,10 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void,
  * `current` with `incoming` merged in by url: an entry whose url is already listed replaces it in
  * place (so `enabled` and `events` can be changed), a new url is appended, the rest stay.
  */
-export const mergeByUrl = (current: ReadonlyArray<Webhook>, incoming: ReadonlyArray<Webhook>): ReadonlyArray<Webhook> => {
+export const mergeByUrl = (
+  current: ReadonlyArray<Webhook>,
+  incoming: ReadonlyArray<Webhook>
+): ReadonlyArray<Webhook> => {
   const byUrl = new Map(current.map((hook) => [hook.url, hook]))
   for (const hook of incoming) byUrl.set(hook.url, hook)
   return [...byUrl.values()]
@@ -143,7 +163,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
         Effect.matchEffect({
           onSuccess: () => Effect.sync(() => void stats.delivered++),
           onFailure: (error) =>
-            Effect.sync(() => void stats.failed++).pipe(Effect.zipRight(Effect.logWarning(`webhook ${job.url} failed: ${error.reason}`)))
+            Effect.sync(() => void stats.failed++).pipe(
+              Effect.zipRight(Effect.logWarning(`webhook ${job.url} failed: ${error.reason}`))
+            )
         })
       )
 
@@ -154,7 +176,9 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
     const enqueue = (event: PmfxEvent) =>
       Effect.gen(function* () {
         if (event._tag !== "Alert") return
-        const matching = (yield* SubscriptionRef.get(hooks)).filter((hook) => hook.enabled && hook.events.includes(event.kind))
+        const matching = (yield* SubscriptionRef.get(hooks)).filter(
+          (hook) => hook.enabled && hook.events.includes(event.kind)
+        )
         if (matching.length === 0) return
         const body = JSON.stringify(webhookBody(event))
         for (const hook of matching) {
@@ -162,7 +186,10 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
           if (!accepted) {
             stats.dropped++
             // The first drop and every 100th after it: a crash loop against a dead target must not flood the log.
-            if (stats.dropped % 100 === 1) yield* Effect.logWarning(`webhook queue full: dropped ${event.kind} for ${hook.url} (${stats.dropped} dropped so far)`)
+            if (stats.dropped % 100 === 1)
+              yield* Effect.logWarning(
+                `webhook queue full: dropped ${event.kind} for ${hook.url} (${stats.dropped} dropped so far)`
+              )
           }
         }
       })
@@ -179,7 +206,8 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
       /** Replaces the configured webhooks. */
       setWebhooks: (list: ReadonlyArray<Webhook>) => SubscriptionRef.set(hooks, [...list]),
       /** Merges `list` into the configured webhooks by url (`mergeByUrl`). */
-      mergeWebhooks: (list: ReadonlyArray<Webhook>) => SubscriptionRef.update(hooks, (current) => mergeByUrl(current, list)),
+      mergeWebhooks: (list: ReadonlyArray<Webhook>) =>
+        SubscriptionRef.update(hooks, (current) => mergeByUrl(current, list)),
       webhooks: () => SubscriptionRef.get(hooks),
       /** One element per change of the list (not the current value on subscribing). */
       changes: hooks.changes.pipe(Stream.drop(1), Stream.as(undefined)),

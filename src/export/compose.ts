@@ -18,7 +18,8 @@ import { quoteForYaml11 } from "./yaml11Safe"
 const duration = (ms: number): string => (ms % 1000 === 0 || ms >= 10_000 ? `${Math.ceil(ms / 1000)}s` : `${ms}ms`)
 
 /** Node's fetch: a health check that needs nothing in the image but the node the app runs on. */
-const NODE_HTTP_CHECK = "fetch(process.argv[1]).then((r) => process.exit(r.status >= 200 && r.status < 300 ? 0 : 1), () => process.exit(1))"
+const NODE_HTTP_CHECK =
+  "fetch(process.argv[1]).then((r) => process.exit(r.status >= 200 && r.status < 300 ? 0 : 1), () => process.exit(1))"
 
 const healthcheck = (portable: PortableApp): Record<string, unknown> | null => {
   const check = portable.healthCheck
@@ -51,15 +52,26 @@ const renderService = (portable: PortableApp, byName: ReadonlyMap<string, Portab
   const dependsOn: Record<string, { condition: string }> = {}
   for (const dependency of app.depends_on) {
     const target = byName.get(dependency.name)
-    if (target === undefined) notes.push([`depends_on.${dependency.name}`, `${dependency.name} is not in the export; start it first`])
+    if (target === undefined)
+      notes.push([`depends_on.${dependency.name}`, `${dependency.name} is not in the export; start it first`])
     else {
       dependsOn[target.id] = { condition: condition(dependency, target) }
-      if (dependency.condition === "log_ready") notes.push([`depends_on.${dependency.name}`, `log_ready has no counterpart: ${portable.id} waits for ${dependsOn[target.id]!.condition}`])
+      if (dependency.condition === "log_ready")
+        notes.push([
+          `depends_on.${dependency.name}`,
+          `log_ready has no counterpart: ${portable.id} waits for ${dependsOn[target.id]!.condition}`
+        ])
     }
   }
-  if (app.stop_exit_codes.length > 0) notes.push(["stop_exit_codes", `exit codes ${app.stop_exit_codes.join(", ")} are restarted like any failure; compose cannot exempt codes`])
-  if (app.umask !== null) notes.push(["umask", `umask ${app.umask} has no counterpart; set it in the image's entry point`])
-  if (app.user === null && app.group !== null) notes.push(["group", `a group without a user has no counterpart; set user as "uid:${app.group}"`])
+  if (app.stop_exit_codes.length > 0)
+    notes.push([
+      "stop_exit_codes",
+      `exit codes ${app.stop_exit_codes.join(", ")} are restarted like any failure; compose cannot exempt codes`
+    ])
+  if (app.umask !== null)
+    notes.push(["umask", `umask ${app.umask} has no counterpart; set it in the image's entry point`])
+  if (app.user === null && app.group !== null)
+    notes.push(["group", `a group without a user has no counterpart; set user as "uid:${app.group}"`])
   const environment = { ...app.env, ...(portable.port === null ? {} : { PORT: String(portable.port.first) }) }
   const replicas = app.autostart ? app.instances : 0
   const port = portable.port
@@ -69,10 +81,16 @@ const renderService = (portable: PortableApp, byName: ReadonlyMap<string, Portab
     working_dir: portable.cwd,
     // Reaps the zombies an app leaves, as the pmfx daemon does.
     init: true,
-    ...(portable.envFile === null ? {} : { env_file: [path.relative(options.outputDir, portable.envFile.hostPath).split(path.sep).join("/")] }),
+    ...(portable.envFile === null
+      ? {}
+      : { env_file: [path.relative(options.outputDir, portable.envFile.hostPath).split(path.sep).join("/")] }),
     ...(Object.keys(environment).length === 0 ? {} : { environment }),
     // A range publishes one host port per replica, as pmfx gives one per instance.
-    ...(port === null ? {} : { ports: [`${port.last > port.first && replicas > 1 ? `${port.first}-${port.last}` : port.first}:${port.first}`] }),
+    ...(port === null
+      ? {}
+      : {
+          ports: [`${port.last > port.first && replicas > 1 ? `${port.first}-${port.last}` : port.first}:${port.first}`]
+        }),
     ...(app.user === null ? {} : { user: app.group === null ? app.user : `${app.user}:${app.group}` }),
     ...(Object.keys(dependsOn).length === 0 ? {} : { depends_on: dependsOn }),
     ...(healthcheck(portable) === null ? {} : { healthcheck: healthcheck(portable) }),
@@ -81,9 +99,16 @@ const renderService = (portable: PortableApp, byName: ReadonlyMap<string, Portab
     stop_grace_period: duration(app.kill_timeout),
     deploy: {
       replicas,
-      ...(app.max_memory_restart === null ? {} : { resources: { limits: { memory: formatSize(app.max_memory_restart) } } }),
+      ...(app.max_memory_restart === null
+        ? {}
+        : { resources: { limits: { memory: formatSize(app.max_memory_restart) } } }),
       restart_policy: app.autorestart
-        ? { condition: "on-failure", delay: duration(app.restart_delay), ...(app.max_restarts > 0 ? { max_attempts: app.max_restarts } : {}), window: duration(app.min_uptime) }
+        ? {
+            condition: "on-failure",
+            delay: duration(app.restart_delay),
+            ...(app.max_restarts > 0 ? { max_attempts: app.max_restarts } : {}),
+            window: duration(app.min_uptime)
+          }
         : { condition: "none" }
     },
     labels: { "dev.pmfx.app": app.name, "dev.pmfx.namespace": app.namespace },
@@ -102,12 +127,23 @@ const escapeDollars = (node: unknown): unknown =>
         ? Object.fromEntries(Object.entries(node).map(([key, value]) => [key, escapeDollars(value)]))
         : node
 
-export const composeDocument = (apps: ReadonlyArray<PortableApp>, byName: ReadonlyMap<string, PortableApp>, options: ExportOptions) => {
+export const composeDocument = (
+  apps: ReadonlyArray<PortableApp>,
+  byName: ReadonlyMap<string, PortableApp>,
+  options: ExportOptions
+) => {
   const rendered = apps.map((portable) => [portable.id, renderService(portable, byName, options)] as const)
-  return { document: { services: Object.fromEntries(rendered.map(([id, r]) => [id, escapeDollars(r.service)])) }, warnings: rendered.flatMap(([, r]) => r.warnings) }
+  return {
+    document: { services: Object.fromEntries(rendered.map(([id, r]) => [id, escapeDollars(r.service)])) },
+    warnings: rendered.flatMap(([, r]) => r.warnings)
+  }
 }
 
-export const renderCompose = (apps: ReadonlyArray<PortableApp>, byName: ReadonlyMap<string, PortableApp>, options: ExportOptions) => {
+export const renderCompose = (
+  apps: ReadonlyArray<PortableApp>,
+  byName: ReadonlyMap<string, PortableApp>,
+  options: ExportOptions
+) => {
   const { document, warnings } = composeDocument(apps, byName, options)
   const header = [
     `# Written by \`pmfx export compose\` from ${options.sourceName}; run with \`docker compose -f compose.yaml up -d\`.`,

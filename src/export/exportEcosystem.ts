@@ -22,7 +22,10 @@ export interface ExportInput {
   readonly file: string
 }
 
-export const exportEcosystem = (input: ExportInput, options: ExportOptions): Either.Either<ExportResult, InvalidConfig> => {
+export const exportEcosystem = (
+  input: ExportInput,
+  options: ExportOptions
+): Either.Either<ExportResult, InvalidConfig> => {
   const problems: Array<ConfigProblem> = []
   const byName = new Map<string, PortableApp>()
   const selected: Array<PortableApp> = []
@@ -50,6 +53,7 @@ export const exportEcosystem = (input: ExportInput, options: ExportOptions): Eit
     selected.push(result.right)
   })
   if (problems.length > 0) return Either.left(InvalidConfig.fromProblems(problems, input.file))
-  const render = options.target === "kubernetes" ? renderKubernetes : options.target === "compose" ? renderCompose : renderSystemd
+  const render =
+    options.target === "kubernetes" ? renderKubernetes : options.target === "compose" ? renderCompose : renderSystemd
   return Either.right(render(selected, byName, options))
 }

@@ -5,7 +5,8 @@
 export const exportTargets = ["kubernetes", "compose", "systemd"] as const
 export type ExportTarget = (typeof exportTargets)[number]
 
-export const isExportTarget = (text: string): text is ExportTarget => (exportTargets as ReadonlyArray<string>).includes(text)
+export const isExportTarget = (text: string): text is ExportTarget =>
+  (exportTargets as ReadonlyArray<string>).includes(text)
 
 export interface ExportOptions {
   readonly target: ExportTarget

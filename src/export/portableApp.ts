@@ -35,7 +35,11 @@ export interface PortableApp {
   readonly argv: ReadonlyArray<string>
   readonly cwd: string
   /** The env_file on the target, and its variables read now (the ConfigMap holds them). */
-  readonly envFile: { readonly targetPath: string; readonly hostPath: string; readonly vars: Readonly<Record<string, string>> } | null
+  readonly envFile: {
+    readonly targetPath: string
+    readonly hostPath: string
+    readonly vars: Readonly<Record<string, string>>
+  } | null
   /** The app's port, or its range (instance i gets first + i). */
   readonly port: { readonly first: number; readonly last: number } | null
   readonly healthCheck: PortableHealthCheck | null
@@ -86,9 +90,14 @@ const isExecutable = (file: string): boolean => {
 
 type Problem = Omit<ConfigProblem, "field"> & { readonly key: string }
 
-export const portableApp = (app: AppDefinition, index: number, options: ExportOptions): Either.Either<PortableApp, ReadonlyArray<ConfigProblem>> => {
+export const portableApp = (
+  app: AppDefinition,
+  index: number,
+  options: ExportOptions
+): Either.Either<PortableApp, ReadonlyArray<ConfigProblem>> => {
   const problems: Array<Problem> = []
-  const fail = (key: string, value: unknown, message: string, suggestion: string) => problems.push({ key, value, message: `cannot export "${app.name}" to ${options.target}: ${message}`, suggestion })
+  const fail = (key: string, value: unknown, message: string, suggestion: string) =>
+    problems.push({ key, value, message: `cannot export "${app.name}" to ${options.target}: ${message}`, suggestion })
   const container = options.target !== "systemd"
 
   /** A host path on the target: under the project folder it moves to --workdir; elsewhere it stays for systemd only. */
@@ -98,12 +107,23 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
       return relative === "" ? options.workdir : path.posix.join(options.workdir, ...relative.split(path.sep))
     }
     if (!container) return hostPath
-    fail(key, hostPath, `${hostPath} is outside the project folder ${options.projectDir}, which is what the image holds at ${options.workdir}`, `move it under ${options.projectDir}, or give --root a folder that holds it (the folder your image holds at ${options.workdir})`)
+    fail(
+      key,
+      hostPath,
+      `${hostPath} is outside the project folder ${options.projectDir}, which is what the image holds at ${options.workdir}`,
+      `move it under ${options.projectDir}, or give --root a folder that holds it (the folder your image holds at ${options.workdir})`
+    )
     return hostPath
   }
 
   const id = portableId(app.name)
-  if (id === "") fail("name", app.name, "the name has no letter or digit to make a Kubernetes, compose or systemd name from", "give the app a name with letters or digits")
+  if (id === "")
+    fail(
+      "name",
+      app.name,
+      "the name has no letter or digit to make a Kubernetes, compose or systemd name from",
+      "give the app a name with letters or digits"
+    )
 
   const cwd = targetPath("cwd", app.cwd)
   const argv = commandFor(app, targetPath, fail)
@@ -112,8 +132,18 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
   if (app.port !== null) {
     const spec = parsePort(app.port)
     if (Either.isRight(spec)) {
-      if (spec.right._tag === "Auto") fail("port", app.port, "an automatic port is chosen by the pmfx daemon when the app starts; no engine can pick it the same way", "write a fixed port (3000) or a range with one port per instance (3000-3003)")
-      else port = spec.right._tag === "Single" ? { first: spec.right.port, last: spec.right.port } : { first: spec.right.first, last: spec.right.last }
+      if (spec.right._tag === "Auto")
+        fail(
+          "port",
+          app.port,
+          "an automatic port is chosen by the pmfx daemon when the app starts; no engine can pick it the same way",
+          "write a fixed port (3000) or a range with one port per instance (3000-3003)"
+        )
+      else
+        port =
+          spec.right._tag === "Single"
+            ? { first: spec.right.port, last: spec.right.port }
+            : { first: spec.right.first, last: spec.right.last }
     }
   }
 
@@ -121,29 +151,53 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
   if (app.env_file !== null) {
     const text = readText(app.env_file)
     const parsed = text === undefined ? undefined : parseEnvFile(text)
-    if (parsed === undefined || Either.isLeft(parsed)) fail("env_file", app.env_file, `cannot read ${app.env_file} as KEY=value lines`, "fix the file or the path (`pmfx validate` shows the problem)")
+    if (parsed === undefined || Either.isLeft(parsed))
+      fail(
+        "env_file",
+        app.env_file,
+        `cannot read ${app.env_file} as KEY=value lines`,
+        "fix the file or the path (`pmfx validate` shows the problem)"
+      )
     else envFile = { targetPath: targetPath("env_file", app.env_file), hostPath: app.env_file, vars: parsed.right }
   }
 
   if (options.target === "kubernetes") {
     for (const key of [...Object.keys(app.env), ...Object.keys(envFile?.vars ?? {})]) {
-      if (!/^[-._a-zA-Z0-9]+$/.test(key)) fail(`env.${key}`, key, `the variable name ${JSON.stringify(key)} cannot be a ConfigMap key (letters, digits, -, _ and . only)`, "rename the variable")
+      if (!/^[-._a-zA-Z0-9]+$/.test(key))
+        fail(
+          `env.${key}`,
+          key,
+          `the variable name ${JSON.stringify(key)} cannot be a ConfigMap key (letters, digits, -, _ and . only)`,
+          "rename the variable"
+        )
     }
   }
   if (options.target === "systemd" && app.exec_mode === "cluster" && app.instances > 1) {
-    fail("exec_mode", app.exec_mode, `cluster mode shares one port between ${app.instances} workers of a pmfx cluster primary; separate units cannot share it`, "export it to kubernetes or compose (each replica has its own address), set instances: 1, or run it under pmfx itself (`pmfx startup`)")
+    fail(
+      "exec_mode",
+      app.exec_mode,
+      `cluster mode shares one port between ${app.instances} workers of a pmfx cluster primary; separate units cannot share it`,
+      "export it to kubernetes or compose (each replica has its own address), set instances: 1, or run it under pmfx itself (`pmfx startup`)"
+    )
   }
   if (options.target === "systemd" && envFile !== null) {
     // systemd lets EnvironmentFile= override Environment=; pmfx lets env override env_file.
     for (const key of Object.keys(app.env)) {
-      if (key in envFile.vars) fail(`env.${key}`, app.env[key], `${key} is set both in env and in env_file; in a unit the env_file would win, in pmfx env wins`, `keep ${key} in one of them`)
+      if (key in envFile.vars)
+        fail(
+          `env.${key}`,
+          app.env[key],
+          `${key} is set both in env and in env_file; in a unit the env_file would win, in pmfx env wins`,
+          `keep ${key} in one of them`
+        )
     }
   }
 
   let healthCheck: PortableHealthCheck | null = null
   const health = app.health_check
   if (health !== null && health.enabled) {
-    if (health.check_type === "script" && health.script !== null) healthCheck = { kind: "exec", command: targetPath("health_check.script", health.script) }
+    if (health.check_type === "script" && health.script !== null)
+      healthCheck = { kind: "exec", command: targetPath("health_check.script", health.script) }
     if (health.check_type === "http" && health.url !== null) {
       const written = port === null ? health.url : health.url.replace(/\{port\}/g, String(port.first))
       let url: URL | undefined
@@ -152,17 +206,34 @@ export const portableApp = (app: AppDefinition, index: number, options: ExportOp
       } catch {
         url = undefined
       }
-      if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) fail("health_check.url", health.url, `${written} is not an http(s) URL`, "write the URL the check calls, like http://127.0.0.1:{port}/health")
+      if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:"))
+        fail(
+          "health_check.url",
+          health.url,
+          `${written} is not an http(s) URL`,
+          "write the URL the check calls, like http://127.0.0.1:{port}/health"
+        )
       else {
         const scheme = url.protocol === "https:" ? "HTTPS" : "HTTP"
         const urlPort = url.port === "" ? (scheme === "HTTPS" ? 443 : 80) : Number(url.port)
-        healthCheck = { kind: "http", scheme, host: LOOPBACK.has(url.hostname) ? null : url.hostname, port: urlPort, path: `${url.pathname}${url.search}`, url: url.toString() }
+        healthCheck = {
+          kind: "http",
+          scheme,
+          host: LOOPBACK.has(url.hostname) ? null : url.hostname,
+          port: urlPort,
+          path: `${url.pathname}${url.search}`,
+          url: url.toString()
+        }
       }
     }
   }
-  const healthTiming = health === null || !health.enabled ? null : { interval: seconds(health.interval), timeout: seconds(health.timeout), retries: health.retries }
+  const healthTiming =
+    health === null || !health.enabled
+      ? null
+      : { interval: seconds(health.interval), timeout: seconds(health.timeout), retries: health.retries }
 
-  if (problems.length > 0) return Either.left(problems.map(({ key, ...rest }) => ({ field: `apps[${index}].${key}`, ...rest })))
+  if (problems.length > 0)
+    return Either.left(problems.map(({ key, ...rest }) => ({ field: `apps[${index}].${key}`, ...rest })))
   return Either.right({ app, id, argv, cwd, envFile, port, healthCheck, healthTiming })
 }
 
@@ -184,28 +255,56 @@ const commandFor = (
   fail: (key: string, value: unknown, message: string, suggestion: string) => void
 ): ReadonlyArray<string> => {
   if (app.shell !== null) return [app.shell, ...shellArgs(app.shell, app.script, app.args)]
-  const flags = app.source_map_support === true && !app.interpreter_args.includes("--enable-source-maps") ? ["--enable-source-maps", ...app.interpreter_args] : app.interpreter_args
+  const flags =
+    app.source_map_support === true && !app.interpreter_args.includes("--enable-source-maps")
+      ? ["--enable-source-maps", ...app.interpreter_args]
+      : app.interpreter_args
   if (app.interpreter !== null) {
-    const interpreter = app.interpreter === process.execPath || (path.isAbsolute(app.interpreter) && isNodeInterpreter(app.interpreter)) ? "node" : app.interpreter
+    const interpreter =
+      app.interpreter === process.execPath || (path.isAbsolute(app.interpreter) && isNodeInterpreter(app.interpreter))
+        ? "node"
+        : app.interpreter
     const script = path.isAbsolute(app.script) ? targetPath("script", app.script) : app.script
     return [interpreter, ...(isNodeInterpreter(interpreter) ? flags : app.interpreter_args), script, ...app.args]
   }
   if (!path.isAbsolute(app.script)) {
     // A command found in the target's PATH; node_args only make sense when it is node itself.
-    if (app.interpreter_args.length > 0 && !isNodeInterpreter(app.script)) fail("interpreter_args", app.interpreter_args, `interpreter flags, but the command ${app.script} runs on its own`, "put the flags in `args`, or set `interpreter`")
+    if (app.interpreter_args.length > 0 && !isNodeInterpreter(app.script))
+      fail(
+        "interpreter_args",
+        app.interpreter_args,
+        `interpreter flags, but the command ${app.script} runs on its own`,
+        "put the flags in `args`, or set `interpreter`"
+      )
     return [app.script, ...(isNodeInterpreter(app.script) ? app.interpreter_args : []), ...app.args]
   }
   const script = targetPath("script", app.script)
   if (!fs.existsSync(app.script)) {
-    fail("script", app.script, `${app.script} does not exist`, "check `script` (relative paths start from the app's cwd)")
+    fail(
+      "script",
+      app.script,
+      `${app.script} does not exist`,
+      "check `script` (relative paths start from the app's cwd)"
+    )
     return [script]
   }
   const interpreter = interpreterByExtension[path.extname(app.script).toLowerCase()]
-  if (interpreter !== undefined) return [interpreter, ...(interpreter === "node" ? flags : app.interpreter_args), script, ...app.args]
+  if (interpreter !== undefined)
+    return [interpreter, ...(interpreter === "node" ? flags : app.interpreter_args), script, ...app.args]
   if (!isExecutable(app.script)) {
-    fail("script", app.script, `${path.basename(app.script)} is not executable and its extension names no interpreter, so there is no command to run it`, "set `interpreter` (like bash or python3), or chmod +x the file and give it a #! line")
+    fail(
+      "script",
+      app.script,
+      `${path.basename(app.script)} is not executable and its extension names no interpreter, so there is no command to run it`,
+      "set `interpreter` (like bash or python3), or chmod +x the file and give it a #! line"
+    )
   } else if (app.interpreter_args.length > 0) {
-    fail("interpreter_args", app.interpreter_args, `interpreter flags, but ${path.basename(app.script)} runs on its own`, "put the flags in `args`, or set `interpreter`")
+    fail(
+      "interpreter_args",
+      app.interpreter_args,
+      `interpreter flags, but ${path.basename(app.script)} runs on its own`,
+      "put the flags in `args`, or set `interpreter`"
+    )
   }
   return [script, ...app.args]
 }

@@ -18,7 +18,9 @@ import { unmappedSettings } from "./unmappedSettings"
 const unitWord = (value: string, inExec = false): string => {
   let escaped = value.replace(/%/g, "%%")
   if (inExec) escaped = escaped.replace(/\$/g, "$$$$")
-  return /[\s"'\\;]/.test(escaped) || escaped === "" ? `"${escaped.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"` : escaped
+  return /[\s"'\\;]/.test(escaped) || escaped === ""
+    ? `"${escaped.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
+    : escaped
 }
 
 /** A path setting (WorkingDirectory=, EnvironmentFile=): taken whole, never quoted. */
@@ -34,7 +36,9 @@ const isTemplate = (portable: PortableApp): boolean => portable.app.instances > 
 
 /** The unit names another unit depends on: every instance of a template. */
 export const unitNames = (portable: PortableApp): ReadonlyArray<string> =>
-  isTemplate(portable) ? Array.from({ length: portable.app.instances }, (_, i) => `${portable.id}@${i}.service`) : [`${portable.id}.service`]
+  isTemplate(portable)
+    ? Array.from({ length: portable.app.instances }, (_, i) => `${portable.id}@${i}.service`)
+    : [`${portable.id}.service`]
 
 /** Per instance, what differs from the template: its port of a range and its increment_var. */
 const instanceValues = (portable: PortableApp, instance: number): Record<string, string> => {
@@ -59,15 +63,24 @@ const renderUnit = (portable: PortableApp, byName: ReadonlyMap<string, PortableA
   for (const dependency of app.depends_on) {
     const target = byName.get(dependency.name)
     if (target === undefined) {
-      notes.push([`depends_on.${dependency.name}`, `${dependency.name} is not in the export; add After=/Requires= on its unit by hand`])
+      notes.push([
+        `depends_on.${dependency.name}`,
+        `${dependency.name} is not in the export; add After=/Requires= on its unit by hand`
+      ])
       continue
     }
     after.push(...unitNames(target))
     requires.push(...unitNames(target))
-    if (dependency.condition !== "online") notes.push([`depends_on.${dependency.name}`, `the condition ${dependency.condition} has no counterpart: After= waits until ${dependency.name} has started`])
+    if (dependency.condition !== "online")
+      notes.push([
+        `depends_on.${dependency.name}`,
+        `the condition ${dependency.condition} has no counterpart: After= waits until ${dependency.name} has started`
+      ])
   }
   if (portable.healthCheck !== null) {
-    comments.push(`# pmfx: health_check: systemd has no health checks; pmfx checked ${portable.healthCheck.kind === "http" ? portable.healthCheck.url : portable.healthCheck.command} every ${portable.healthTiming?.interval ?? 0}s.`)
+    comments.push(
+      `# pmfx: health_check: systemd has no health checks; pmfx checked ${portable.healthCheck.kind === "http" ? portable.healthCheck.url : portable.healthCheck.command} every ${portable.healthTiming?.interval ?? 0}s.`
+    )
   }
   const restarts = app.max_restarts + 1
   const env: Record<string, string> = { ...app.env }
@@ -77,7 +90,11 @@ const renderUnit = (portable: PortableApp, byName: ReadonlyMap<string, PortableA
   const lines = [
     `# ${id}${template ? "@" : ""}.service, written by \`pmfx export systemd\` from ${options.sourceName} (app ${app.name}, namespace ${app.namespace}).`,
     template
-      ? `# A template: save it in /etc/systemd/system, then \`systemctl daemon-reload && systemctl enable --now ${unitNames(portable).map((u) => u.replace(/\.service$/, "")).join(" ")}\`.`
+      ? `# A template: save it in /etc/systemd/system, then \`systemctl daemon-reload && systemctl enable --now ${unitNames(
+          portable
+        )
+          .map((u) => u.replace(/\.service$/, ""))
+          .join(" ")}\`.`
       : `# Save it in /etc/systemd/system, then \`systemctl daemon-reload && systemctl enable --now ${id}\`.`,
     ...comments,
     ...notes.map(([key, note]) => `# pmfx: ${key}: ${note}`),
@@ -108,21 +125,31 @@ const renderUnit = (portable: PortableApp, byName: ReadonlyMap<string, PortableA
     `KillSignal=${app.kill_signal ?? DEFAULT_KILL_SIGNAL}`,
     `TimeoutStopSec=${span(app.kill_timeout)}`,
     "",
-    ...(app.autostart ? ["[Install]", "WantedBy=multi-user.target"] : ["# pmfx: autostart is false: the unit is not enabled at boot (no [Install] section); start it by hand."])
+    ...(app.autostart
+      ? ["[Install]", "WantedBy=multi-user.target"]
+      : ["# pmfx: autostart is false: the unit is not enabled at boot (no [Install] section); start it by hand."])
   ]
   const files: Array<ExportFile> = [{ path: `${id}${template ? "@" : ""}.service`, content: `${lines.join("\n")}\n` }]
   if (template) {
     for (let i = 0; i < app.instances; i++) {
       const values = instanceValues(portable, i)
       if (Object.keys(values).length === 0) continue
-      const dropIn = [`# What instance ${i} of ${id}@.service has of its own (pmfx export).`, "[Service]", ...Object.entries(values).map(([key, value]) => assignment(key, value))]
+      const dropIn = [
+        `# What instance ${i} of ${id}@.service has of its own (pmfx export).`,
+        "[Service]",
+        ...Object.entries(values).map(([key, value]) => assignment(key, value))
+      ]
       files.push({ path: `${id}@${i}.service.d/instance.conf`, content: `${dropIn.join("\n")}\n` })
     }
   }
   return { files, warnings: notes.map(([key, note]) => `${app.name}: ${key}: ${note}`) }
 }
 
-export const renderSystemd = (apps: ReadonlyArray<PortableApp>, byName: ReadonlyMap<string, PortableApp>, options: ExportOptions) => {
+export const renderSystemd = (
+  apps: ReadonlyArray<PortableApp>,
+  byName: ReadonlyMap<string, PortableApp>,
+  options: ExportOptions
+) => {
   const rendered = apps.map((portable) => renderUnit(portable, byName, options))
   return { files: rendered.flatMap((r) => r.files), warnings: rendered.flatMap((r) => r.warnings) }
 }

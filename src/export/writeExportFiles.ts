@@ -12,25 +12,35 @@ import { FileError } from "../domain/errors"
 import type { ExportFile } from "./exportTarget"
 
 const fileError = (target: string, error: unknown): FileError => {
-  const code = typeof error === "object" && error !== null && "code" in error && typeof error.code === "string" ? error.code : "EIO"
+  const code =
+    typeof error === "object" && error !== null && "code" in error && typeof error.code === "string"
+      ? error.code
+      : "EIO"
   return new FileError({
     message: `cannot write the exported files into ${target} (${code}); nothing was written`,
     details: {
       field: "-o",
       path: target,
       reason: code,
-      suggestion: code === "EACCES" || code === "EPERM" || code === "EROFS" ? "choose a folder you can write to with -o, or fix its permissions" : "check the folder given with -o"
+      suggestion:
+        code === "EACCES" || code === "EPERM" || code === "EROFS"
+          ? "choose a folder you can write to with -o, or fix its permissions"
+          : "check the folder given with -o"
     }
   })
 }
 
-export const writeExportFiles = (dir: string, files: ReadonlyArray<ExportFile>): Effect.Effect<ReadonlyArray<string>, FileError> =>
+export const writeExportFiles = (
+  dir: string,
+  files: ReadonlyArray<ExportFile>
+): Effect.Effect<ReadonlyArray<string>, FileError> =>
   Effect.try({
     try: () => {
       const targets = files.map((file) => ({ file, final: path.join(dir, file.path) }))
       // A folder where a file must go would fail its rename after others were renamed: refuse first.
       for (const { final } of targets) {
-        if (fs.existsSync(final) && !fs.statSync(final).isFile()) throw Object.assign(new Error(`${final} is not a file`), { code: "EISDIR" })
+        if (fs.existsSync(final) && !fs.statSync(final).isFile())
+          throw Object.assign(new Error(`${final} is not a file`), { code: "EISDIR" })
       }
       const temps: Array<string> = []
       const createdDirs: Array<string> = []

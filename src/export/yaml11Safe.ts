@@ -11,13 +11,15 @@ import { type Document, isScalar, visit } from "yaml"
 const YAML11_BOOLEAN = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/
 
 /** Whether a YAML 1.1 reader would read this plain string as something else than a string. */
-const ambiguousInYaml11 = (value: string): boolean => YAML11_BOOLEAN.test(value) || (/^[\d.:-]+$/.test(value) && value.includes(":"))
+const ambiguousInYaml11 = (value: string): boolean =>
+  YAML11_BOOLEAN.test(value) || (/^[\d.:-]+$/.test(value) && value.includes(":"))
 
 /** Quotes, in place, every string value of `document` that YAML 1.1 would read as a boolean or a number. */
 export const quoteForYaml11 = (document: Document): Document => {
   visit(document, {
     Scalar(key, node) {
-      if (key !== "key" && isScalar(node) && typeof node.value === "string" && ambiguousInYaml11(node.value)) node.type = "QUOTE_DOUBLE"
+      if (key !== "key" && isScalar(node) && typeof node.value === "string" && ambiguousInYaml11(node.value))
+        node.type = "QUOTE_DOUBLE"
     }
   })
   return document

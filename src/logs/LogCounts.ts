@@ -22,10 +22,14 @@ export interface LogCountRow {
   readonly bytes: number
 }
 
-const keyOf = (namespace: string, name: string, instance: number, stream: LogStream) => `${namespace}\u0000${name}\u0000${instance}\u0000${stream}`
+const keyOf = (namespace: string, name: string, instance: number, stream: LogStream) =>
+  `${namespace}\u0000${name}\u0000${instance}\u0000${stream}`
 
 export class LogCounts {
-  private readonly counters = new Map<string, { readonly row: Omit<LogCountRow, "lines" | "bytes">; readonly counter: LogCounter }>()
+  private readonly counters = new Map<
+    string,
+    { readonly row: Omit<LogCountRow, "lines" | "bytes">; readonly counter: LogCounter }
+  >()
 
   /** The counter of one instance's stream, made on first use and then the same object each time. */
   counterFor(namespace: string, name: string, instance: number, stream: LogStream): LogCounter {

@@ -25,4 +25,6 @@ export class LogOutput extends Context.Tag("pmfx/LogOutput")<LogOutput, LogOutpu
 export const writesFiles = (
   settings: LogOutputSettings,
   app: { readonly out_file: string | null; readonly error_file: string | null; readonly log_file: string | null }
-): boolean => settings.files === "all" || (settings.files === "named" && (app.out_file !== null || app.error_file !== null || app.log_file !== null))
+): boolean =>
+  settings.files === "all" ||
+  (settings.files === "named" && (app.out_file !== null || app.error_file !== null || app.log_file !== null))

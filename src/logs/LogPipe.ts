@@ -192,7 +192,8 @@ export class LogPipe {
     if (count === 0) return null
     const prefix = this.format.prefix(this.now)
     let prefixBytes = count * prefix.length
-    for (let c = 0; c < this.continuedPrefixes.length; c++) prefixBytes += this.continuedPrefixes[c]!.length - prefix.length
+    for (let c = 0; c < this.continuedPrefixes.length; c++)
+      prefixBytes += this.continuedPrefixes[c]!.length - prefix.length
     const out = Buffer.allocUnsafe(this.rangeBytes + prefixBytes + count)
     let at = 0
     let c = 0

@@ -45,12 +45,18 @@ export interface LogFilter {
 const badRequest = (field: string, reason: string, suggestion: string): BadRequest =>
   new BadRequest({ message: `Invalid ${field}: ${reason}`, details: { field, reason, suggestion } })
 
-const TIME_SUGGESTION = "use an ISO 8601 date or date-time (2026-11-21, 2026-11-21T13:57:01Z) or a relative time like 30s, 10m, 2h, 1d"
+const TIME_SUGGESTION =
+  "use an ISO 8601 date or date-time (2026-11-21, 2026-11-21T13:57:01Z) or a relative time like 30s, 10m, 2h, 1d"
 
-const timeBound = (field: "since" | "until", text: string | undefined, now: number): Either.Either<number | null, BadRequest> => {
+const timeBound = (
+  field: "since" | "until",
+  text: string | undefined,
+  now: number
+): Either.Either<number | null, BadRequest> => {
   if (text === undefined) return Either.right(null)
   return Option.match(parseTimeBound(text, now), {
-    onNone: () => Either.left(badRequest(field, `"${text}" is not a date, date-time or relative time`, TIME_SUGGESTION)),
+    onNone: () =>
+      Either.left(badRequest(field, `"${text}" is not a date, date-time or relative time`, TIME_SUGGESTION)),
     onSome: (ms) => Either.right(ms)
   })
 }
@@ -64,7 +70,9 @@ export const compileLogQuery = (
   Either.gen(function* () {
     const lines = query.lines ?? DEFAULT_LINES
     if (!Number.isInteger(lines) || lines < 0) {
-      return yield* Either.left(badRequest("lines", `${lines} is not a whole number of lines`, "use lines=0 or more, like lines=100"))
+      return yield* Either.left(
+        badRequest("lines", `${lines} is not a whole number of lines`, "use lines=0 or more, like lines=100")
+      )
     }
     const instance = query.instance ?? null
     if (instance !== null && (!Number.isInteger(instance) || instance < 0 || instance >= app.instances)) {
@@ -75,7 +83,8 @@ export const compileLogQuery = (
     let grep: GrepPattern | null = null
     if (query.grep !== undefined && query.grep !== "") {
       const compiled = compileGrep(query.grep)
-      if (Either.isLeft(compiled)) return yield* Either.left(badRequest("grep", compiled.left.reason, compiled.left.suggestion))
+      if (Either.isLeft(compiled))
+        return yield* Either.left(badRequest("grep", compiled.left.reason, compiled.left.suggestion))
       grep = compiled.right
     }
     const since = yield* timeBound("since", query.since, now)

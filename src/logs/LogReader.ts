@@ -86,7 +86,14 @@ const judge = (app: AppDefinition, filter: LogFilter, line: StoredLine): Verdict
   if (filter.grep !== null && !filter.grep.test(line.message)) return "skip"
   const level = detectLevel(line.message, line.stream)
   if (filter.level !== null && !atLeast(level, filter.level)) return "skip"
-  const entry: LogEntry = { timestamp: line.timestamp, app: app.name, instance: line.instance, stream: line.stream, level, message: line.message }
+  const entry: LogEntry = {
+    timestamp: line.timestamp,
+    app: app.name,
+    instance: line.instance,
+    stream: line.stream,
+    level,
+    message: line.message
+  }
   return { ms: line.ms, entry: line.continued === true ? { ...entry, continued: true } : entry }
 }
 

@@ -111,7 +111,9 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
           Effect.tap((file) =>
             file.failure === null
               ? Effect.void
-              : Effect.logWarning(`cannot open log file ${path}: ${file.failure.message}; its lines are dropped until it can be opened`)
+              : Effect.logWarning(
+                  `cannot open log file ${path}: ${file.failure.message}; its lines are dropped until it can be opened`
+                )
           )
         ),
         (file) =>
@@ -119,7 +121,10 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
             const shared = open.get(path)
             if (shared === undefined || shared.file !== file || --shared.users > 0) return Effect.void
             open.delete(path)
-            return Effect.ensuring(file.close, Effect.sync(() => (droppedByClosed += file.droppedLines)))
+            return Effect.ensuring(
+              file.close,
+              Effect.sync(() => (droppedByClosed += file.droppedLines))
+            )
           })
       )
 
@@ -141,7 +146,8 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
         const err = withFiles ? yield* useFile(files.error_file, policy) : null
         const combined = !withFiles || files.log_file === null ? null : yield* useFile(files.log_file, policy)
         // A path given for two roles (say out_file = log_file) is one file and gets each line once.
-        const targets = (own: RotatingFile | null): Array<RotatingFile> => (own === null ? [] : [...new Set(combined === null ? [own] : [own, combined])])
+        const targets = (own: RotatingFile | null): Array<RotatingFile> =>
+          own === null ? [] : [...new Set(combined === null ? [own] : [own, combined])]
         const format = { prefix: textPrefix(app), line: lineFormatter(app) }
         const iso = timestampFormatter(ISO_DATE_FORMAT)!
         const pipes = new Set<LogPipe>()
@@ -171,11 +177,29 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
             onLine === undefined
               ? undefined
               : (message: string, ms: number, continued: boolean) => {
-                  const entry: LogEntry = { timestamp: iso(ms), app: app.name, instance, stream: which, level: detectLevel(message, which), message }
+                  const entry: LogEntry = {
+                    timestamp: iso(ms),
+                    app: app.name,
+                    instance,
+                    stream: which,
+                    level: detectLevel(message, which),
+                    message
+                  }
                   onLine(continued ? { ...entry, continued: true } : entry)
                 }
           if (echo !== null) attachEcho(stream, app.name, instance, which, echo.json, echo.targets[which])
-          const pipe = new LogPipe(stream, targets(which === "out" ? out : err), format, which, instance, lineListener, wantsLines, app.max_line_length, carryFile ?? null, counts.counterFor(app.namespace, app.name, instance, which))
+          const pipe = new LogPipe(
+            stream,
+            targets(which === "out" ? out : err),
+            format,
+            which,
+            instance,
+            lineListener,
+            wantsLines,
+            app.max_line_length,
+            carryFile ?? null,
+            counts.counterFor(app.namespace, app.name, instance, which)
+          )
           pipes.add(pipe)
           pipe.whenEnded(() => pipes.delete(pipe))
           return { whenEnded: (listener) => pipe.whenEnded(listener), ended: () => pipe.ended }
@@ -213,7 +237,8 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
             await shared.file.truncate()
           } else {
             await fs.promises.truncate(path, 0).catch(() => undefined)
-            for (const rotated of await listRotatedFiles(path).catch(() => [])) await fs.promises.rm(rotated.path, { force: true }).catch(() => undefined)
+            for (const rotated of await listRotatedFiles(path).catch(() => []))
+              await fs.promises.rm(rotated.path, { force: true }).catch(() => undefined)
           }
           flushed.push(path)
         }
@@ -221,13 +246,17 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
       })
 
     /** Reopens every open log file at its path (`pmfx reloadLogs`); returns the paths reopened and those that failed. */
-    const reopenAll = (): Effect.Effect<{ readonly reopened: ReadonlyArray<string>; readonly failed: ReadonlyArray<FailingLogFile> }> =>
+    const reopenAll = (): Effect.Effect<{
+      readonly reopened: ReadonlyArray<string>
+      readonly failed: ReadonlyArray<FailingLogFile>
+    }> =>
       Effect.sync(() => {
         const reopened: Array<string> = []
         const failed: Array<FailingLogFile> = []
         for (const [path, { file }] of open) {
           if (file.reopenAtPath()) reopened.push(path)
-          else failed.push({ path, reason: file.failure?.message ?? "cannot be opened", dropped_lines: file.droppedLines })
+          else
+            failed.push({ path, reason: file.failure?.message ?? "cannot be opened", dropped_lines: file.droppedLines })
         }
         return { reopened, failed }
       })

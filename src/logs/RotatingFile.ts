@@ -60,7 +60,11 @@ const removeQuietly = (file: string): Promise<void> => fs.promises.rm(file, { fo
 const gzip = async (file: string): Promise<void> => {
   const partial = `${file}.gz${PARTIAL_SUFFIX}`
   try {
-    await pipeline(fs.createReadStream(file), zlib.createGzip(), fs.createWriteStream(partial, { mode: PRIVATE_FILE_MODE }))
+    await pipeline(
+      fs.createReadStream(file),
+      zlib.createGzip(),
+      fs.createWriteStream(partial, { mode: PRIVATE_FILE_MODE })
+    )
     await fs.promises.rename(partial, `${file}.gz`)
     await removeQuietly(file)
   } catch {

@@ -18,8 +18,37 @@ export const NO_TIMESTAMP = "none"
 
 // Longest first, so `YYYY` wins over `YY` and `Do` over `D`.
 const TOKENS = [
-  "YYYY", "YY", "MMMM", "MMM", "MM", "M", "Do", "DD", "D", "dddd", "ddd", "dd", "d", "HH", "H", "hh", "h", "kk", "k",
-  "mm", "m", "ss", "s", "SSS", "ZZ", "Z", "A", "a", "X", "x", "Q"
+  "YYYY",
+  "YY",
+  "MMMM",
+  "MMM",
+  "MM",
+  "M",
+  "Do",
+  "DD",
+  "D",
+  "dddd",
+  "ddd",
+  "dd",
+  "d",
+  "HH",
+  "H",
+  "hh",
+  "h",
+  "kk",
+  "k",
+  "mm",
+  "m",
+  "ss",
+  "s",
+  "SSS",
+  "ZZ",
+  "Z",
+  "A",
+  "a",
+  "X",
+  "x",
+  "Q"
 ] as const
 type Token = (typeof TOKENS)[number]
 type Part = { readonly token: Token } | { readonly literal: string }
@@ -87,7 +116,9 @@ export const timestampFormatter = (pattern: string): ((ms: number) => string) | 
     if (ms === lastMs) return last
     const second = Math.floor(ms / 1000)
     if (second !== lastSecond) {
-      pieces = dayjs(second * 1000).format(secondPattern).split(MILLIS)
+      pieces = dayjs(second * 1000)
+        .format(secondPattern)
+        .split(MILLIS)
       lastSecond = second
     }
     last = pieces.length === 1 ? pieces[0]! : pieces.join(String(ms - second * 1000).padStart(3, "0"))
@@ -96,7 +127,20 @@ export const timestampFormatter = (pattern: string): ((ms: number) => string) | 
   }
 }
 
-const MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+const MONTHS = [
+  "january",
+  "february",
+  "march",
+  "april",
+  "may",
+  "june",
+  "july",
+  "august",
+  "september",
+  "october",
+  "november",
+  "december"
+]
 
 const TOKEN_REGEX: Record<Token, string> = {
   YYYY: "(\\d{4})",
@@ -162,12 +206,16 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
       const ms = Date.parse(match[1]!)
       if (Number.isNaN(ms)) return unstamped(line)
       const message = line.slice(match[0].length)
-      return match[2] === "" ? { timestamp: match[1]!, ms, message } : { timestamp: match[1]!, ms, message, continued: true }
+      return match[2] === ""
+        ? { timestamp: match[1]!, ms, message }
+        : { timestamp: match[1]!, ms, message, continued: true }
     }
   }
   const parts = tokenize(pattern)
   const tokens = parts.flatMap((p) => ("token" in p ? [p.token] : []))
-  const regex = new RegExp(`^${parts.map((p) => ("token" in p ? TOKEN_REGEX[p.token] : escapeRegex(p.literal))).join("")}(\\+?) `)
+  const regex = new RegExp(
+    `^${parts.map((p) => ("token" in p ? TOKEN_REGEX[p.token] : escapeRegex(p.literal))).join("")}(\\+?) `
+  )
   const has = (...wanted: ReadonlyArray<Token>) => wanted.some((t) => tokens.includes(t))
   // An instant needs a year, a month and a day — or a Unix timestamp.
   const complete = has("X", "x") || (has("YYYY", "YY") && has("MMMM", "MMM", "MM", "M") && has("Do", "DD", "D"))
@@ -198,7 +246,13 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
       // 12-hour clock with AM/PM (without it, h is taken as it reads); k counts 1–24.
       const half = field("A", "a")?.toLowerCase()
       const hour =
-        field("HH", "H") !== undefined ? num("HH", "H") : field("kk", "k") !== undefined ? num("kk", "k") % 24 : half === undefined ? num("hh", "h") : (num("hh", "h") % 12) + (half === "pm" ? 12 : 0)
+        field("HH", "H") !== undefined
+          ? num("HH", "H")
+          : field("kk", "k") !== undefined
+            ? num("kk", "k") % 24
+            : half === undefined
+              ? num("hh", "h")
+              : (num("hh", "h") % 12) + (half === "pm" ? 12 : 0)
       const parts = [year, month, num("Do", "DD", "D"), hour, num("mm", "m"), num("ss", "s"), num("SSS")] as const
       const zone = field("Z", "ZZ")
       if (month < 0) ms = Number.NaN
@@ -209,6 +263,8 @@ export const textLineParser = (pattern: string): ((line: string) => ParsedTextLi
         ms = Date.UTC(...parts) - sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2))) * 60_000
       }
     }
-    return Number.isNaN(ms) ? { timestamp: null, ms: Number.NaN, message, ...mark } : { timestamp: new Date(ms).toISOString(), ms, message, ...mark }
+    return Number.isNaN(ms)
+      ? { timestamp: null, ms: Number.NaN, message, ...mark }
+      : { timestamp: new Date(ms).toISOString(), ms, message, ...mark }
   }
 }

@@ -23,7 +23,13 @@ type LogFormatSettings = Pick<AppDefinition, "name" | "log_type" | "log_date_for
  * Renders one stored line, newline included. `ms` is the arrival time of the line (of its first
  * piece, for a `continued` piece).
  */
-export type LineFormatter = (message: string, ms: number, stream: LogStream, instance: number, continued?: boolean) => string
+export type LineFormatter = (
+  message: string,
+  ms: number,
+  stream: LogStream,
+  instance: number,
+  continued?: boolean
+) => string
 
 export const lineFormatter = (app: LogFormatSettings): LineFormatter => {
   if (app.log_type === "json") {
@@ -35,7 +41,8 @@ export const lineFormatter = (app: LogFormatSettings): LineFormatter => {
   }
   const stamp = timestampFormatter(app.log_date_format)
   if (stamp === null) return (message) => `${message}\n`
-  return (message, ms, _stream, _instance, continued) => `${stamp(ms)}${continued === true ? CONTINUED_MARK : ""} ${message}\n`
+  return (message, ms, _stream, _instance, continued) =>
+    `${stamp(ms)}${continued === true ? CONTINUED_MARK : ""} ${message}\n`
 }
 
 const NO_PREFIX = Buffer.alloc(0)

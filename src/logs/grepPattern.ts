@@ -31,7 +31,9 @@ export interface GrepRefusal {
 
 /** Where the syntax is explained, for `grep` or another setting that takes a pattern (`ready_log_line`). */
 const syntaxHint = (subject: string) =>
-  subject === "grep" ? "grep uses RE2 syntax (like grep -E and Go), see docs/api.md" : `${subject} uses RE2 syntax (like grep -E and Go), see docs/configuration.md`
+  subject === "grep"
+    ? "grep uses RE2 syntax (like grep -E and Go), see docs/api.md"
+    : `${subject} uses RE2 syntax (like grep -E and Go), see docs/configuration.md`
 
 const FLAGS: Readonly<Record<string, number>> = {
   i: RE2JS.CASE_INSENSITIVE,
@@ -46,7 +48,8 @@ const FLAGS: Readonly<Record<string, number>> = {
 /** A pattern without any metacharacter: it matches exactly its own text. */
 const PLAIN = /^[^\\^$.|?*+()[\]{}]*$/
 
-const refuse = (reason: string, suggestion: string): Either.Either<never, GrepRefusal> => Either.left({ reason, suggestion })
+const refuse = (reason: string, suggestion: string): Either.Either<never, GrepRefusal> =>
+  Either.left({ reason, suggestion })
 
 /** What RE2 refused, said for a user who wrote a JavaScript or PCRE pattern. */
 const explain = (error: RE2JSSyntaxException, subject: string): GrepRefusal => {
@@ -55,13 +58,15 @@ const explain = (error: RE2JSSyntaxException, subject: string): GrepRefusal => {
   if (/^\\(?:[1-9]|k)/.test(at)) {
     return {
       reason: `backreferences like ${at} are not supported (${SYNTAX_HINT})`,
-      suggestion: "match the repeated text itself, like (\\w+) \\w+ or error: error, or narrow the search with level, stream or since"
+      suggestion:
+        "match the repeated text itself, like (\\w+) \\w+ or error: error, or narrow the search with level, stream or since"
     }
   }
   if (/^\(\?(?:=|!|<=|<!)/.test(at)) {
     return {
       reason: `lookahead and lookbehind like ${at.slice(0, 4)}…) are not supported (${SYNTAX_HINT})`,
-      suggestion: "match the surrounding text too, like foo bar instead of (?<=foo )bar, or use a character class like [^x] for a negative look"
+      suggestion:
+        "match the surrounding text too, like foo bar instead of (?<=foo )bar, or use a character class like [^x] for a negative look"
     }
   }
   if (at === "\\u") {
@@ -79,14 +84,21 @@ const explain = (error: RE2JSSyntaxException, subject: string): GrepRefusal => {
 /** Compiles `text`: a pattern, or `/pattern/flags`; `subject` names the setting in refusals. */
 export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepPattern, GrepRefusal> => {
   if (text.length > MAX_GREP_LENGTH) {
-    return refuse(`the pattern is longer than ${MAX_GREP_LENGTH} characters`, "search for a shorter, distinctive part of the line")
+    return refuse(
+      `the pattern is longer than ${MAX_GREP_LENGTH} characters`,
+      "search for a shorter, distinctive part of the line"
+    )
   }
   const literal = /^\/(.*)\/([a-z]*)$/s.exec(text)
   const pattern = literal === null ? text : literal[1]!
   let flags = 0
   for (const flag of literal?.[2] ?? "") {
     const bit = FLAGS[flag]
-    if (bit === undefined) return refuse(`unknown flag "${flag}" in ${text}`, "use the flags i (ignore case), m (multiline) or s (dot matches newline), like /timeout/i")
+    if (bit === undefined)
+      return refuse(
+        `unknown flag "${flag}" in ${text}`,
+        "use the flags i (ignore case), m (multiline) or s (dot matches newline), like /timeout/i"
+      )
     flags |= bit
   }
   if (PLAIN.test(pattern)) {
@@ -98,7 +110,8 @@ export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepP
     return Either.right(RE2JS.compile(pattern, flags))
   } catch (error) {
     if (error instanceof RE2JSSyntaxException) return Either.left(explain(error, subject))
-    if (error instanceof RE2JSException) return refuse(error.message, "use a simpler pattern: fewer and smaller repetition counts")
+    if (error instanceof RE2JSException)
+      return refuse(error.message, "use a simpler pattern: fewer and smaller repetition counts")
     throw error
   }
 }

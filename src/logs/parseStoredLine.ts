@@ -37,7 +37,8 @@ const fromJson = (line: string): StoredLine | null => {
   }
   if (typeof value !== "object" || value === null) return null
   const { timestamp, instance, stream, message, continued } = value as Record<string, unknown>
-  if (typeof timestamp !== "string" || typeof message !== "string" || (stream !== "out" && stream !== "err")) return null
+  if (typeof timestamp !== "string" || typeof message !== "string" || (stream !== "out" && stream !== "err"))
+    return null
   const ms = Date.parse(timestamp)
   return {
     timestamp: Number.isNaN(ms) ? null : new Date(ms).toISOString(),

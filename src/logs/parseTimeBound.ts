@@ -25,7 +25,8 @@ const daysIn = (year: number, month: number): number => new Date(Date.UTC(year, 
 export const parseTimeBound = (text: string, now: number): Option.Option<number> => {
   const trimmed = text.trim()
   const relative = RELATIVE.exec(trimmed)
-  if (relative !== null) return Option.some(now - Math.round(Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!))
+  if (relative !== null)
+    return Option.some(now - Math.round(Number(relative[1]) * UNIT_MS[relative[2]!.toLowerCase()]!))
   const iso = ISO.exec(trimmed)
   if (iso === null) return Option.none()
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map((i) => Number(iso[i] ?? "0")) as [

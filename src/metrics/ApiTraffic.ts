@@ -24,7 +24,9 @@ const templates: ReadonlyArray<{ readonly route: string; readonly segments: Read
   // Literal routes first, so `/api/processes/:id` never takes what a fixed path names.
   return [...routes]
     .map((route) => ({ route, segments: route.split("/").filter((s) => s !== "") }))
-    .sort((a, b) => a.segments.filter((s) => s.startsWith(":")).length - b.segments.filter((s) => s.startsWith(":")).length)
+    .sort(
+      (a, b) => a.segments.filter((s) => s.startsWith(":")).length - b.segments.filter((s) => s.startsWith(":")).length
+    )
 })()
 
 /** The route template a request path falls under (query left out), or `unmatched`. */
@@ -68,7 +70,9 @@ export class ApiTraffic extends Effect.Service<ApiTraffic>()("pmfx/ApiTraffic", 
     }
 
     /** Wraps a listener's whole app: counts each answer, and a `/ws` session while it is open. */
-    const countTraffic = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+    const countTraffic = <E, R>(
+      app: HttpApp.Default<E, R>
+    ): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER"

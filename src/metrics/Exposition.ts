@@ -53,7 +53,8 @@ const validLabelNames = new Set<string>()
 
 const checkLabelName = (key: string, family: string): void => {
   if (validLabelNames.has(key)) return
-  if (!LABEL_NAME.test(key) || key.startsWith("__")) throw new Error(`invalid label name ${JSON.stringify(key)} on ${family}`)
+  if (!LABEL_NAME.test(key) || key.startsWith("__"))
+    throw new Error(`invalid label name ${JSON.stringify(key)} on ${family}`)
   validLabelNames.add(key)
 }
 
@@ -77,7 +78,8 @@ export const render = (families: ReadonlyArray<Family>): string => {
   let out = ""
   for (const family of families) {
     if (!METRIC_NAME.test(family.name)) throw new Error(`invalid metric name ${JSON.stringify(family.name)}`)
-    if (family.type === "counter" && !family.name.endsWith("_total")) throw new Error(`counter ${family.name} must end in _total`)
+    if (family.type === "counter" && !family.name.endsWith("_total"))
+      throw new Error(`counter ${family.name} must end in _total`)
     out += `# HELP ${family.name} ${escapeHelp(family.help)}\n# TYPE ${family.name} ${family.type}\n`
     for (const sample of family.samples) {
       let pairs = rendered.get(sample.labels)

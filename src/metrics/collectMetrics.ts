@@ -47,15 +47,20 @@ export const collectMetrics = (inputs: MetricsInputs): Effect.Effect<ReadonlyArr
     const { self } = inputs
     // One label object per instance, shared by all its series.
     const rows = inputs.rows.map((row) => ({ row, labels: labelsOf(row) }))
-    const byKey = new Map(rows.map((entry) => [`${entry.row.namespace}\u0000${entry.row.name}\u0000${entry.row.instance}`, entry.labels]))
-    const logRows = inputs.logCounts.snapshot((namespace, name, instance) => byKey.has(`${namespace}\u0000${name}\u0000${instance}`))
+    const byKey = new Map(
+      rows.map((entry) => [`${entry.row.namespace}\u0000${entry.row.name}\u0000${entry.row.instance}`, entry.labels])
+    )
+    const logRows = inputs.logCounts.snapshot((namespace, name, instance) =>
+      byKey.has(`${namespace}\u0000${name}\u0000${instance}`)
+    )
     const logSamples = (value: (row: (typeof logRows)[number]) => number): ReadonlyArray<Sample> =>
       logRows.map((row) => ({
         labels: byKey.get(`${row.namespace}\u0000${row.name}\u0000${row.instance}`)!,
         extra: streamLabels[row.stream],
         value: value(row)
       }))
-    const perRow = (value: (row: MetricsRow) => number): ReadonlyArray<Sample> => rows.map(({ row, labels }) => ({ labels, value: value(row) }))
+    const perRow = (value: (row: MetricsRow) => number): ReadonlyArray<Sample> =>
+      rows.map(({ row, labels }) => ({ labels, value: value(row) }))
     return [
       {
         name: "pmfx_process_cpu_percent",
@@ -85,20 +90,32 @@ export const collectMetrics = (inputs: MetricsInputs): Effect.Effect<ReadonlyArr
         name: "pmfx_process_uptime_seconds",
         help: "Seconds since the instance's current process started; 0 while none runs.",
         type: "gauge",
-        samples: perRow((row) => (row.state.pid !== null && row.state.startedAt !== null ? Math.max(0, now - row.state.startedAt) / 1000 : 0))
+        samples: perRow((row) =>
+          row.state.pid !== null && row.state.startedAt !== null ? Math.max(0, now - row.state.startedAt) / 1000 : 0
+        )
       },
       {
         name: "pmfx_process_status",
         help: "The instance's state, one-hot: 1 for its current status label, 0 for the others.",
         type: "gauge",
-        samples: rows.flatMap(({ row, labels }) => statusLabels.map((status) => ({ labels, extra: status.labels, value: row.state.status === status.status ? 1 : 0 })))
+        samples: rows.flatMap(({ row, labels }) =>
+          statusLabels.map((status) => ({
+            labels,
+            extra: status.labels,
+            value: row.state.status === status.status ? 1 : 0
+          }))
+        )
       },
       {
         name: "pmfx_process_health_status",
         help: "The instance's health check result, one-hot by the health label (none: the app has no health check; unknown: not checked yet).",
         type: "gauge",
         samples: rows.flatMap(({ row, labels }) =>
-          healthLabels.map((health) => ({ labels, extra: health.labels, value: row.state.health.status === health.health ? 1 : 0 }))
+          healthLabels.map((health) => ({
+            labels,
+            extra: health.labels,
+            value: row.state.health.status === health.health ? 1 : 0
+          }))
         )
       },
       {

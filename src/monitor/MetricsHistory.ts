@@ -45,7 +45,14 @@ class Ring {
 
 export const makeMetricsHistory = () => {
   const rings = new Map<number, Ring>()
-  const record = (sample: { readonly timestamp: string; readonly processes: ReadonlyArray<{ readonly id: number; readonly cpu_usage: number; readonly memory_usage: number }> }): void => {
+  const record = (sample: {
+    readonly timestamp: string
+    readonly processes: ReadonlyArray<{
+      readonly id: number
+      readonly cpu_usage: number
+      readonly memory_usage: number
+    }>
+  }): void => {
     for (const row of sample.processes) {
       let ring = rings.get(row.id)
       if (ring === undefined) rings.set(row.id, (ring = new Ring()))
@@ -70,7 +77,9 @@ export class MetricsHistory extends Effect.Service<MetricsHistory>()("pmfx/Metri
     const events = yield* bus.subscribe()
     yield* Effect.forkScoped(
       Effect.forever(
-        Effect.flatMap(Queue.take(events), (event) => Effect.sync(() => (event._tag === "MetricsSample" ? store.record(event) : undefined)))
+        Effect.flatMap(Queue.take(events), (event) =>
+          Effect.sync(() => (event._tag === "MetricsSample" ? store.record(event) : undefined))
+        )
       )
     )
     return { history: (id: number, windowMs: number) => Effect.sync(() => store.history(id, windowMs)) }

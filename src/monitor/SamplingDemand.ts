@@ -40,7 +40,8 @@ export interface SamplingDemandShape {
 
 /** Whether an app's own settings need the fast rate: its memory limit and its metric alerts act on samples. */
 export const needsSteadySampling = (app: AppDefinition): boolean =>
-  app.max_memory_restart !== null || (app.alerts !== null && (app.alerts.memory !== undefined || app.alerts.cpu_percent !== undefined))
+  app.max_memory_restart !== null ||
+  (app.alerts !== null && (app.alerts.memory !== undefined || app.alerts.cpu_percent !== undefined))
 
 export const makeSamplingDemand = (fastMs: number, backgroundMs: number): Effect.Effect<SamplingDemandShape> =>
   Effect.gen(function* () {
@@ -53,7 +54,8 @@ export const makeSamplingDemand = (fastMs: number, backgroundMs: number): Effect
     let next = yield* Deferred.make<void>()
 
     const poke = Effect.suspend(() => Deferred.succeed(wake, undefined))
-    const intervalMs = (steady: boolean) => (steady || watchers > 0 || standing.size > 0 ? fastMs : Math.max(fastMs, backgroundMs))
+    const intervalMs = (steady: boolean) =>
+      steady || watchers > 0 || standing.size > 0 ? fastMs : Math.max(fastMs, backgroundMs)
 
     const watch = Effect.acquireRelease(
       Effect.zipRight(
@@ -99,10 +101,18 @@ export const makeSamplingDemand = (fastMs: number, backgroundMs: number): Effect
         return standing.size > had ? poke : Effect.void
       })
 
-    return { watch, setStanding, fresh, waitForNext, sampled, currentIntervalMs: (steady: boolean) => Effect.sync(() => intervalMs(steady)) }
+    return {
+      watch,
+      setStanding,
+      fresh,
+      waitForNext,
+      sampled,
+      currentIntervalMs: (steady: boolean) => Effect.sync(() => intervalMs(steady))
+    }
   })
 
 /** The daemon's sampling policy; the engine builds it from its settings (src/supervisor/Engine.ts). */
 export class SamplingDemand extends Context.Tag("pmfx/SamplingDemand")<SamplingDemand, SamplingDemandShape>() {
-  static readonly layer = (fastMs: number, backgroundMs: number) => Layer.effect(SamplingDemand, makeSamplingDemand(fastMs, backgroundMs))
+  static readonly layer = (fastMs: number, backgroundMs: number) =>
+    Layer.effect(SamplingDemand, makeSamplingDemand(fastMs, backgroundMs))
 }

@@ -127,7 +127,8 @@ export const readProcessTable = (): Effect.Effect<ProcessTable> =>
   })
 
 /** One process's stat line; none when it does not exist. */
-export const readProcStat = (pid: number): Effect.Effect<Option.Option<ProcStat>> => Effect.sync(() => Option.fromNullable(readStat(pid, pageSize())))
+export const readProcStat = (pid: number): Effect.Effect<Option.Option<ProcStat>> =>
+  Effect.sync(() => Option.fromNullable(readStat(pid, pageSize())))
 
 /** Field 22 of one process (see {@link ProcStat.startTime}); none when the process does not exist. */
 export const readStartTime = (pid: number): Effect.Effect<Option.Option<number>> =>
@@ -159,7 +160,11 @@ export const liveGroupMembersIn = (table: ProcessTable, pgid: number): ReadonlyA
  */
 export const liveGroupMembers = (pgid: number, table?: ProcessTable): Effect.Effect<ReadonlyArray<number>> =>
   table === undefined
-    ? Effect.suspend(() => (groupMayExist(pgid) ? Effect.map(readProcessTable(), (read) => liveGroupMembersIn(read, pgid)) : Effect.succeed([])))
+    ? Effect.suspend(() =>
+        groupMayExist(pgid)
+          ? Effect.map(readProcessTable(), (read) => liveGroupMembersIn(read, pgid))
+          : Effect.succeed([])
+      )
     : Effect.sync(() => liveGroupMembersIn(table, pgid))
 
 /**

@@ -93,7 +93,11 @@ const parseNetwork = (netDev: string): SystemStats["network"] => {
   for (const line of netDev.split("\n").slice(2)) {
     const colon = line.indexOf(":")
     if (colon < 0) continue
-    const fields = line.slice(colon + 1).trim().split(/\s+/).map(Number)
+    const fields = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number)
     interfaces.push({ name: line.slice(0, colon).trim(), rx_bytes: fields[0] ?? 0, tx_bytes: fields[8] ?? 0 })
   }
   const external = interfaces.filter((nic) => nic.name !== "lo")

@@ -9,10 +9,20 @@ import { closestKey } from "../config/closestKey"
 import { daemonFlags, parseDaemonArgs, type DaemonOptions } from "../daemon/DaemonOptions"
 
 export const runtimeFlags = {
-  json: { value: false, description: "print each output line as one JSON object (timestamp, app, instance, stream, message)" },
-  "log-files": { value: false, description: "also write every app's log files under PMFX_HOME/logs (default: only apps whose file names out_file, error_file or log_file)" },
+  json: {
+    value: false,
+    description: "print each output line as one JSON object (timestamp, app, instance, stream, message)"
+  },
+  "log-files": {
+    value: false,
+    description:
+      "also write every app's log files under PMFX_HOME/logs (default: only apps whose file names out_file, error_file or log_file)"
+  },
   "no-log-files": { value: false, description: "write no log files at all, even for apps that name them" },
-  "no-auto-exit": { value: false, description: "keep running when every app has stopped or errored (the CLI can start them again)" }
+  "no-auto-exit": {
+    value: false,
+    description: "keep running when every app has stopped or errored (the CLI can start them again)"
+  }
 } as const
 
 /** Start flags for a script, each the ecosystem key of the same meaning (docs/cli.md "pmfx start"). */
@@ -85,7 +95,10 @@ export const parseRuntimeArgs = (args: ReadonlyArray<string>): Either.Either<Run
     const short = /^-([a-z])$/.exec(arg)
     const long = short !== null ? `--${shortFlags[short[1]!] ?? short[1]}` : arg
     if (!long.startsWith("-")) {
-      if (target !== undefined) return Either.left(`unexpected argument ${JSON.stringify(arg)} (one ecosystem file or script; the script's own arguments go after --)`)
+      if (target !== undefined)
+        return Either.left(
+          `unexpected argument ${JSON.stringify(arg)} (one ecosystem file or script; the script's own arguments go after --)`
+        )
       target = arg
       continue
     }
@@ -109,7 +122,8 @@ export const parseRuntimeArgs = (args: ReadonlyArray<string>): Either.Either<Run
       return Either.left(unknownFlag(name))
     }
   }
-  if (runtime.has("log-files") && runtime.has("no-log-files")) return Either.left("--log-files and --no-log-files contradict each other: give one")
+  if (runtime.has("log-files") && runtime.has("no-log-files"))
+    return Either.left("--log-files and --no-log-files contradict each other: give one")
   const daemon = parseDaemonArgs(forDaemon)
   if (Either.isLeft(daemon)) return Either.left(daemon.left)
   if (!help && target === undefined) return Either.left("give an ecosystem file or a script to run")
@@ -144,6 +158,8 @@ export const runtimeHelp = (): string =>
     ...Object.entries(daemonFlags)
       .filter(([name]) => name !== "config")
       .map(([name, flag]) => `  --${name}${"pseudo" in flag ? ` <${flag.pseudo}>` : ""}\n      ${flag.description}`),
-    ...Object.entries(scriptFlags).map(([name, key]) => `  --${name} <value>\n      the script's ${key} (a script only; a file sets it per app)`),
+    ...Object.entries(scriptFlags).map(
+      ([name, key]) => `  --${name} <value>\n      the script's ${key} (a script only; a file sets it per app)`
+    ),
     "  --no-autorestart\n      the script's autorestart: false"
   ].join("\n")

@@ -51,7 +51,8 @@ const STOP_SIGNALS: ReadonlyArray<NodeJS.Signals> = ["SIGTERM", "SIGINT", "SIGQU
 /** How often the table is read to notice that every app has ended (a list in memory). */
 const SETTLE_POLL_MS = 250
 
-const settled = (rows: ReadonlyArray<ProcessSummary>): boolean => rows.every((row) => row.status === "stopped" || row.status === "errored")
+const settled = (rows: ReadonlyArray<ProcessSummary>): boolean =>
+  rows.every((row) => row.status === "stopped" || row.status === "errored")
 
 /** "api (id 0) after 3 restarts, last exit code 1" for each errored row. */
 const describeErrored = (rows: ReadonlyArray<ProcessSummary>) =>
@@ -61,8 +62,15 @@ const describeErrored = (rows: ReadonlyArray<ProcessSummary>) =>
     for (const row of rows) {
       const detail = yield* manager.get(String(row.id)).pipe(Effect.option)
       const exit = detail._tag === "Some" ? detail.value.last_exit : null
-      const how = exit === null || exit === undefined ? "it could not be started" : exit.signal !== null ? `last exit by ${exit.signal}` : `last exit code ${exit.code}`
-      lines.push(`${row.name}${row.instance > 0 || rows.some((other) => other.name === row.name && other.id !== row.id) ? `/${row.instance}` : ""} (id ${row.id}) is errored after ${row.restarts} restart(s), ${how}`)
+      const how =
+        exit === null || exit === undefined
+          ? "it could not be started"
+          : exit.signal !== null
+            ? `last exit by ${exit.signal}`
+            : `last exit code ${exit.code}`
+      lines.push(
+        `${row.name}${row.instance > 0 || rows.some((other) => other.name === row.name && other.id !== row.id) ? `/${row.instance}` : ""} (id ${row.id}) is errored after ${row.restarts} restart(s), ${how}`
+      )
     }
     return lines
   })
@@ -76,13 +84,22 @@ export const runRuntime = (options: RuntimeStartOptions) =>
     fs.rmSync(paths.socket, { force: true })
 
     const context = yield* Layer.build(
-      DaemonGraph.core({ home: paths.home, socket: paths.socket, killed: false, listenerLimits: options.listenerLimits, logOutput: options.logOutput, host: "runtime" })
+      DaemonGraph.core({
+        home: paths.home,
+        socket: paths.socket,
+        killed: false,
+        listenerLimits: options.listenerLimits,
+        logOutput: options.logOutput,
+        host: "runtime"
+      })
     )
     return yield* Effect.gen(function* () {
       const manager = yield* ProcessManager
       const daemon = yield* DaemonInfo
       const notifications = yield* Layer.build(DaemonGraph.notifications)
-      const api = yield* Layer.build(DaemonGraph.api(paths.socket, daemon.listenerLimits)).pipe(Effect.provide(notifications))
+      const api = yield* Layer.build(DaemonGraph.api(paths.socket, daemon.listenerLimits)).pipe(
+        Effect.provide(notifications)
+      )
       if (options.web !== undefined) {
         yield* Ref.set(daemon.webSettings, options.web)
         yield* Context.get(api, WebListener)
@@ -108,7 +125,9 @@ export const runRuntime = (options: RuntimeStartOptions) =>
       if (options.ecosystem.webhooks.length > 0) yield* notes.mergeWebhooks(options.ecosystem.webhooks)
       if (options.ecosystem.alerts !== null) yield* notes.setGlobalRules(options.ecosystem.alerts)
       const rows = yield* manager.create(options.ecosystem.apps, { baseEnv: options.env })
-      yield* Effect.logInfo(`pmfx-runtime ${process.pid} running ${rows.length} process(es) of ${options.ecosystem.apps.map((app) => app.name).join(", ")}; API on ${paths.socket}`)
+      yield* Effect.logInfo(
+        `pmfx-runtime ${process.pid} running ${rows.length} process(es) of ${options.ecosystem.apps.map((app) => app.name).join(", ")}; API on ${paths.socket}`
+      )
 
       // An app errored, or every app stopped by itself: the end of the container, unless --no-auto-exit.
       const ended = yield* Deferred.make<number>()
@@ -130,10 +149,16 @@ export const runRuntime = (options: RuntimeStartOptions) =>
           )
           return yield* Deferred.succeed(ended, RuntimeExit.errored)
         })
-        yield* check.pipe(Effect.repeat({ schedule: Schedule.spaced(`${SETTLE_POLL_MS} millis`), until: (done) => done }), Effect.forkScoped)
+        yield* check.pipe(
+          Effect.repeat({ schedule: Schedule.spaced(`${SETTLE_POLL_MS} millis`), until: (done) => done }),
+          Effect.forkScoped
+        )
       }
 
-      const code = yield* Effect.raceFirst(Deferred.await(ended), Deferred.await(daemon.shutdown).pipe(Effect.as(RuntimeExit.stopped)))
+      const code = yield* Effect.raceFirst(
+        Deferred.await(ended),
+        Deferred.await(daemon.shutdown).pipe(Effect.as(RuntimeExit.stopped))
+      )
       yield* Ref.set(daemon.stopping, true)
       yield* Effect.logInfo(`${stopSignal === null ? "" : `${stopSignal}: `}stopping every app`)
       yield* manager.shutdown()

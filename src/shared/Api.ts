@@ -86,7 +86,12 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.BadRequestWire)
       .addError(W.ProcessNotFoundWire)
   )
-  .add(HttpApiEndpoint.get("get", "/api/processes/:id").setPath(IdPath).addSuccess(ProcessDetail).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.get("get", "/api/processes/:id")
+      .setPath(IdPath)
+      .addSuccess(ProcessDetail)
+      .addError(W.ProcessNotFoundWire)
+  )
   .add(
     HttpApiEndpoint.del("delete", "/api/processes/:id")
       .setPath(IdPath)
@@ -102,7 +107,12 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.ProcessStartFailedWire)
       .addError(W.InvalidConfigWire)
   )
-  .add(HttpApiEndpoint.post("stop", "/api/processes/:id/stop").setPath(IdPath).addSuccess(ActionResult).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.post("stop", "/api/processes/:id/stop")
+      .setPath(IdPath)
+      .addSuccess(ActionResult)
+      .addError(W.ProcessNotFoundWire)
+  )
   .add(
     HttpApiEndpoint.post("restart", "/api/processes/:id/restart")
       .setPath(IdPath)
@@ -139,7 +149,12 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.InvalidConfigWire)
       .addError(W.BadRequestWire)
   )
-  .add(HttpApiEndpoint.post("flush", "/api/processes/:id/flush").setPath(IdPath).addSuccess(FlushResult).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.post("flush", "/api/processes/:id/flush")
+      .setPath(IdPath)
+      .addSuccess(FlushResult)
+      .addError(W.ProcessNotFoundWire)
+  )
   .add(HttpApiEndpoint.post("flushAll", "/api/logs/flush").addSuccess(FlushResult))
   .add(HttpApiEndpoint.post("reloadLogs", "/api/logs/reload").addSuccess(ReloadLogsResult))
   .add(
@@ -158,7 +173,12 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
       .addError(W.ProcessNotFoundWire)
       .addError(W.BadRequestWire)
   )
-  .add(HttpApiEndpoint.post("reset", "/api/processes/:id/reset").setPath(IdPath).addSuccess(ActionResult).addError(W.ProcessNotFoundWire))
+  .add(
+    HttpApiEndpoint.post("reset", "/api/processes/:id/reset")
+      .setPath(IdPath)
+      .addSuccess(ActionResult)
+      .addError(W.ProcessNotFoundWire)
+  )
   .add(
     HttpApiEndpoint.get("ready", "/api/processes/:id/ready")
       .setPath(IdPath)
@@ -186,7 +206,11 @@ export class ProcessesGroup extends HttpApiGroup.make("processes")
   )
   .add(
     // A whole ecosystem file in one request; each app's outcome is in the answer (docs/api.md).
-    HttpApiEndpoint.post("apply", "/api/apply").setPayload(Schema.Unknown).addSuccess(ApplyResult).addError(W.InvalidConfigWire).addError(W.BadRequestWire)
+    HttpApiEndpoint.post("apply", "/api/apply")
+      .setPayload(Schema.Unknown)
+      .addSuccess(ApplyResult)
+      .addError(W.InvalidConfigWire)
+      .addError(W.BadRequestWire)
   )
   .addError(W.ServiceUnavailableWire)
   // Any change fails with one of these when state.json cannot be saved (a full disk: INSUFFICIENT_RESOURCES).
@@ -198,13 +222,22 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .add(HttpApiEndpoint.get("system", "/api/system").addSuccess(SystemInfo))
   .add(HttpApiEndpoint.get("status", "/api/status").addSuccess(DaemonStatus))
   .add(HttpApiEndpoint.get("stats", "/api/system/stats").addSuccess(SystemStats))
-  .add(HttpApiEndpoint.get("health", "/health").setUrlParams(HealthQuery).addSuccess(HealthReport).addError(W.BadRequestWire))
+  .add(
+    HttpApiEndpoint.get("health", "/health")
+      .setUrlParams(HealthQuery)
+      .addSuccess(HealthReport)
+      .addError(W.BadRequestWire)
+  )
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 
 /** `GET /metrics`: the Prometheus text exposition (docs/metrics.md). */
 export class MetricsGroup extends HttpApiGroup.make("metrics")
-  .add(HttpApiEndpoint.get("scrape", "/metrics").addSuccess(Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: PROMETHEUS_TEXT }))))
+  .add(
+    HttpApiEndpoint.get("scrape", "/metrics").addSuccess(
+      Schema.String.pipe(HttpApiSchema.withEncoding({ kind: "Text", contentType: PROMETHEUS_TEXT }))
+    )
+  )
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 
@@ -212,7 +245,9 @@ export class MetricsGroup extends HttpApiGroup.make("metrics")
 export class DaemonGroup extends HttpApiGroup.make("daemon")
   .add(HttpApiEndpoint.post("kill", "/daemon/kill").addSuccess(KillResult))
   .add(HttpApiEndpoint.post("handOver", "/daemon/restart").addSuccess(HandOverResult).addError(W.BadRequestWire))
-  .add(HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire))
+  .add(
+    HttpApiEndpoint.post("resurrect", "/daemon/resurrect").addSuccess(ActionResult).addError(W.ProcessStartFailedWire)
+  )
   .add(
     HttpApiEndpoint.put("web", "/daemon/web")
       .setPayload(WebRequest)
@@ -231,6 +266,8 @@ export class PmfxApi extends HttpApi.make("pmfx")
   .add(MetricsGroup)
   .add(DaemonGroup)
   // Without these the OpenAPI document calls itself "Api" version 0.0.1.
-  .annotateContext(OpenApi.annotations({ title: "pmfx", version: packageJson.version, description: packageJson.description })) {}
+  .annotateContext(
+    OpenApi.annotations({ title: "pmfx", version: packageJson.version, description: packageJson.description })
+  ) {}
 
 export { CreateRequest, PortOverride }

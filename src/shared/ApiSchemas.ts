@@ -57,7 +57,9 @@ export const CreateRequest = Schema.Struct({
 
 /** `POST …/scale`: the new instance count (`4`, `"4"`), or a change of it (`"+2"`, `"-1"`). */
 export const ScaleRequest = Schema.Struct({
-  instances: Schema.Union(Schema.Int, Schema.String).annotations({ description: "the new count (4), or a change of it (\"+2\", \"-1\")" })
+  instances: Schema.Union(Schema.Int, Schema.String).annotations({
+    description: 'the new count (4), or a change of it ("+2", "-1")'
+  })
 })
 
 export const ScaleResult = Schema.Struct({
@@ -112,7 +114,11 @@ export const AppOutcome = Schema.Struct({
   restarted_instead: Schema.optional(Schema.Boolean),
   /** Why this app's step failed: the `error` object of the error shape. */
   error: Schema.optional(
-    Schema.Struct({ code: Schema.String, message: Schema.String, details: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })
+    Schema.Struct({
+      code: Schema.String,
+      message: Schema.String,
+      details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+    })
   )
 })
 
@@ -147,7 +153,9 @@ export const ReloadLogsResult = Schema.Struct({
 
 /** `POST …/signal`: a signal name (`SIGUSR2`, `USR2`) or number (`12`). */
 export const SignalRequest = Schema.Struct({
-  signal: Schema.Union(Schema.Int, Schema.String).annotations({ description: "a signal name (SIGUSR2 or USR2) or number (12)" })
+  signal: Schema.Union(Schema.Int, Schema.String).annotations({
+    description: "a signal name (SIGUSR2 or USR2) or number (12)"
+  })
 })
 
 export const SignalResult = Schema.Struct({
@@ -161,7 +169,9 @@ export const SignalResult = Schema.Struct({
 
 /** `GET …/env`: `show_secrets=true` shows the values of secret-looking keys (never to a read-only key). */
 export const EnvQuery = Schema.Struct({
-  show_secrets: Schema.optional(Schema.String.annotations({ description: "true or false (1 or 0 also work); default false" }))
+  show_secrets: Schema.optional(
+    Schema.String.annotations({ description: "true or false (1 or 0 also work); default false" })
+  )
 })
 
 export const EnvResult = Schema.Struct({
@@ -200,7 +210,11 @@ export const DEFAULT_READY_TIMEOUT_MS = 60_000
 export const MAX_READY_TIMEOUT_MS = 10 * 60_000
 
 export const ReadyQuery = Schema.Struct({
-  timeout: Schema.optional(Schema.String.annotations({ description: "a duration such as 30s or 2m (a bare number is milliseconds), at most 10m; default 60s" }))
+  timeout: Schema.optional(
+    Schema.String.annotations({
+      description: "a duration such as 30s or 2m (a bare number is milliseconds), at most 10m; default 60s"
+    })
+  )
 })
 
 /** A yes/no query parameter: `true`/`1` or `false`/`0` (checked by the handler, BAD_REQUEST otherwise). */
@@ -219,7 +233,11 @@ export const LogsQuery = Schema.Struct({
 
 /** `GET /api/processes/{id}/metrics?history=15m`: the history window (docs/api.md), a duration of at most 15m. */
 export const MetricsQuery = Schema.Struct({
-  history: Schema.optional(Schema.String.annotations({ description: "a duration up to 15m (like 5m or 900s): history covers that window instead of the last 60 samples" }))
+  history: Schema.optional(
+    Schema.String.annotations({
+      description: "a duration up to 15m (like 5m or 900s): history covers that window instead of the last 60 samples"
+    })
+  )
 })
 
 export const HealthQuery = Schema.Struct({ strict: Schema.optional(BooleanText) })
@@ -240,7 +258,13 @@ export const SystemInfo = Schema.Struct({
   node_version: Schema.String,
   version: Schema.String,
   /** `rss`: the daemon's own resident memory in bytes (the dashboard's System panel). */
-  daemon: Schema.Struct({ pid: Schema.Int, started_at: Schema.String, uptime: Schema.String, home: Schema.String, rss: Schema.Int })
+  daemon: Schema.Struct({
+    pid: Schema.Int,
+    started_at: Schema.String,
+    uptime: Schema.String,
+    home: Schema.String,
+    rss: Schema.Int
+  })
 })
 
 export const DaemonStatus = Schema.Struct({

@@ -12,7 +12,8 @@ export const resolveHome = (env: {
   readonly HOME?: string | undefined
 }): string => {
   if (env.PMFX_HOME !== undefined && env.PMFX_HOME !== "") return path.resolve(env.PMFX_HOME)
-  if (env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== "") return path.join(path.resolve(env.XDG_DATA_HOME), "pmfx")
+  if (env.XDG_DATA_HOME !== undefined && env.XDG_DATA_HOME !== "")
+    return path.join(path.resolve(env.XDG_DATA_HOME), "pmfx")
   return path.join(env.HOME !== undefined && env.HOME !== "" ? env.HOME : os.homedir(), ".local", "share", "pmfx")
 }
 

@@ -15,12 +15,18 @@ import { ProcessManager } from "./ProcessManager"
 import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 
-const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSettings>, logOutput: LogOutputSettings | undefined) => {
+const withPaths = <E>(
+  paths: Layer.Layer<Paths, E>,
+  settings: Partial<EngineSettings>,
+  logOutput: LogOutputSettings | undefined
+) => {
   const { metricsIntervalMs, backgroundMetricsMs } = { ...defaultEngineSettings, ...settings }
   return ProcessManager.Default.pipe(
     Layer.provideMerge(
       Layer.mergeAll(
-        LogStore.DefaultWithoutDependencies.pipe(Layer.provide(logOutput === undefined ? LogOutput.files : LogOutput.layer(logOutput))),
+        LogStore.DefaultWithoutDependencies.pipe(
+          Layer.provide(logOutput === undefined ? LogOutput.files : LogOutput.layer(logOutput))
+        ),
         StdioPipes.Default,
         EventBus.Default,
         MetricsSampler.Default,
@@ -35,7 +41,9 @@ const withPaths = <E>(paths: Layer.Layer<Paths, E>, settings: Partial<EngineSett
 
 export const Engine = {
   /** Under `PMFX_HOME` (or its default). */
-  layer: (settings: Partial<EngineSettings> = {}, logOutput?: LogOutputSettings) => withPaths(Paths.Default, settings, logOutput),
+  layer: (settings: Partial<EngineSettings> = {}, logOutput?: LogOutputSettings) =>
+    withPaths(Paths.Default, settings, logOutput),
   /** Under an explicit home folder. `logOutput`: where app output goes (default: every app's log files). */
-  at: (home: string, settings: Partial<EngineSettings> = {}, logOutput?: LogOutputSettings) => withPaths(Paths.at(home), settings, logOutput)
+  at: (home: string, settings: Partial<EngineSettings> = {}, logOutput?: LogOutputSettings) =>
+    withPaths(Paths.at(home), settings, logOutput)
 }

@@ -21,7 +21,9 @@ export const assignPorts = (
   Effect.gen(function* () {
     const parsed = parsePort(setting)
     if (Either.isLeft(parsed)) {
-      return yield* InvalidConfig.fromProblems([{ field: "port", value: setting, message: parsed.left, suggestion: `write ${portHint}` }])
+      return yield* InvalidConfig.fromProblems([
+        { field: "port", value: setting, message: parsed.left, suggestion: `write ${portHint}` }
+      ])
     }
     const spec = parsed.right
     if (spec._tag !== "Auto" && portCount(spec) < instances) {
@@ -44,7 +46,12 @@ export const assignPorts = (
       if (chosen.length < instances) {
         return yield* new InsufficientResources({
           message: `${owner}: only ${chosen.length} free port(s) in ${setting} for ${instances} instances`,
-          details: { resource: "ports", available: chosen.length, required: instances, suggestion: "widen the auto: range or free some ports" }
+          details: {
+            resource: "ports",
+            available: chosen.length,
+            required: instances,
+            suggestion: "widen the auto: range or free some ports"
+          }
         })
       }
       return chosen

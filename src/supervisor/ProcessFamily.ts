@@ -35,7 +35,13 @@ export interface ProcessFamily {
   readonly seen: Map<number, number>
 }
 
-export const makeFamily = (leader: number, runId: string, bornAfter: number, leaderStart: number | undefined, spawnedAt: number): ProcessFamily => ({
+export const makeFamily = (
+  leader: number,
+  runId: string,
+  bornAfter: number,
+  leaderStart: number | undefined,
+  spawnedAt: number
+): ProcessFamily => ({
   leader,
   runId,
   bornAfter,
@@ -50,14 +56,18 @@ export const makeFamily = (leader: number, runId: string, bornAfter: number, lea
  * same start time (reparented escapees). The dead are dropped, so the record stays as small as
  * what runs, however many short-lived children the app forks.
  */
-export const refreshFromSample = (family: ProcessFamily, tree: ReadonlyArray<readonly [number, number]>): Effect.Effect<void> =>
+export const refreshFromSample = (
+  family: ProcessFamily,
+  tree: ReadonlyArray<readonly [number, number]>
+): Effect.Effect<void> =>
   Effect.gen(function* () {
     const next = new Map<number, number>()
     for (const [pid, startTime] of tree) if (startTime >= family.bornAfter) next.set(pid, startTime)
     for (const [pid, startTime] of family.seen) {
       if (next.has(pid)) continue
       const stat = yield* readProcStat(pid)
-      if (Option.isSome(stat) && stat.value.startTime === startTime && stat.value.state !== "Z") next.set(pid, startTime)
+      if (Option.isSome(stat) && stat.value.startTime === startTime && stat.value.state !== "Z")
+        next.set(pid, startTime)
     }
     family.seen.clear()
     for (const [pid, startTime] of next) family.seen.set(pid, startTime)
@@ -101,7 +111,8 @@ const tableSince = (notBefore: number): Effect.Effect<ProcessTable> =>
     const table = yield* readProcessTable()
     shared.table = table
     shared.readAt = readAt
-    for (const [pid, known] of shared.runIds) if (table.get(pid)?.startTime !== known.startTime) shared.runIds.delete(pid)
+    for (const [pid, known] of shared.runIds)
+      if (table.get(pid)?.startTime !== known.startTime) shared.runIds.delete(pid)
     return table
   })
 
@@ -118,7 +129,11 @@ const runIdOf = (pid: number, startTime: number): string | null => {
  * time), and — when `scanEnvironment` — any process born since the run began that carries its
  * marker. Zombies are dead and left out; this process (the daemon) never counts.
  */
-export const liveMembers = (family: ProcessFamily, table: ProcessTable, scanEnvironment: boolean): ReadonlyArray<number> => {
+export const liveMembers = (
+  family: ProcessFamily,
+  table: ProcessTable,
+  scanEnvironment: boolean
+): ReadonlyArray<number> => {
   const ours = groupIsOurs(family, table)
   if (ours) recordTree(family, table)
   const members: Array<number> = []
@@ -145,12 +160,18 @@ const signal = (pid: number, name: NodeJS.Signals): void => {
  * Signals the group and every member. Each member's start time is read again just before its
  * signal (the table may be a moment old, and a pid freed since may already be someone else's).
  */
-const signalAll = (family: ProcessFamily, members: ReadonlyArray<number>, table: ProcessTable, name: NodeJS.Signals): Effect.Effect<void> =>
+const signalAll = (
+  family: ProcessFamily,
+  members: ReadonlyArray<number>,
+  table: ProcessTable,
+  name: NodeJS.Signals
+): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (groupIsOurs(family, table)) signal(-family.leader, name)
     for (const pid of members) {
       const stat = yield* readProcStat(pid)
-      if (Option.isSome(stat) && stat.value.startTime === family.seen.get(pid) && stat.value.state !== "Z") signal(pid, name)
+      if (Option.isSome(stat) && stat.value.startTime === family.seen.get(pid) && stat.value.state !== "Z")
+        signal(pid, name)
     }
   })
 
@@ -185,7 +206,11 @@ const awaitGone = (family: ProcessFamily, timeoutMs: number): Effect.Effect<bool
  * whatever is left, then one more sweep for members born meanwhile (a shell's trap, a supervisor
  * inside the app restarting its child). Uninterruptible, so an interrupted stop still finishes.
  */
-export const stopFamily = (family: ProcessFamily, killTimeoutMs: number, first: NodeJS.Signals = "SIGTERM"): Effect.Effect<void> =>
+export const stopFamily = (
+  family: ProcessFamily,
+  killTimeoutMs: number,
+  first: NodeJS.Signals = "SIGTERM"
+): Effect.Effect<void> =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     let table = yield* tableSince(Math.max(now - FIRST_SWEEP_MAX_AGE_MS, family.spawnedAt))

@@ -65,16 +65,36 @@ export const environmentFor = (request: SpawnRequest, identityEnv: Readonly<Reco
     let fileEnv: Record<string, string> = {}
     if (app.env_file !== null) {
       const text = yield* Effect.try(() => fs.readFileSync(app.env_file!, "utf8")).pipe(
-        Effect.mapError(() => startFailed(app, instance, `env_file ${app.env_file} cannot be read`, "create the file or fix env_file"))
+        Effect.mapError(() =>
+          startFailed(app, instance, `env_file ${app.env_file} cannot be read`, "create the file or fix env_file")
+        )
       )
       const parsed = parseEnvFile(text)
       if (Either.isLeft(parsed)) {
-        return yield* startFailed(app, instance, `env_file ${app.env_file}:${parsed.left.line}: ${parsed.left.message}`, "write one KEY=value per line")
+        return yield* startFailed(
+          app,
+          instance,
+          `env_file ${app.env_file}:${parsed.left.line}: ${parsed.left.message}`,
+          "write one KEY=value per line"
+        )
       }
       fileEnv = parsed.right
     }
-    const env = instanceEnvironment({ app, instance, port: request.port, baseEnv: request.baseEnv, identityEnv, fileEnv })
-    if (Either.isLeft(env)) return yield* startFailed(app, instance, env.left, `set ${app.increment_var} to a whole number in env, or remove increment_var`)
+    const env = instanceEnvironment({
+      app,
+      instance,
+      port: request.port,
+      baseEnv: request.baseEnv,
+      identityEnv,
+      fileEnv
+    })
+    if (Either.isLeft(env))
+      return yield* startFailed(
+        app,
+        instance,
+        env.left,
+        `set ${app.increment_var} to a whole number in env, or remove increment_var`
+      )
     return env.right
   })
 
@@ -85,7 +105,12 @@ export const prepareLaunch = (request: SpawnRequest) =>
     const identity = yield* resolveIdentity(app.user, app.group)
     if (identity._tag === "Problem") {
       return yield* InvalidConfig.fromProblems([
-        { field: identity.field, value: app[identity.field], message: identity.reason, suggestion: "remove user/group, or run the daemon as root" }
+        {
+          field: identity.field,
+          value: app[identity.field],
+          message: identity.reason,
+          suggestion: "remove user/group, or run the daemon as root"
+        }
       ])
     }
     const env: Record<string, string> = yield* environmentFor(request, identity.identity.env)
@@ -93,7 +118,8 @@ export const prepareLaunch = (request: SpawnRequest) =>
       return yield* startFailed(app, instance, `cwd ${app.cwd} is not a folder`, "create it or fix `cwd`")
     }
     const resolved = commandLineFor(app, env.PATH)
-    if (resolved._tag === "Problem") return yield* startFailed(app, instance, resolved.problem.reason, resolved.problem.suggestion)
+    if (resolved._tag === "Problem")
+      return yield* startFailed(app, instance, resolved.problem.reason, resolved.problem.suggestion)
     return { env, identity: identity.identity, command: resolved.command }
   })
 
@@ -107,7 +133,10 @@ const sendMessage = (child: ChildProcess, message: string): boolean => {
   }
 }
 
-export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
+export const spawnInstance = (
+  request: SpawnRequest,
+  pipes: PipePair
+): Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig> =>
   Effect.gen(function* () {
     const { app, instance } = request
     const prepared = yield* prepareLaunch(request)
@@ -126,7 +155,16 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       try {
         writers = openWriters(pipes)
       } catch (error) {
-        resume(Effect.fail(startFailed(app, instance, `cannot open its stdout/stderr pipes: ${String(error)}`, "check that PMFX_HOME is writable and not full")))
+        resume(
+          Effect.fail(
+            startFailed(
+              app,
+              instance,
+              `cannot open its stdout/stderr pipes: ${String(error)}`,
+              "check that PMFX_HOME is writable and not full"
+            )
+          )
+        )
         return
       }
       const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
@@ -160,7 +198,16 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       }
       child.once("error", (error: NodeJS.ErrnoException) => {
         if (child.pid === undefined) {
-          resume(Effect.fail(startFailed(app, instance, `${error.code ?? "error"}: ${error.message}`, "check the script, its permissions and its interpreter")))
+          resume(
+            Effect.fail(
+              startFailed(
+                app,
+                instance,
+                `${error.code ?? "error"}: ${error.message}`,
+                "check the script, its permissions and its interpreter"
+              )
+            )
+          )
         }
       })
       child.once("spawn", () => resume(Effect.succeed(child)))
@@ -174,7 +221,12 @@ export const spawnInstance = (request: SpawnRequest, pipes: PipePair): Effect.Ef
       exit,
       family,
       ...(ready === undefined ? {} : { ready }),
-      ...(app.shutdown_with_message ? { stop: (killTimeoutMs: number, signal: NodeJS.Signals) => stopWithMessage(() => sendMessage(child, "shutdown"), exit, family, killTimeoutMs, signal) } : {})
+      ...(app.shutdown_with_message
+        ? {
+            stop: (killTimeoutMs: number, signal: NodeJS.Signals) =>
+              stopWithMessage(() => sendMessage(child, "shutdown"), exit, family, killTimeoutMs, signal)
+          }
+        : {})
     }
   })
 
@@ -191,7 +243,11 @@ export const stopWithMessage = (
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs, signal)
-    yield* Deferred.await(exit).pipe(Effect.interruptible, Effect.timeout(Duration.millis(killTimeoutMs)), Effect.ignore)
+    yield* Deferred.await(exit).pipe(
+      Effect.interruptible,
+      Effect.timeout(Duration.millis(killTimeoutMs)),
+      Effect.ignore
+    )
     yield* stopFamily(family, 0, "SIGKILL")
   }).pipe(Effect.uninterruptible)
 
@@ -222,7 +278,11 @@ const awaitGroupGone = (pgid: number, timeoutMs: number): Effect.Effect<boolean>
  * Stops a whole process group: `first` (the app's kill_signal), then SIGKILL to whatever is left
  * after `killTimeoutMs`. Uninterruptible, so an interrupted stop still finishes the job.
  */
-export const stopGroup = (pgid: number, killTimeoutMs: number, first: NodeJS.Signals = "SIGTERM"): Effect.Effect<void> =>
+export const stopGroup = (
+  pgid: number,
+  killTimeoutMs: number,
+  first: NodeJS.Signals = "SIGTERM"
+): Effect.Effect<void> =>
   Effect.gen(function* () {
     signalGroup(pgid, first)
     if (yield* awaitGroupGone(pgid, killTimeoutMs)) return
@@ -242,7 +302,10 @@ export const killLeftovers = (pgid: number): Effect.Effect<void> =>
 const runIdOf = (pid: number): string | undefined => {
   try {
     const prefix = `${RUN_ID_VARIABLE}=`
-    const entry = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").find((e) => e.startsWith(prefix))
+    const entry = fs
+      .readFileSync(`/proc/${pid}/environ`, "utf8")
+      .split("\0")
+      .find((e) => e.startsWith(prefix))
     const value = entry?.slice(prefix.length)
     return value !== undefined && /^[0-9a-f]{24}$/.test(value) ? value : undefined
   } catch {
@@ -258,10 +321,16 @@ const ADOPTED_POLL_MS = 100
  * its pid is gone, a zombie, or taken by a process with another start time. Its exit status is
  * not ours to read (`unknown`). `poke` asks for a check now (its pipes ended, say).
  */
-export const watchAdopted = (pid: number, startTime: number): Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope> =>
+export const watchAdopted = (
+  pid: number,
+  startTime: number
+): Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope> =>
   Effect.gen(function* () {
     const exit = yield* Deferred.make<ChildExit>()
-    const gone = Effect.map(readProcStat(pid), (stat) => Option.isNone(stat) || stat.value.state === "Z" || stat.value.startTime !== startTime)
+    const gone = Effect.map(
+      readProcStat(pid),
+      (stat) => Option.isNone(stat) || stat.value.state === "Z" || stat.value.startTime !== startTime
+    )
     const wake = yield* Queue.sliding<void>(1)
     yield* Effect.gen(function* () {
       while (!(yield* gone)) yield* Effect.race(Effect.sleep(Duration.millis(ADOPTED_POLL_MS)), Queue.take(wake))
@@ -288,13 +357,19 @@ export class Spawner extends Context.Tag("pmfx/Spawner")<
   Spawner,
   {
     /** Starts one process of the request, its stdout and stderr into `pipes`. */
-    readonly spawn: (request: SpawnRequest, pipes: PipePair) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig>
+    readonly spawn: (
+      request: SpawnRequest,
+      pipes: PipePair
+    ) => Effect.Effect<SpawnedChild, ProcessStartFailed | InvalidConfig>
     /** Stops a running process and what it started (when it has no `stop` of its own): `signal`, SIGKILL after `killTimeoutMs`. */
     readonly stop: (child: SpawnedChild, killTimeoutMs: number, signal: NodeJS.Signals) => Effect.Effect<void>
     /** Cleans up after a process that exited on its own: its group's leftovers, then (later) its escapees. */
     readonly afterExit: (child: SpawnedChild) => Effect.Effect<void>
     /** Watches a live process of an earlier daemon (see {@link watchAdopted}). */
-    readonly adopt: (pid: number, startTime: number) => Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope>
+    readonly adopt: (
+      pid: number,
+      startTime: number
+    ) => Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope>
   }
 >() {
   /** Real processes: no shell, own process group, stopped by group and family. */
@@ -307,7 +382,9 @@ export class Spawner extends Context.Tag("pmfx/Spawner")<
         // Escapees of a crashed run are swept a moment later, off the restart's path: the
         // sweep reads all of /proc (synchronously), and a crash's replacement should not
         // wait for it. A daemon fiber, so deleting the row cannot cancel the sweep.
-        Effect.asVoid(Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family))))
+        Effect.asVoid(
+          Effect.forkDaemon(Effect.zipRight(Effect.sleep(CRASH_SWEEP_DELAY), killFamilyLeftovers(child.family)))
+        )
       ),
     adopt: watchAdopted
   })

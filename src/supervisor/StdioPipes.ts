@@ -48,7 +48,9 @@ const isFifo = (file: string): boolean => {
 
 const makeFifos = (files: ReadonlyArray<string>): Promise<void> =>
   new Promise((resolve, reject) =>
-    execFile("mkfifo", ["-m", "600", "--", ...files], { timeout: 10_000 }, (error) => (error === null ? resolve() : reject(error)))
+    execFile("mkfifo", ["-m", "600", "--", ...files], { timeout: 10_000 }, (error) =>
+      error === null ? resolve() : reject(error)
+    )
   )
 
 /** The pair's read ends, for the daemon: non-blocking, so reading never ties up a thread. */
@@ -156,7 +158,8 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
     // Spares of an earlier daemon were never handed to an app.
     yield* Effect.sync(() => {
       try {
-        for (const entry of fs.readdirSync(dir)) if (entry.startsWith(SPARE_PREFIX)) fs.rmSync(path.join(dir, entry), { force: true })
+        for (const entry of fs.readdirSync(dir))
+          if (entry.startsWith(SPARE_PREFIX)) fs.rmSync(path.join(dir, entry), { force: true })
       } catch {
         // No pipes folder yet.
       }
@@ -184,7 +187,10 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
     }
 
     const createNow = (name: string): Effect.Effect<PipePair, Error> =>
-      Effect.tryPromise({ try: () => create(name), catch: (error) => (error instanceof Error ? error : new Error(String(error))) })
+      Effect.tryPromise({
+        try: () => create(name),
+        catch: (error) => (error instanceof Error ? error : new Error(String(error)))
+      })
 
     /**
      * A new pair for one spawn: a spare renamed into place; when none is ready, one of the refill

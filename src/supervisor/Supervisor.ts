@@ -4,7 +4,18 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, type Context, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
+import {
+  Clock,
+  type Context,
+  Deferred,
+  Duration,
+  Effect,
+  Either,
+  Queue,
+  Schedule,
+  Scope,
+  SubscriptionRef
+} from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -67,7 +78,12 @@ const readPid = (file: string): number | null => {
 type RunOutcome =
   | { readonly _tag: "StartFailed"; readonly error: StartError }
   | { readonly _tag: "Exited"; readonly exit: ChildExit; readonly uptimeMs: number; readonly pid: number }
-  | { readonly _tag: "RestartRequested"; readonly reason: RestartReason; readonly wasOnline: boolean; readonly uptimeMs: number }
+  | {
+      readonly _tag: "RestartRequested"
+      readonly reason: RestartReason
+      readonly wasOnline: boolean
+      readonly uptimeMs: number
+    }
 
 /** How often a pid file that could not be written is tried again. */
 const PID_FILE_RETRY = Duration.seconds(2)
@@ -83,7 +99,8 @@ const noProcess = { cpu: 0, memory: 0 } as const
  */
 const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, ready: Deferred.Deferred<void> | undefined) =>
   Effect.gen(function* () {
-    if (ready !== undefined) yield* Deferred.await(ready).pipe(Effect.timeout(Duration.millis(app.listen_timeout)), Effect.ignore)
+    if (ready !== undefined)
+      yield* Deferred.await(ready).pipe(Effect.timeout(Duration.millis(app.listen_timeout)), Effect.ignore)
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
   })
@@ -132,22 +149,29 @@ const spawnProcess = (row: Row, context: SupervisorContext, port: number | null,
     const last = slot.current
     slot.current = undefined
     // The last process has exited: its pipes' end usually follows within a moment.
-    if (last !== undefined && !last.streams.every((stream) => stream.ended())) yield* awaitEnded(last.streams, PIPE_END_WAIT_MS)
+    if (last !== undefined && !last.streams.every((stream) => stream.ended()))
+      yield* awaitEnded(last.streams, PIPE_END_WAIT_MS)
     const reusable = last !== undefined && last.streams.length > 0 && last.streams.every((stream) => stream.ended())
     if (last !== undefined && !reusable) removePair(last.pipes)
-    const pipes = reusable ? last.pipes : yield* context.pipes.take.pipe(
-      Effect.mapError(
-        (error) =>
-          new ProcessStartFailed({
-            message: `${app.name} could not start: cannot create its stdout/stderr pipes (${error.message})`,
-            details: { process_id: app.name, reason: `cannot create its stdout/stderr pipes: ${error.message}`, suggestion: "check that PMFX_HOME is writable and not full" }
-          })
-      )
-    )
+    const pipes = reusable
+      ? last.pipes
+      : yield* context.pipes.take.pipe(
+          Effect.mapError(
+            (error) =>
+              new ProcessStartFailed({
+                message: `${app.name} could not start: cannot create its stdout/stderr pipes (${error.message})`,
+                details: {
+                  process_id: app.name,
+                  reason: `cannot create its stdout/stderr pipes: ${error.message}`,
+                  suggestion: "check that PMFX_HOME is writable and not full"
+                }
+              })
+          )
+        )
     const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
-    const child = yield* (app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)).pipe(
-      Effect.tapError(() => Effect.sync(() => removePair(pipes)))
-    )
+    const child = yield* (
+      app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)
+    ).pipe(Effect.tapError(() => Effect.sync(() => removePair(pipes))))
     return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
   })
 
@@ -173,12 +197,22 @@ const runOnce = (
       const pidFile = instanceFiles(app, row.instance, home).pid_file
       // An adopted process printed its ready line under the previous daemon (its dependents were started then).
       if (adoption === undefined) readyLine.rearm()
-      yield* updateRow(row, bus, () => ({ status: "starting", pid: null, health: initialHealth(hasHealthCheck(app)), readyLine: adoption !== undefined }))
+      yield* updateRow(row, bus, () => ({
+        status: "starting",
+        pid: null,
+        health: initialHealth(hasHealthCheck(app)),
+        readyLine: adoption !== undefined
+      }))
 
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
           ? spawnProcess(row, context, port, slot)
-          : Effect.map(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) => ({ child, pipes: adoption.pipes, startedAt: adoption.startedAt, poke }))
+          : Effect.map(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) => ({
+              child,
+              pipes: adoption.pipes,
+              startedAt: adoption.startedAt,
+              poke
+            }))
       const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
@@ -189,9 +223,15 @@ const runOnce = (
             // The group, and what left it (setsid, detached children: ProcessFamily).
             // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
             const signal = killSignalOf(app)
-            yield* child.stop !== undefined ? child.stop(app.kill_timeout, signal) : context.spawner.stop(child, app.kill_timeout, signal)
+            yield* child.stop !== undefined
+              ? child.stop(app.kill_timeout, signal)
+              : context.spawner.stop(child, app.kill_timeout, signal)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
-            yield* Deferred.await(child.exit).pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
+            yield* Deferred.await(child.exit).pipe(
+              Effect.interruptible,
+              Effect.timeout(Duration.seconds(5)),
+              Effect.ignore
+            )
           } else {
             yield* context.spawner.afterExit(child)
           }
@@ -221,16 +261,21 @@ const runOnce = (
           yield* Deferred.fail(firstSpawn, error)
           return { _tag: "StartFailed", error } as const
         }
-        yield* Effect.logWarning(`${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code}); trying again`)
+        yield* Effect.logWarning(
+          `${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code}); trying again`
+        )
         // Written once there is room (a full disk), for as long as this process runs.
-        yield* Effect.forkScoped(writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore))
+        yield* Effect.forkScoped(
+          writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore)
+        )
       }
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, pipes: pipes.name, lastError: null }))
       // Saved at once (not when online): a host killed from then on leaves its pid behind. Not
       // awaited: a process that exits at once is restarted without waiting for the disk.
       yield* Effect.forkDaemon(context.spawned())
       // Without a health check or a readiness message the process is online as it is up, so whoever started it sees `online`.
-      if (hasHealthCheck(app) || child.ready !== undefined) yield* Effect.forkScoped(becomeOnline(row, app, bus, child.ready))
+      if (hasHealthCheck(app) || child.ready !== undefined)
+        yield* Effect.forkScoped(becomeOnline(row, app, bus, child.ready))
       else yield* becomeOnline(row, app, bus, undefined)
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
@@ -238,7 +283,10 @@ const runOnce = (
         // A check script learns which instance it checks, like the app itself does.
         const env = {
           ...daemonEnvironmentForApps(),
-          ...Either.getOrElse(instanceEnvironment({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }), () => ({}))
+          ...Either.getOrElse(
+            instanceEnvironment({ app, instance: row.instance, port, baseEnv: row.app.baseEnv }),
+            () => ({})
+          )
         } as Record<string, string>
         yield* Effect.forkScoped(healthLoop(row, app, env, bus))
       }
@@ -249,7 +297,8 @@ const runOnce = (
       const state = yield* SubscriptionRef.get(row.state)
       const wasOnline = state.status === "online"
       const uptimeMs = (yield* Clock.currentTimeMillis) - startedAt
-      if (outcome._tag === "request") return { _tag: "RestartRequested", reason: outcome.reason, wasOnline, uptimeMs } as const
+      if (outcome._tag === "request")
+        return { _tag: "RestartRequested", reason: outcome.reason, wasOnline, uptimeMs } as const
       return { _tag: "Exited", exit: outcome.exit, uptimeMs, pid: child.pid } as const
     })
   )
@@ -271,7 +320,10 @@ export const superviseRow = (
       const name = app.name
       const scope = yield* Effect.scope
       // A Node callback of the log path: the row's state changes through its own run.
-      const readyLine = watchReadyLine(app.ready_log_line, () => void Effect.runFork(updateRow(row, bus, () => ({ readyLine: true }))))
+      const readyLine = watchReadyLine(
+        app.ready_log_line,
+        () => void Effect.runFork(updateRow(row, bus, () => ({ readyLine: true })))
+      )
       const instanceLogs = yield* logs.openInstance(
         app,
         row.instance,
@@ -284,8 +336,13 @@ export const superviseRow = (
       )
       const attach = (pipes: PipePair) =>
         Effect.sync(() => openReaders(pipes)).pipe(
-          Effect.map((readers) => [instanceLogs.attach(readers.out, "out", `${pipes.out}.partial`), instanceLogs.attach(readers.err, "err", `${pipes.err}.partial`)]),
-          Effect.catchAllDefect((defect) => Effect.as(Effect.logWarning(`cannot read the output of ${name}: its lines are not logged`, defect), []))
+          Effect.map((readers) => [
+            instanceLogs.attach(readers.out, "out", `${pipes.out}.partial`),
+            instanceLogs.attach(readers.err, "err", `${pipes.err}.partial`)
+          ]),
+          Effect.catchAllDefect((defect) =>
+            Effect.as(Effect.logWarning(`cannot read the output of ${name}: its lines are not logged`, defect), [])
+          )
         )
       const slot: PipeSlot = { current: undefined }
       // The last pair goes with the row's run — unless a successor adopts its process.
@@ -294,7 +351,10 @@ export const superviseRow = (
           if (slot.current !== undefined && !context.handingOff()) removePair(slot.current.pipes)
         })
       )
-      if (app.watch) yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(Scope.extend(scope))
+      if (app.watch)
+        yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(
+          Scope.extend(scope)
+        )
       // cron_restart: lives as long as the row runs (stop and delete interrupt it with the row).
       if (app.cron_restart !== null) yield* Effect.forkIn(cronRestarts(row, app.cron_restart), scope)
 
@@ -307,7 +367,8 @@ export const superviseRow = (
         pendingFirst = undefined
         pendingAdoption = undefined
         if (outcome._tag === "StartFailed") {
-          const reason = outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
+          const reason =
+            outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
           yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, lastError: reason })
           return
         }
@@ -322,17 +383,45 @@ export const superviseRow = (
               ? state.unstableRestarts
               : 0
           if (unstable && unstableRestarts > app.max_restarts) {
-            yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, unstableRestarts, lastError: `failed its health check ${unstableRestarts} times before becoming online` })
+            yield* setStatus(row, bus, "errored", {
+              pid: null,
+              ...noProcess,
+              unstableRestarts,
+              lastError: `failed its health check ${unstableRestarts} times before becoming online`
+            })
             return
           }
-          const next = yield* updateRow(row, bus, (s) => ({ status: "restarting", pid: null, ...noProcess, restarts: s.restarts + 1, unstableRestarts }))
-          yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: outcome.reason, restarts: next.restarts })
+          const next = yield* updateRow(row, bus, (s) => ({
+            status: "restarting",
+            pid: null,
+            ...noProcess,
+            restarts: s.restarts + 1,
+            unstableRestarts
+          }))
+          yield* bus.publish({
+            _tag: "ProcessRestart",
+            id: row.id,
+            name,
+            instance: row.instance,
+            reason: outcome.reason,
+            restarts: next.restarts
+          })
           continue
         }
         const { exit, uptimeMs, pid } = outcome
         const lastExit = { code: exit.code, signal: exit.signal, at: yield* Clock.currentTimeMillis }
         const abnormal = exit.code !== 0 || exit.signal !== null || exit.unknown === true
-        yield* bus.publish({ _tag: "ProcessExit", id: row.id, name, instance: row.instance, pid, exit_code: exit.code, signal: exit.signal, abnormal, uptime_ms: uptimeMs })
+        yield* bus.publish({
+          _tag: "ProcessExit",
+          id: row.id,
+          name,
+          instance: row.instance,
+          pid,
+          exit_code: exit.code,
+          signal: exit.signal,
+          abnormal,
+          uptime_ms: uptimeMs
+        })
         const state = yield* SubscriptionRef.get(row.state)
         const decision = decideAfterExit(app, { ...exit, uptimeMs }, state.unstableRestarts)
         const exitFields = { exit_code: exit.code, signal: exit.signal }
@@ -367,7 +456,14 @@ export const superviseRow = (
           }),
           exitFields
         )
-        yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "crash", restarts: next.restarts })
+        yield* bus.publish({
+          _tag: "ProcessRestart",
+          id: row.id,
+          name,
+          instance: row.instance,
+          reason: "crash",
+          restarts: next.restarts
+        })
         if (decision.delayMs > 0) yield* Effect.sleep(Duration.millis(decision.delayMs))
       }
     })
@@ -377,8 +473,7 @@ export const describeExit = (exit: ChildExit): string =>
   exit.primaryExited === true
     ? "ended with its cluster primary"
     : exit.unknown === true
-    ? "exited (its exit status is unknown: it was adopted from an earlier daemon)"
-    : exit.signal !== null
-      ? `killed by ${exit.signal}`
-      : `exited with code ${exit.code}`
-
+      ? "exited (its exit status is unknown: it was adopted from an earlier daemon)"
+      : exit.signal !== null
+        ? `killed by ${exit.signal}`
+        : `exited with code ${exit.code}`

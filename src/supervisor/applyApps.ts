@@ -46,7 +46,11 @@ export interface ApplyOutcome {
   readonly processes: ReadonlyArray<ProcessSummary>
 }
 
-const asOutcomeError = (error: PmfxError): OutcomeError => ({ code: error._tag, message: error.message, details: error.details as Readonly<Record<string, unknown>> })
+const asOutcomeError = (error: PmfxError): OutcomeError => ({
+  code: error._tag,
+  message: error.message,
+  details: error.details as Readonly<Record<string, unknown>>
+})
 
 /** The table's apps, as the planner sees them. */
 const currentApps = Effect.gen(function* () {
@@ -74,13 +78,21 @@ const carryOut = (planned: PlannedApp, options: ApplyOptions) =>
           ? // Started meanwhile by another request: what was asked for holds.
             Effect.as(manager.start(step.name).pipe(Effect.catchTag("PROCESS_ALREADY_RUNNING", () => Effect.void)), {})
           : step._tag === "Redefine"
-            ? Effect.map(manager.redefine(step.definition, { run: step.run, baseEnv }), (result) => ({ restartedInstead: result.restartedInstead }))
+            ? Effect.map(manager.redefine(step.definition, { run: step.run, baseEnv }), (result) => ({
+                restartedInstead: result.restartedInstead
+              }))
             : step._tag === "Delete"
               ? Effect.as(manager.delete(step.name), {})
               : Effect.succeed({})
     const { step: _step, ...reported } = planned
     return yield* done.pipe(
-      Effect.map((result): AppOutcome => ({ ...reported, ok: true, ...(result.restartedInstead === true ? { restarted_instead: true } : {}) })),
+      Effect.map(
+        (result): AppOutcome => ({
+          ...reported,
+          ok: true,
+          ...(result.restartedInstead === true ? { restarted_instead: true } : {})
+        })
+      ),
       Effect.catchAll((error) => Effect.succeed<AppOutcome>({ ...reported, ok: false, error: asOutcomeError(error) }))
     )
   })
@@ -92,7 +104,10 @@ const carryOut = (planned: PlannedApp, options: ApplyOptions) =>
  * group, any other one group after its deepest dependency. 50 independent apps thus spawn together
  * (their saves of state.json coalesce, see src/daemon/StateStore.ts) instead of one after another.
  */
-export const applyLevels = (plan: ReadonlyArray<PlannedApp>, apps: ReadonlyArray<AppDefinition>): ReadonlyArray<ReadonlyArray<number>> => {
+export const applyLevels = (
+  plan: ReadonlyArray<PlannedApp>,
+  apps: ReadonlyArray<AppDefinition>
+): ReadonlyArray<ReadonlyArray<number>> => {
   const levels: Array<Array<number>> = []
   const definitions = new Map(apps.map((app) => [app.name, app]))
   const depthOf = new Map<string, number>()
@@ -129,13 +144,18 @@ export const applyApps = (options: ApplyOptions): Effect.Effect<ApplyOutcome, ne
       prune: options.prune,
       callerEnv: options.updateEnv ? options.env : undefined
     })
-    if (options.dryRun) return { apps: plan.map(({ step: _step, ...reported }) => ({ ...reported, ok: true })), processes: [] }
+    if (options.dryRun)
+      return { apps: plan.map(({ step: _step, ...reported }) => ({ ...reported, ok: true })), processes: [] }
     const outcomes: Array<AppOutcome> = new Array(plan.length)
     for (const level of applyLevels(plan, options.apps)) {
-      yield* Effect.forEach(level, (index) => Effect.map(carryOut(plan[index]!, options), (outcome) => void (outcomes[index] = outcome)), {
-        concurrency: "unbounded",
-        discard: true
-      })
+      yield* Effect.forEach(
+        level,
+        (index) => Effect.map(carryOut(plan[index]!, options), (outcome) => void (outcomes[index] = outcome)),
+        {
+          concurrency: "unbounded",
+          discard: true
+        }
+      )
     }
     const names = new Set(options.apps.map((app) => app.name))
     return { apps: outcomes, processes: (yield* manager.list()).filter((row) => names.has(row.name)) }

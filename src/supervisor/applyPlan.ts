@@ -63,7 +63,9 @@ export interface PlanInput {
 }
 
 // `config_file` records where the definition came from; it is no setting to act on.
-const SETTINGS = (Object.keys(AppDefinition.fields) as ReadonlyArray<keyof AppDefinition>).filter((key) => key !== "config_file")
+const SETTINGS = (Object.keys(AppDefinition.fields) as ReadonlyArray<keyof AppDefinition>).filter(
+  (key) => key !== "config_file"
+)
 
 /** The top-level settings whose values differ (deep comparison; key order does not matter). */
 export const changedKeys = (before: AppDefinition, after: AppDefinition): ReadonlyArray<string> =>
@@ -78,30 +80,47 @@ export const canReload = (app: AppDefinition): boolean => app.instances > 1 || a
 const planOne = (input: PlanInput, app: AppDefinition): PlannedApp => {
   const base = { name: app.name, namespace: app.namespace }
   const current = input.current.get(app.name)
-  if (current === undefined) return { ...base, action: "create", changed_keys: [], step: { _tag: "Create", definition: app } }
+  if (current === undefined)
+    return { ...base, action: "create", changed_keys: [], step: { _tag: "Create", definition: app } }
   const envChanged = input.callerEnv !== undefined && !isDeepStrictEqual(current.baseEnv, input.callerEnv)
   const keys = [...changedKeys(current.definition, app), ...(envChanged ? [CALLER_ENV_KEY] : [])]
   const running = current.running > 0
   switch (input.mode) {
     case "start":
-      if (running) return { ...base, action: keys.length === 0 ? "unchanged" : "changed", changed_keys: keys, step: { _tag: "Nothing" } }
+      if (running)
+        return {
+          ...base,
+          action: keys.length === 0 ? "unchanged" : "changed",
+          changed_keys: keys,
+          step: { _tag: "Nothing" }
+        }
       return {
         ...base,
         action: "start",
         changed_keys: keys,
-        step: keys.length === 0 ? { _tag: "Start", name: app.name } : { _tag: "Redefine", definition: app, run: "restart" }
+        step:
+          keys.length === 0 ? { _tag: "Start", name: app.name } : { _tag: "Redefine", definition: app, run: "restart" }
       }
     case "restart":
     case "reload":
       // An app that is not running starts, with the file's definition.
-      return { ...base, action: running ? input.mode : "start", changed_keys: keys, step: { _tag: "Redefine", definition: app, run: running ? input.mode : "restart" } }
+      return {
+        ...base,
+        action: running ? input.mode : "start",
+        changed_keys: keys,
+        step: { _tag: "Redefine", definition: app, run: running ? input.mode : "restart" }
+      }
     case "apply":
       if (keys.length === 0) return { ...base, action: "unchanged", changed_keys: [], step: { _tag: "Nothing" } }
       return {
         ...base,
         action: "update",
         changed_keys: keys,
-        step: { _tag: "Redefine", definition: app, run: !running ? "keep" : canReload(app) && canReload(current.definition) ? "reload" : "restart" }
+        step: {
+          _tag: "Redefine",
+          definition: app,
+          run: !running ? "keep" : canReload(app) && canReload(current.definition) ? "reload" : "restart"
+        }
       }
   }
 }
@@ -116,10 +135,18 @@ export const planApply = (input: PlanInput): ReadonlyArray<PlannedApp> => {
   const named = new Set(input.apps.map((app) => app.name))
   const namespaces = new Set(input.apps.map((app) => app.namespace))
   const pruned = input.prune
-    ? [...input.current.values()].map((app) => app.definition).filter((app) => namespaces.has(app.namespace) && !named.has(app.name))
+    ? [...input.current.values()]
+        .map((app) => app.definition)
+        .filter((app) => namespaces.has(app.namespace) && !named.has(app.name))
     : []
   const deletions = [...dependencyOrder(pruned)].reverse().map(
-    (app): PlannedApp => ({ name: app.name, namespace: app.namespace, action: "delete", changed_keys: [], step: { _tag: "Delete", name: app.name } })
+    (app): PlannedApp => ({
+      name: app.name,
+      namespace: app.namespace,
+      action: "delete",
+      changed_keys: [],
+      step: { _tag: "Delete", name: app.name }
+    })
   )
   return [...deletions, ...dependencyOrder(input.apps).map((app) => planOne(input, app))]
 }

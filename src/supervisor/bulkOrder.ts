@@ -25,12 +25,17 @@ export const forEachAppDependentsFirst = <A, E>(
   body: (name: string, appRows: ReadonlyArray<Row>) => Effect.Effect<A, E>
 ) =>
   Effect.map(
-    Effect.forEach(stopLevels(table.appNames(selected), table.allRows().map((row) => row.app.definition)), (level) =>
-      table.forEachApp(
-        selected.filter((row) => level.includes(row.app.definition.name)),
-        body,
-        { concurrent: true }
-      )
+    Effect.forEach(
+      stopLevels(
+        table.appNames(selected),
+        table.allRows().map((row) => row.app.definition)
+      ),
+      (level) =>
+        table.forEachApp(
+          selected.filter((row) => level.includes(row.app.definition.name)),
+          body,
+          { concurrent: true }
+        )
     ),
     (levels) => levels.flat()
   )
@@ -39,7 +44,10 @@ export const forEachAppDependentsFirst = <A, E>(
 export const haltAll = (table: ProcessTable, halt: (row: Row) => Effect.Effect<void>) => () =>
   Effect.suspend(() =>
     Effect.forEach(
-      stopLevels(table.appNames(table.allRows()), table.allRows().map((row) => row.app.definition)),
+      stopLevels(
+        table.appNames(table.allRows()),
+        table.allRows().map((row) => row.app.definition)
+      ),
       (level) =>
         Effect.forEach(
           table.allRows().filter((row) => level.includes(row.app.definition.name)),

@@ -42,8 +42,10 @@ const MEANINGS: Readonly<Record<string, string>> = {
 
 const SUGGESTIONS: Readonly<Record<PathSetting, string>> = {
   cwd: "create the folder, or set `cwd` to an existing folder",
-  out_file: "set `out_file` to a file in a folder the daemon's user can write, or leave it unset (logs go to PMFX_HOME/logs)",
-  error_file: "set `error_file` to a file in a folder the daemon's user can write, or leave it unset (logs go to PMFX_HOME/logs)",
+  out_file:
+    "set `out_file` to a file in a folder the daemon's user can write, or leave it unset (logs go to PMFX_HOME/logs)",
+  error_file:
+    "set `error_file` to a file in a folder the daemon's user can write, or leave it unset (logs go to PMFX_HOME/logs)",
   log_file: "set `log_file` to a file in a folder the daemon's user can write, or leave it unset",
   pid_file: "set `pid_file` to a file in a folder the daemon's user can write, or leave it unset (PMFX_HOME/pids)"
 }
@@ -52,7 +54,9 @@ const SUGGESTIONS: Readonly<Record<PathSetting, string>> = {
 export const pathError = (app: AppDefinition, setting: PathSetting, file: string, error: unknown): FileError => {
   const code = codeOf(error)
   const meaning =
-    setting === "cwd" && code === "ENOENT" ? "the folder does not exist" : (MEANINGS[code] ?? (error instanceof Error ? error.message : String(error)))
+    setting === "cwd" && code === "ENOENT"
+      ? "the folder does not exist"
+      : (MEANINGS[code] ?? (error instanceof Error ? error.message : String(error)))
   return new FileError({
     message: `${app.name}: ${setting} ${file} cannot be used: ${meaning} (${code})`,
     details: { field: setting, path: file, reason: code, suggestion: SUGGESTIONS[setting] }
@@ -87,10 +91,15 @@ const probeReplace = (file: string): void => {
 }
 
 /** Checks one instance's paths; the first one that cannot be used fails with FILE_ERROR. */
-export const checkInstancePaths = (app: AppDefinition, instance: number, home: string): Effect.Effect<void, FileError> =>
+export const checkInstancePaths = (
+  app: AppDefinition,
+  instance: number,
+  home: string
+): Effect.Effect<void, FileError> =>
   Effect.suspend(() => {
     try {
-      if (!fs.statSync(app.cwd).isDirectory()) throw Object.assign(new Error(`${app.cwd} is a file`), { code: "ENOTDIR" })
+      if (!fs.statSync(app.cwd).isDirectory())
+        throw Object.assign(new Error(`${app.cwd} is a file`), { code: "ENOTDIR" })
     } catch (error) {
       return Effect.fail(pathError(app, "cwd", app.cwd, error))
     }
@@ -114,6 +123,14 @@ export const checkInstancePaths = (app: AppDefinition, instance: number, home: s
 
 /** Checks every instance of each app (before any of them is added). */
 export const checkAppPaths = (apps: ReadonlyArray<AppDefinition>, home: string): Effect.Effect<void, FileError> =>
-  Effect.forEach(apps, (app) => Effect.forEach(Array.from({ length: app.instances }, (_, i) => i), (i) => checkInstancePaths(app, i, home)), {
-    discard: true
-  })
+  Effect.forEach(
+    apps,
+    (app) =>
+      Effect.forEach(
+        Array.from({ length: app.instances }, (_, i) => i),
+        (i) => checkInstancePaths(app, i, home)
+      ),
+    {
+      discard: true
+    }
+  )

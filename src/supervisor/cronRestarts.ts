@@ -10,7 +10,8 @@ import type { Row } from "./Row"
 export const cronRestarts = (row: Row, schedule: string) =>
   Effect.gen(function* () {
     const parsed = parseCronSchedule(schedule)
-    if (Either.isLeft(parsed)) return yield* Effect.logWarning(`${row.app.definition.name}: cron_restart not scheduled: ${parsed.left}`)
+    if (Either.isLeft(parsed))
+      return yield* Effect.logWarning(`${row.app.definition.name}: cron_restart not scheduled: ${parsed.left}`)
     for (;;) {
       const now = yield* Clock.currentTimeMillis
       const next = nextCronRun(parsed.right, new Date(now)).getTime()

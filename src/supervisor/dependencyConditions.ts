@@ -14,7 +14,10 @@ import { hasHealthCheck } from "./Row"
 import { awaitRow } from "./Supervisor"
 
 /** What one instance's state says about a condition. */
-type Verdict = { readonly _tag: "Met" } | { readonly _tag: "Pending" } | { readonly _tag: "Never"; readonly why: string; readonly suggestion: string }
+type Verdict =
+  | { readonly _tag: "Met" }
+  | { readonly _tag: "Pending" }
+  | { readonly _tag: "Never"; readonly why: string; readonly suggestion: string }
 
 const met: Verdict = { _tag: "Met" }
 const pending: Verdict = { _tag: "Pending" }
@@ -22,7 +25,11 @@ const pending: Verdict = { _tag: "Pending" }
 const exitText = (state: RowState): string => {
   const exit = state.lastExit
   if (exit === null) return ""
-  return exit.signal !== null ? ` (killed by ${exit.signal})` : exit.code !== null ? ` (exited with code ${exit.code})` : ""
+  return exit.signal !== null
+    ? ` (killed by ${exit.signal})`
+    : exit.code !== null
+      ? ` (exited with code ${exit.code})`
+      : ""
 }
 
 /** A dependency that settled where it stays until someone acts: errored, or stopped. */
@@ -59,7 +66,14 @@ const judge = (row: Row, condition: DependencyCondition, dependent: string, stat
         : (settled(dependency, dependent, state) ?? pending)
     case "completed_successfully": {
       const exit = state.lastExit
-      if (state.status === "stopped" && state.desired === "running" && exit !== null && exit.code === 0 && exit.signal === null) return met
+      if (
+        state.status === "stopped" &&
+        state.desired === "running" &&
+        exit !== null &&
+        exit.code === 0 &&
+        exit.signal === null
+      )
+        return met
       if (state.status === "stopped" && state.desired === "running" && exit === null) {
         return {
           _tag: "Never",
@@ -87,7 +101,9 @@ const awaitStableOnline = (row: Row, dependent: string): Effect.Effect<Verdict> 
       const left = row.app.definition.min_uptime - (now - (state.startedAt ?? now))
       if (left <= 0) return verdict
       // The rest of min_uptime, unless the process exits or is replaced meanwhile (then look again).
-      const changed = yield* awaitRow(row, (s) => s.status !== "online" || s.startedAt !== state.startedAt).pipe(Effect.timeoutOption(Duration.millis(left)))
+      const changed = yield* awaitRow(row, (s) => s.status !== "online" || s.startedAt !== state.startedAt).pipe(
+        Effect.timeoutOption(Duration.millis(left))
+      )
       if (Option.isNone(changed)) return verdict
     }
   })
@@ -118,15 +134,26 @@ export const awaitDependency = (
     const fail = (reason: string, suggestion: string) =>
       new ProcessStartFailed({
         message: `${app.name} was not started: ${reason}`,
-        details: { process_id: app.name, reason, dependency: dependency.name, condition: dependency.condition, suggestion }
+        details: {
+          process_id: app.name,
+          reason,
+          dependency: dependency.name,
+          condition: dependency.condition,
+          suggestion
+        }
       })
     const wanted = `${dependency.name} ${conditionWords[dependency.condition]}`
     if (dependencyRows.length === 0) {
-      return yield* fail(`its dependency ${dependency.name} is not defined`, `start ${dependency.name} first, then ${app.name}`)
+      return yield* fail(
+        `its dependency ${dependency.name} is not defined`,
+        `start ${dependency.name} first, then ${app.name}`
+      )
     }
-    const verdicts = yield* Effect.forEach(dependencyRows, (row) => awaitCondition(row, dependency.condition, app.name), { concurrency: "unbounded" }).pipe(
-      Effect.timeoutOption(Duration.millis(timeoutMs))
-    )
+    const verdicts = yield* Effect.forEach(
+      dependencyRows,
+      (row) => awaitCondition(row, dependency.condition, app.name),
+      { concurrency: "unbounded" }
+    ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
     if (Option.isNone(verdicts)) {
       return yield* fail(
         `it waited ${timeoutMs / 1000}s for ${wanted}, in vain`,

@@ -29,7 +29,10 @@ export const dependencyOrder = (apps: ReadonlyArray<AppDefinition>): ReadonlyArr
  * dependency's, measured over every app of the table (`known`), so an app stops after its
  * dependents even when an app between them is not being stopped. Apps of one depth stop together.
  */
-export const stopLevels = (selected: ReadonlyArray<string>, known: ReadonlyArray<AppDefinition>): ReadonlyArray<ReadonlyArray<string>> => {
+export const stopLevels = (
+  selected: ReadonlyArray<string>,
+  known: ReadonlyArray<AppDefinition>
+): ReadonlyArray<ReadonlyArray<string>> => {
   const byName = new Map(known.map((app) => [app.name, app]))
   const depths = new Map<string, number>()
   const depthOf = (name: string, trail: ReadonlySet<string>): number => {
@@ -39,7 +42,10 @@ export const stopLevels = (selected: ReadonlyArray<string>, known: ReadonlyArray
     // A cycle cannot be loaded; the guard only keeps a hand-built table from looping.
     if (app === undefined || trail.has(name)) return 0
     const next = new Set(trail).add(name)
-    const depth = app.depends_on.reduce((deepest, dependency) => Math.max(deepest, depthOf(dependency.name, next) + 1), 0)
+    const depth = app.depends_on.reduce(
+      (deepest, dependency) => Math.max(deepest, depthOf(dependency.name, next) + 1),
+      0
+    )
     depths.set(name, depth)
     return depth
   }

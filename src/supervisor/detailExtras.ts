@@ -22,5 +22,6 @@ export const listedPort = (app: AppDefinition, own: number | null, instance: num
   return port >= 1 && port <= 65535 ? String(port) : null
 }
 
-export const lastExitOf = (exit: { readonly code: number | null; readonly signal: string | null; readonly at: number } | null) =>
-  exit === null ? null : { code: exit.code, signal: exit.signal, at: new Date(exit.at).toISOString() }
+export const lastExitOf = (
+  exit: { readonly code: number | null; readonly signal: string | null; readonly at: number } | null
+) => (exit === null ? null : { code: exit.code, signal: exit.signal, at: new Date(exit.at).toISOString() })

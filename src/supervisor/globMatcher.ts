@@ -23,7 +23,8 @@ const compile = (root: string, written: string): Compiled => {
   const negated = written.startsWith("!") && !written.startsWith("!(")
   const trimmed = (negated ? written.slice(1) : written).trim().replace(/^\.\//, "").replace(/\/+$/, "")
   const isMatch = picomatch(trimmed, { dot: true })
-  const prefixes = (segments: ReadonlyArray<string>, join: (upTo: number) => string) => segments.some((_, i) => isMatch(join(i + 1)))
+  const prefixes = (segments: ReadonlyArray<string>, join: (upTo: number) => string) =>
+    segments.some((_, i) => isMatch(join(i + 1)))
   const test: Compiled["test"] = path.isAbsolute(trimmed)
     ? (file, segments) => isMatch(file) || prefixes(segments, (n) => path.join(root, ...segments.slice(0, n)))
     : !trimmed.includes("/")
@@ -35,9 +36,13 @@ const compile = (root: string, written: string): Compiled => {
 export const makeIgnoreMatcher = (root: string, patterns: ReadonlyArray<string>): ((file: string) => boolean) => {
   const compiled = patterns.filter((p) => p.trim() !== "" && p.trim() !== "!").map((p) => compile(root, p))
   return (file) => {
-    const segments = path.relative(root, file).split(path.sep).filter((s) => s !== "")
+    const segments = path
+      .relative(root, file)
+      .split(path.sep)
+      .filter((s) => s !== "")
     let ignored = false
-    for (const pattern of compiled) if (pattern.ignore !== ignored && pattern.test(file, segments)) ignored = pattern.ignore
+    for (const pattern of compiled)
+      if (pattern.ignore !== ignored && pattern.test(file, segments)) ignored = pattern.ignore
     return ignored
   }
 }

@@ -76,6 +76,8 @@ export const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<st
         return
       }
       const stillStarting = (yield* SubscriptionRef.get(row.state)).status === "starting"
-      yield* Effect.sleep(Duration.millis(stillStarting && !result.healthy ? Math.min(QUICK_PROBE_MS, check.interval) : check.interval))
+      yield* Effect.sleep(
+        Duration.millis(stillStarting && !result.healthy ? Math.min(QUICK_PROBE_MS, check.interval) : check.interval)
+      )
     }
   })

@@ -40,7 +40,10 @@ export const makeLogFaces = (table: ProcessTable, logs: LogStore, bus: EventBus,
         const selected = yield* table.resolve(target)
         const single = /^\d+$/.test(target.trim()) ? selected[0] : undefined
         const perApp = yield* Effect.forEach(table.appNames(selected), (name) =>
-          logs.read(table.rowsOfApp(name)[0]!.app.definition, single === undefined ? query : { ...query, instance: single.instance })
+          logs.read(
+            table.rowsOfApp(name)[0]!.app.definition,
+            single === undefined ? query : { ...query, instance: single.instance }
+          )
         )
         const merged = perApp.flat()
         if (perApp.length <= 1) return merged
@@ -60,16 +63,18 @@ export const makeLogFaces = (table: ProcessTable, logs: LogStore, bus: EventBus,
           now
         )
         const instance = /^\d+$/.test(target.trim()) ? null : (query.instance ?? null)
-        return bus.stream({ logs: true }).pipe(
-          Stream.filterMap((event) =>
-            event._tag === "LogLine" &&
-            ids.has(event.id) &&
-            (instance === null || event.instance === instance) &&
-            entryMatches(filter, event.entry)
-              ? Option.some(event.entry)
-              : Option.none()
+        return bus
+          .stream({ logs: true })
+          .pipe(
+            Stream.filterMap((event) =>
+              event._tag === "LogLine" &&
+              ids.has(event.id) &&
+              (instance === null || event.instance === instance) &&
+              entryMatches(filter, event.entry)
+                ? Option.some(event.entry)
+                : Option.none()
+            )
           )
-        )
       })
   }
 }

@@ -15,6 +15,13 @@ export const enforceMemoryLimit = (row: Row, state: RowState, pid: number, memor
     if (state.status !== "online" && state.status !== "starting") return
     // At most one request waits (a dropping queue): the event is published once per restart.
     if (yield* Queue.offer(row.requests, "memory")) {
-      yield* bus.publish({ _tag: "MemoryLimit", id: row.id, name: row.app.definition.name, instance: row.instance, memory, limit })
+      yield* bus.publish({
+        _tag: "MemoryLimit",
+        id: row.id,
+        name: row.app.definition.name,
+        instance: row.instance,
+        memory,
+        limit
+      })
     }
   })

@@ -47,7 +47,10 @@ export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
       table.lastPids.set(row.id, sample.pids)
       const family = row.family
       if (family !== undefined && family.leader === pid) {
-        yield* refreshFromSample(family, sample.pids.map((p, i) => [p, sample.startTimes[i]!] as const))
+        yield* refreshFromSample(
+          family,
+          sample.pids.map((p, i) => [p, sample.startTimes[i]!] as const)
+        )
       }
       const point = { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage }
       const next = yield* SubscriptionRef.updateAndGet(row.state, (state) =>
@@ -86,7 +89,11 @@ export const runMetricsSampling = (deps: SamplingDeps, demand: SamplingDemandSha
       sampleOnce(deps).pipe(
         Effect.catchAllCause((cause) => Effect.logWarning("metrics sample failed", cause)),
         Effect.zipRight(demand.sampled),
-        Effect.zipRight(Effect.suspend(() => demand.waitForNext(deps.table.allRows().some((row) => needsSteadySampling(row.app.definition)))))
+        Effect.zipRight(
+          Effect.suspend(() =>
+            demand.waitForNext(deps.table.allRows().some((row) => needsSteadySampling(row.app.definition)))
+          )
+        )
       )
     )
   )

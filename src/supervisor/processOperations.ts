@@ -68,7 +68,10 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
      * row deleted by another request before it could start is not started (its summary says
      * `stopped`).
      */
-    create: (definitions: ReadonlyArray<AppDefinition>, options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}) =>
+    create: (
+      definitions: ReadonlyArray<AppDefinition>,
+      options: { readonly baseEnv?: Readonly<Record<string, string>> } = {}
+    ) =>
       Effect.gen(function* () {
         // Paths are checked before anything is added: an app with an unusable path is not created.
         yield* checkAppPaths(definitions, home)
@@ -100,7 +103,11 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
           const state = yield* SubscriptionRef.get(listed[0]!.state)
           return yield* new ProcessAlreadyRunning({
             message: `${target} is already running`,
-            details: { process_id: target, pid: state.pid ?? 0, suggestion: `use \`pmfx restart ${target}\` to restart it` }
+            details: {
+              process_id: target,
+              pid: state.pid ?? 0,
+              suggestion: `use \`pmfx restart ${target}\` to restart it`
+            }
           })
         }
         return yield* summaries(listed)
@@ -187,7 +194,10 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
           const found = yield* resolve(name)
           return yield* new ProcessNotFound({
             message: `${JSON.stringify(name)} is not an app name: scale changes the instance count of one app`,
-            details: { process_id: name, suggestion: `name the app, like \`pmfx scale ${table.appNames(found)[0] ?? "<app>"} 4\`` }
+            details: {
+              process_id: name,
+              suggestion: `name the app, like \`pmfx scale ${table.appNames(found)[0] ?? "<app>"} 4\``
+            }
           })
         }
         const [result] = yield* forEachApp(appRows, (_name, current) =>
@@ -244,7 +254,9 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
           const state = yield* SubscriptionRef.get(row.state)
           if (state.desired === "running" && !isLive(row, state)) wanted.push(row)
         }
-        yield* Effect.ignore(startRows(wanted, { pick: (row, state) => state.desired === "running" && !isLive(row, state) }))
+        yield* Effect.ignore(
+          startRows(wanted, { pick: (row, state) => state.desired === "running" && !isLive(row, state) })
+        )
         return yield* summaries(table.stillListed(wanted))
       })
   }

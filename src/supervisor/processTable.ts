@@ -76,7 +76,9 @@ export const makeProcessTable = (firstId: number) =>
 
     /** Fails with {@link deletedMeanwhile} when `selected` named rows and none of them is left. */
     const unlessAllGone = (target: string, selected: ReadonlyArray<Row>, survivors: ReadonlyArray<Row>) =>
-      selected.length > 0 && survivors.length === 0 && target !== "all" ? Effect.fail(deletedMeanwhile(target)) : Effect.void
+      selected.length > 0 && survivors.length === 0 && target !== "all"
+        ? Effect.fail(deletedMeanwhile(target))
+        : Effect.void
 
     /** `{id}` of the CLI and the API (docs/architecture.md §4): numeric id, `all`, app name, then namespace. */
     const resolve = (target: string): Effect.Effect<ReadonlyArray<Row>, ProcessNotFound> =>
@@ -112,7 +114,12 @@ export const makeProcessTable = (firstId: number) =>
     const firstOf = (target: string) =>
       Effect.flatMap(resolve(target), ([row]) =>
         row === undefined
-          ? Effect.fail(new ProcessNotFound({ message: "no process is defined", details: { process_id: target, suggestion: "start one first" } }))
+          ? Effect.fail(
+              new ProcessNotFound({
+                message: "no process is defined",
+                details: { process_id: target, suggestion: "start one first" }
+              })
+            )
           : Effect.succeed(row)
       )
 

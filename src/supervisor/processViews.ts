@@ -91,7 +91,8 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
               response_time: state.health.response_time
             },
       logs: { out_file: files.out_file, error_file: files.error_file },
-      cron_restart: app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) },
+      cron_restart:
+        app.cron_restart === null ? null : { schedule: app.cron_restart, next_run: nextRunOf(app.cron_restart, now) },
       last_exit: lastExitOf(state.lastExit)
     }
   }
@@ -103,7 +104,11 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
         const appRows = table.rowsOfApp(name).filter((row) => row.removed !== true)
         if (appRows.length === 0) return Effect.succeed(Option.none<AppView>())
         return Effect.map(summaries(appRows), (summaryRows) =>
-          Option.some<AppView>({ definition: appRows[0]!.app.definition, baseEnv: appRows[0]!.app.baseEnv, rows: summaryRows })
+          Option.some<AppView>({
+            definition: appRows[0]!.app.definition,
+            baseEnv: appRows[0]!.app.baseEnv,
+            rows: summaryRows
+          })
         )
       }),
 
@@ -136,11 +141,13 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
         const startedAt = yield* Clock.currentTimeMillis
         const settled = yield* Effect.forEach(
           selected,
-          (row) => awaitRow(row, (state) => isReady(row, state) || state.status === "errored" || state.status === "stopped"),
+          (row) =>
+            awaitRow(row, (state) => isReady(row, state) || state.status === "errored" || state.status === "stopped"),
           { concurrency: "unbounded" }
         ).pipe(Effect.timeoutOption(Duration.millis(timeoutMs)))
         const waited = (yield* Clock.currentTimeMillis) - startedAt
-        if (Option.isSome(settled) && selected.every((row, i) => isReady(row, settled.value[i]!))) return yield* summaries(selected)
+        if (Option.isSome(settled) && selected.every((row, i) => isReady(row, settled.value[i]!)))
+          return yield* summaries(selected)
         const states: Record<string, string> = {}
         for (const row of selected) states[String(row.id)] = (yield* SubscriptionRef.get(row.state)).status
         const notReady = Object.entries(states).filter(([, status]) => status !== "online")

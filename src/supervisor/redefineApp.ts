@@ -134,7 +134,9 @@ export const makeRedefine = ({ table, bus, home, lifecycle, reloadApp, summaries
           yield* Effect.forEach(current, lifecycle.halt, { concurrency: "unbounded", discard: true })
         }
         // The instance count changes as `scale` changes it (scaleApp.ts), with the ports above.
-        const dropped = current.filter((row) => row.instance >= definition.instances).sort((a, b) => b.instance - a.instance)
+        const dropped = current
+          .filter((row) => row.instance >= definition.instances)
+          .sort((a, b) => b.instance - a.instance)
         if (dropped.length > 0) yield* lifecycle.scaleTable.removeRows(dropped)
         const kept = current.filter((row) => row.instance < definition.instances)
         for (const row of kept) row.app = record

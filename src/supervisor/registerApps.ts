@@ -34,7 +34,9 @@ export const registerApps = (
             : table.rowsOfApp(dependency.name)[0]?.app.definition
           const problem = dependencyProblem(dependency, target)
           if (problem !== undefined) {
-            return yield* InvalidConfig.fromProblems([{ field: `${app.name}.depends_on[${i}]`, value: dependency.name, ...problem }])
+            return yield* InvalidConfig.fromProblems([
+              { field: `${app.name}.depends_on[${i}]`, value: dependency.name, ...problem }
+            ])
           }
         }
       }

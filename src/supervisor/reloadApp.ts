@@ -32,7 +32,11 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
       // to reach `errored` would take a minute of backoff to say the same.
       const ready = yield* awaitRow(
         row,
-        (s) => isReady(row, s) || s.status === "errored" || s.status === "stopped" || (failOnExit && s.status === "restarting")
+        (s) =>
+          isReady(row, s) ||
+          s.status === "errored" ||
+          s.status === "stopped" ||
+          (failOnExit && s.status === "restarting")
       ).pipe(Effect.timeoutOption(Duration.millis(readyTimeoutMs)))
       if (Option.isNone(ready) || !isReady(row, ready.value)) {
         const exit = Option.isSome(ready) ? ready.value.lastExit : null
@@ -73,7 +77,9 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
         errors: current.errors,
         desired: current.desired
       })
-      const started = yield* Effect.either(Effect.zipRight(launch(replacement), awaitReplacement(replacement, name, true)))
+      const started = yield* Effect.either(
+        Effect.zipRight(launch(replacement), awaitReplacement(replacement, name, true))
+      )
       if (Either.isLeft(started)) {
         replacement.retired = true
         replacement.removed = true
@@ -84,7 +90,14 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
       row.retired = true
       row.removed = true
       yield* halt(row)
-      yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: current.restarts + 1 })
+      yield* bus.publish({
+        _tag: "ProcessRestart",
+        id: row.id,
+        name,
+        instance: row.instance,
+        reason: "reload",
+        restarts: current.restarts + 1
+      })
     })
 
   /**
@@ -108,7 +121,11 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
             // One instance at a time: the others keep serving while this one is replaced.
             const wasRunning = isLive(row, yield* SubscriptionRef.get(row.state))
             // Replacement first: an auto: port takes a new port; a cluster worker shares the app's.
-            if (wasRunning && ports === undefined && (cluster || row.app.definition.port?.startsWith("auto:") === true)) {
+            if (
+              wasRunning &&
+              ports === undefined &&
+              (cluster || row.app.definition.port?.startsWith("auto:") === true)
+            ) {
               return yield* replaceFirst(row, name, options.basePorts?.[i])
             }
             yield* halt(row)
@@ -118,7 +135,14 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
               ...ownPort(options, i)
             }))
             const state = yield* SubscriptionRef.get(row.state)
-            yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "reload", restarts: state.restarts })
+            yield* bus.publish({
+              _tag: "ProcessRestart",
+              id: row.id,
+              name,
+              instance: row.instance,
+              reason: "reload",
+              restarts: state.restarts
+            })
             yield* awaitReplacement(row, name, false)
           }),
         { discard: true }

@@ -12,7 +12,12 @@ export const MAX_BACKOFF_MS = 15_000
 
 export type ExitDecision =
   | { readonly _tag: "Restart"; readonly delayMs: number; readonly unstableRestarts: number }
-  | { readonly _tag: "Settle"; readonly status: "stopped" | "errored"; readonly unstableRestarts: number; readonly reason: string }
+  | {
+      readonly _tag: "Settle"
+      readonly status: "stopped" | "errored"
+      readonly unstableRestarts: number
+      readonly reason: string
+    }
 
 export const backoffDelay = (initialMs: number, unstableRestarts: number): number =>
   unstableRestarts <= 0 ? 0 : Math.min(MAX_BACKOFF_MS, initialMs * 2 ** (unstableRestarts - 1))
@@ -25,7 +30,10 @@ export const unstableAfterRun = (minUptimeMs: number, uptimeMs: number, unstable
   isUnstableRun(minUptimeMs, uptimeMs) ? unstableRestarts + 1 : 0
 
 export const decideAfterExit = (
-  app: Pick<AppDefinition, "autorestart" | "max_restarts" | "min_uptime" | "restart_delay" | "exp_backoff_restart_delay" | "stop_exit_codes">,
+  app: Pick<
+    AppDefinition,
+    "autorestart" | "max_restarts" | "min_uptime" | "restart_delay" | "exp_backoff_restart_delay" | "stop_exit_codes"
+  >,
   exit: { readonly code: number | null; readonly signal: string | null; readonly uptimeMs: number },
   unstableRestarts: number
 ): ExitDecision => {
@@ -33,10 +41,20 @@ export const decideAfterExit = (
   const unstable = unstableAfterRun(app.min_uptime, exit.uptimeMs, unstableRestarts)
   // PM2's stop_exit_codes: the app says "I am done" with one of these codes; it is not restarted.
   if (exit.signal === null && exit.code !== null && app.stop_exit_codes.includes(exit.code)) {
-    return { _tag: "Settle", status: "stopped", unstableRestarts: unstable, reason: `exit code ${exit.code} is in stop_exit_codes` }
+    return {
+      _tag: "Settle",
+      status: "stopped",
+      unstableRestarts: unstable,
+      reason: `exit code ${exit.code} is in stop_exit_codes`
+    }
   }
   if (!app.autorestart) {
-    return { _tag: "Settle", status: clean ? "stopped" : "errored", unstableRestarts: unstable, reason: "autorestart is off" }
+    return {
+      _tag: "Settle",
+      status: clean ? "stopped" : "errored",
+      unstableRestarts: unstable,
+      reason: "autorestart is off"
+    }
   }
   if (unstable > app.max_restarts) {
     return {
@@ -46,5 +64,9 @@ export const decideAfterExit = (
       reason: `exited within min_uptime (${formatDuration(app.min_uptime)}) of starting ${unstable} times in a row (max_restarts ${app.max_restarts})`
     }
   }
-  return { _tag: "Restart", delayMs: app.restart_delay + backoffDelay(app.exp_backoff_restart_delay, unstable), unstableRestarts: unstable }
+  return {
+    _tag: "Restart",
+    delayMs: app.restart_delay + backoffDelay(app.exp_backoff_restart_delay, unstable),
+    unstableRestarts: unstable
+  }
 }

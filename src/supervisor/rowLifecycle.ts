@@ -84,7 +84,9 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
   const stopRow = (row: Row): Effect.Effect<void> =>
     Effect.zipRight(
       halt(row),
-      updateRow(row, bus, (state) => (state.status === "errored" ? { status: "stopped", pid: null, cpu: 0, memory: 0 } : {}))
+      updateRow(row, bus, (state) =>
+        state.status === "errored" ? { status: "stopped", pid: null, cpu: 0, memory: 0 } : {}
+      )
     )
 
   /** Records what the user asked for (the daemon persists it and restores it after a restart). */
@@ -118,7 +120,8 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
       for (const row of appRows) yield* updateRow(row, bus, () => ({ waitingFor: null }))
       if (Either.isLeft(waited)) {
         if (log) yield* Effect.logWarning(waited.left.message)
-        for (const row of appRows) yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
+        for (const row of appRows)
+          yield* updateRow(row, bus, () => ({ status: "errored", lastError: waited.left.details.reason }))
         return yield* Effect.fail(waited.left)
       }
     })
@@ -150,7 +153,8 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
             if (options.desired !== undefined) yield* want(appRows, options.desired)
             const toStart: Array<Row> = []
             for (const row of appRows) {
-              if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state))) toStart.push(row)
+              if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state)))
+                toStart.push(row)
             }
             if (toStart.length === 0) return
             launched.push(...toStart)
@@ -209,7 +213,14 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
             }))
             if (wasRunning) {
               const state = yield* SubscriptionRef.get(row.state)
-              yield* bus.publish({ _tag: "ProcessRestart", id: row.id, name, instance: row.instance, reason: "manual", restarts: state.restarts })
+              yield* bus.publish({
+                _tag: "ProcessRestart",
+                id: row.id,
+                name,
+                instance: row.instance,
+                reason: "manual",
+                restarts: state.restarts
+              })
             }
           }),
         { concurrency: "unbounded", discard: true }

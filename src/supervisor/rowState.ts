@@ -39,8 +39,4 @@ export const setStatus = (row: Row, bus: EventBus, status: ProcessStatus, extra:
 
 /** Waits until the row's state satisfies `predicate` (checked on every change). */
 export const awaitRow = (row: Row, predicate: (state: RowState) => boolean): Effect.Effect<RowState> =>
-  row.state.changes.pipe(
-    Stream.filter(predicate),
-    Stream.runHead,
-    Effect.map(Option.getOrThrow)
-  )
+  row.state.changes.pipe(Stream.filter(predicate), Stream.runHead, Effect.map(Option.getOrThrow))

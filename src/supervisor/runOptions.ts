@@ -28,7 +28,12 @@ export const overridePorts = (table: ProcessTable, setting: string, appRows: Rea
     const parsed = parsePort(setting)
     if (Either.isLeft(parsed)) {
       return yield* InvalidConfig.fromProblems([
-        { field: "port", value: setting, message: parsed.left, suggestion: "write a port (3000) or a range (3000-3003)" }
+        {
+          field: "port",
+          value: setting,
+          message: parsed.left,
+          suggestion: "write a port (3000) or a range (3000-3003)"
+        }
       ])
     }
     const held = yield* table.heldPorts(new Set(appRows.map((row) => row.id)))

@@ -31,7 +31,9 @@ export interface ScaleTable {
   /** Every row (ports held by other apps). */
   readonly allRows: () => ReadonlyArray<Row>
   /** Adds rows under the table lock, each with the next id. */
-  readonly addRows: (make: (nextId: () => number) => Effect.Effect<ReadonlyArray<Row>>) => Effect.Effect<ReadonlyArray<Row>>
+  readonly addRows: (
+    make: (nextId: () => number) => Effect.Effect<ReadonlyArray<Row>>
+  ) => Effect.Effect<ReadonlyArray<Row>>
   /** Stops rows one after another, in the order given, and takes them out of the table; returns the ids removed. */
   readonly removeRows: (rows: ReadonlyArray<Row>) => Effect.Effect<ReadonlyArray<number>>
 }
@@ -44,10 +46,23 @@ export const targetCount = (name: string, current: number, count: ScaleCount): E
   const to = typeof count === "number" ? count : current + count.by
   if (!Number.isInteger(to) || to < 1) {
     return Either.left(
-      instancesProblem(name, to, `would be ${to}: an app keeps at least one instance`, `use \`pmfx stop ${name}\` or \`pmfx delete ${name}\` to run none`)
+      instancesProblem(
+        name,
+        to,
+        `would be ${to}: an app keeps at least one instance`,
+        `use \`pmfx stop ${name}\` or \`pmfx delete ${name}\` to run none`
+      )
     )
   }
-  if (to > MAX_INSTANCES) return Either.left(instancesProblem(name, to, `would be ${to}, more than ${MAX_INSTANCES}`, `ask for at most ${MAX_INSTANCES} instances`))
+  if (to > MAX_INSTANCES)
+    return Either.left(
+      instancesProblem(
+        name,
+        to,
+        `would be ${to}, more than ${MAX_INSTANCES}`,
+        `ask for at most ${MAX_INSTANCES} instances`
+      )
+    )
   return Either.right(to)
 }
 
@@ -143,7 +158,10 @@ export const scaleApp = <E>(
             id: nextId(),
             instance: from + i,
             app: record,
-            state: yield* SubscriptionRef.make<RowState>({ ...initialRowState(port, hasHealthCheck(record.definition)), desired }),
+            state: yield* SubscriptionRef.make<RowState>({
+              ...initialRowState(port, hasHealthCheck(record.definition)),
+              desired
+            }),
             requests: yield* Queue.dropping<RestartReason>(1),
             fiber: null
           }

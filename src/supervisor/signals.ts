@@ -7,7 +7,8 @@ import * as os from "node:os"
 
 const byName = os.constants.signals as Readonly<Record<string, number>>
 const byNumber = new Map<number, NodeJS.Signals>()
-for (const [name, number] of Object.entries(byName)) if (!byNumber.has(number)) byNumber.set(number, name as NodeJS.Signals)
+for (const [name, number] of Object.entries(byName))
+  if (!byNumber.has(number)) byNumber.set(number, name as NodeJS.Signals)
 
 /** The highest real-time signal on Linux (SIGRTMAX). */
 const SIGRTMAX = 64

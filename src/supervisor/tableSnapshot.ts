@@ -86,7 +86,10 @@ export const restoreInto =
       yield* Effect.forEach(
         restored.filter((row) => adopt.has(row.id)),
         (row) =>
-          table.withAppLock(row.app.definition.name, Effect.ignore(lifecycle.launch(row, () => ({}), adopt.get(row.id)))),
+          table.withAppLock(
+            row.app.definition.name,
+            Effect.ignore(lifecycle.launch(row, () => ({}), adopt.get(row.id)))
+          ),
         { concurrency: "unbounded", discard: true }
       )
       const wanted: Array<Row> = []

@@ -17,21 +17,32 @@ export interface Identity {
 const NOT_FOUND = 2
 const LOOKUP_TIMEOUT_MS = 10_000
 
-type Lookup = { readonly _tag: "Found"; readonly fields: ReadonlyArray<string> } | { readonly _tag: "Missing" } | { readonly _tag: "Failed"; readonly reason: string }
+type Lookup =
+  | { readonly _tag: "Found"; readonly fields: ReadonlyArray<string> }
+  | { readonly _tag: "Missing" }
+  | { readonly _tag: "Failed"; readonly reason: string }
 
 /** One entry of an NSS database (`passwd` or `group`) by name or id, split at its colons. */
 export const getentEntry = (database: "passwd" | "group", key: string): Effect.Effect<Lookup> =>
   Effect.async<Lookup>((resume) => {
-    const child = execFile("getent", ["--", database, key], { timeout: LOOKUP_TIMEOUT_MS, encoding: "utf8" }, (error, stdout) => {
-      if (error === null) {
-        const line = stdout.split("\n").find((l) => l !== "")
-        resume(Effect.succeed(line === undefined ? { _tag: "Missing" } : { _tag: "Found", fields: line.split(":") }))
-      } else if (error.code === NOT_FOUND) resume(Effect.succeed({ _tag: "Missing" }))
-      else {
-        const reason = error.code === "ENOENT" ? "getent is not installed (Debian: package libc-bin)" : `getent ${database} ${key} failed: ${error.message.split("\n")[0]}`
-        resume(Effect.succeed({ _tag: "Failed", reason }))
+    const child = execFile(
+      "getent",
+      ["--", database, key],
+      { timeout: LOOKUP_TIMEOUT_MS, encoding: "utf8" },
+      (error, stdout) => {
+        if (error === null) {
+          const line = stdout.split("\n").find((l) => l !== "")
+          resume(Effect.succeed(line === undefined ? { _tag: "Missing" } : { _tag: "Found", fields: line.split(":") }))
+        } else if (error.code === NOT_FOUND) resume(Effect.succeed({ _tag: "Missing" }))
+        else {
+          const reason =
+            error.code === "ENOENT"
+              ? "getent is not installed (Debian: package libc-bin)"
+              : `getent ${database} ${key} failed: ${error.message.split("\n")[0]}`
+          resume(Effect.succeed({ _tag: "Failed", reason }))
+        }
       }
-    })
+    )
     return Effect.sync(() => child.kill())
   })
 
@@ -53,7 +64,8 @@ export const lookupIdentity = (user: string | null, group: string | null): Effec
     if (user !== null) {
       const entry = yield* getentEntry("passwd", user)
       if (entry._tag === "Failed") return { _tag: "Problem", field: "user", reason: entry.reason } as const
-      if (entry._tag === "Missing" && !isNumeric(user)) return { _tag: "Problem", field: "user", reason: `no user named ${user}` } as const
+      if (entry._tag === "Missing" && !isNumeric(user))
+        return { _tag: "Problem", field: "user", reason: `no user named ${user}` } as const
       if (entry._tag === "Found") {
         const [name = user, , id, primaryGroup, , home, shell] = entry.fields
         uid = Number(id)
@@ -64,16 +76,22 @@ export const lookupIdentity = (user: string | null, group: string | null): Effec
     if (group !== null) {
       const entry = yield* getentEntry("group", group)
       if (entry._tag === "Failed") return { _tag: "Problem", field: "group", reason: entry.reason } as const
-      if (entry._tag === "Missing" && !isNumeric(group)) return { _tag: "Problem", field: "group", reason: `no group named ${group}` } as const
+      if (entry._tag === "Missing" && !isNumeric(group))
+        return { _tag: "Problem", field: "group", reason: `no group named ${group}` } as const
       gid = entry._tag === "Found" ? Number(entry.fields[2]) : Number(group)
     }
     return { _tag: "Ok", identity: { uid, gid, env } } as const
   })
 
 export const resolveIdentity = (user: string | null, group: string | null): Effect.Effect<IdentityResult> => {
-  if (user === null && group === null) return Effect.succeed({ _tag: "Ok", identity: { uid: undefined, gid: undefined, env: {} } })
+  if (user === null && group === null)
+    return Effect.succeed({ _tag: "Ok", identity: { uid: undefined, gid: undefined, env: {} } })
   if (process.getuid?.() !== 0) {
-    return Effect.succeed({ _tag: "Problem", field: user !== null ? "user" : "group", reason: "only a daemon running as root can run apps as another user or group" })
+    return Effect.succeed({
+      _tag: "Problem",
+      field: user !== null ? "user" : "group",
+      reason: "only a daemon running as root can run apps as another user or group"
+    })
   }
   return lookupIdentity(user, group)
 }

@@ -17,25 +17,51 @@ const ALWAYS_IGNORED = ["node_modules", ".git"]
 export const watchForChanges = (
   app: Pick<
     AppDefinition,
-    "cwd" | "watch_paths" | "ignore_watch" | "watch_options" | "name" | "instances" | "merge_logs" | "out_file" | "error_file" | "log_file" | "pid_file"
+    | "cwd"
+    | "watch_paths"
+    | "ignore_watch"
+    | "watch_options"
+    | "name"
+    | "instances"
+    | "merge_logs"
+    | "out_file"
+    | "error_file"
+    | "log_file"
+    | "pid_file"
   >,
   home: string,
   onChange: () => void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
     const { cwd: watchCwd, ignored: moreIgnored, ...chokidarOptions } = app.watch_options
-    const ignoredPattern = makeIgnoreMatcher(watchCwd ?? app.cwd, [...ALWAYS_IGNORED, ...app.ignore_watch, ...(moreIgnored ?? [])])
+    const ignoredPattern = makeIgnoreMatcher(watchCwd ?? app.cwd, [
+      ...ALWAYS_IGNORED,
+      ...app.ignore_watch,
+      ...(moreIgnored ?? [])
+    ])
     // pmfx's own files change all the time (logs, pid files, state): watching them would restart
     // the app in a loop. The app's log and pid files may live outside home, so they are listed too.
     const ownFiles = new Set<string>()
     for (let instance = 0; instance < app.instances; instance++) {
       const files = instanceFiles(app, instance, home)
-      for (const file of [files.out_file, files.error_file, files.log_file, files.pid_file]) if (file !== null) ownFiles.add(file)
+      for (const file of [files.out_file, files.error_file, files.log_file, files.pid_file])
+        if (file !== null) ownFiles.add(file)
     }
-    const homeEntries = ["logs", "pids", "pipes", "state.json", ".state.json", "daemon.log", "daemon.pid", "daemon.owner", "pmfx.sock"].map((entry) => path.join(home, entry))
+    const homeEntries = [
+      "logs",
+      "pids",
+      "pipes",
+      "state.json",
+      ".state.json",
+      "daemon.log",
+      "daemon.pid",
+      "daemon.owner",
+      "pmfx.sock"
+    ].map((entry) => path.join(home, entry))
     const isOwn = (file: string) =>
-      homeEntries.some((entry) => file === entry || file.startsWith(entry + path.sep) || file.startsWith(`${entry}.`)) ||
-      [...ownFiles].some((own) => file === own || file.startsWith(`${own}.`))
+      homeEntries.some(
+        (entry) => file === entry || file.startsWith(entry + path.sep) || file.startsWith(`${entry}.`)
+      ) || [...ownFiles].some((own) => file === own || file.startsWith(`${own}.`))
     const ignored = (file: string) => isOwn(file) || ignoredPattern(file)
     let timer: NodeJS.Timeout | undefined
     const watcher = yield* Effect.acquireRelease(

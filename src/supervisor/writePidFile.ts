@@ -16,7 +16,12 @@ export const writePidFile = (file: string, pid: number): Effect.Effect<void, Ato
     } catch (error) {
       const code = (error as { readonly code?: unknown }).code
       return Effect.fail(
-        new AtomicWriteError({ file, code: typeof code === "string" ? code : "EIO", reason: error instanceof Error ? error.message : String(error), bytes: data.length })
+        new AtomicWriteError({
+          file,
+          code: typeof code === "string" ? code : "EIO",
+          reason: error instanceof Error ? error.message : String(error),
+          bytes: data.length
+        })
       )
     }
     // Not fsynced: a pid outlives no power loss, and every spawn would pay for it.

@@ -16,7 +16,6 @@ export const ACTIONS: ReadonlyArray<{ readonly action: Action; readonly label: s
   { action: "delete", label: "Delete", icon: "✕" }
 ]
 
-
 let statusLine: HTMLElement | null = null
 export const statusElement = (): HTMLElement => {
   statusLine ??= h("p", { class: "status-line", role: "status", "aria-live": "polite", id: "status-line" })
@@ -42,20 +41,33 @@ const nameOf = (id: number) => {
 /** Runs `action` on every id (one request each, side by side); reports progress, then the outcome. */
 export const runAction = async (action: Action, ids: ReadonlyArray<number>): Promise<boolean> => {
   if (ids.length === 0) {
-    say(`Nothing selected: tick the rows to ${action} (or the box in the title row for every shown row), then press ${action} again.`, "error")
+    say(
+      `Nothing selected: tick the rows to ${action} (or the box in the title row for every shown row), then press ${action} again.`,
+      "error"
+    )
     return false
   }
   const names = ids.map(nameOf).join(", ")
-  if (action === "delete" && !window.confirm(`Delete ${names}? The process${ids.length > 1 ? "es stop and their rows are" : " stops and its row is"} removed.`)) {
+  if (
+    action === "delete" &&
+    !window.confirm(
+      `Delete ${names}? The process${ids.length > 1 ? "es stop and their rows are" : " stops and its row is"} removed.`
+    )
+  ) {
     say(`delete ${names}: cancelled`, "progress")
     return false
   }
   say(`${action} ${names}…`, "progress")
   const results = await Promise.allSettled(ids.map((id) => api.action(id, action)))
   // The API's suggestions name CLI commands (`pmfx restart 2`); here the next step is a button.
-  const hint = (reason: unknown) => (reason instanceof ApiError && reason.code === "PROCESS_ALREADY_RUNNING" ? " (Restart ↻ restarts it)" : "")
+  const hint = (reason: unknown) =>
+    reason instanceof ApiError && reason.code === "PROCESS_ALREADY_RUNNING" ? " (Restart ↻ restarts it)" : ""
   const failures = results.flatMap((result, i) =>
-    result.status === "rejected" ? [`${nameOf(ids[i]!)}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}${hint(result.reason)}`] : []
+    result.status === "rejected"
+      ? [
+          `${nameOf(ids[i]!)}: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}${hint(result.reason)}`
+        ]
+      : []
   )
   if (failures.length > 0) say(`${action} failed — ${failures.join("; ")}`, "error")
   else say(`${action} ${names}: done`, "ok")
@@ -66,7 +78,11 @@ export const runAction = async (action: Action, ids: ReadonlyArray<number>): Pro
 export const actionButtons = (ids: () => ReadonlyArray<number>, compact: boolean): HTMLElement => {
   const group = h("span", { class: "actions", role: "group", "aria-label": "actions" })
   for (const { action, label, icon } of ACTIONS) {
-    const button = h("button", { type: "button", class: `action action-${action}`, "data-action": action, "aria-label": label }, compact ? icon : label)
+    const button = h(
+      "button",
+      { type: "button", class: `action action-${action}`, "data-action": action, "aria-label": label },
+      compact ? icon : label
+    )
     button.addEventListener("click", () => {
       button.setAttribute("aria-busy", "true")
       void runAction(action, ids()).finally(() => button.removeAttribute("aria-busy"))

@@ -35,7 +35,9 @@ const request = async (method: string, path: string): Promise<unknown> => {
   if (apiKey !== null) headers["authorization"] = `Bearer ${apiKey}`
   const response = await fetch(path, { method, headers, credentials: "omit", cache: "no-store" }).catch(() => {
     // The browser says only "Failed to fetch": say what it means here and what to do.
-    throw new ApiError(`no answer from the daemon at ${location.host}: is it running? Any pmfx command on that machine (pmfx list) starts it again, with this listener`)
+    throw new ApiError(
+      `no answer from the daemon at ${location.host}: is it running? Any pmfx command on that machine (pmfx list) starts it again, with this listener`
+    )
   })
   if (response.status === 204) return null
   const text = await response.text()
@@ -45,7 +47,8 @@ const request = async (method: string, path: string): Promise<unknown> => {
   } catch {
     // Not JSON: the message is the text itself.
   }
-  if (!response.ok) throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body), codeOf(body))
+  if (!response.ok)
+    throw new ApiError(errorText(body) ?? `${response.status} ${text.slice(0, 200)}`, suggestionOf(body), codeOf(body))
   return body
 }
 
@@ -53,7 +56,11 @@ const request = async (method: string, path: string): Promise<unknown> => {
 const errorText = (body: unknown): string | null => {
   if (typeof body !== "object" || body === null) return null
   const record = body as { error?: unknown; message?: unknown }
-  if (typeof record.error === "object" && record.error !== null && typeof (record.error as { message?: unknown }).message === "string") {
+  if (
+    typeof record.error === "object" &&
+    record.error !== null &&
+    typeof (record.error as { message?: unknown }).message === "string"
+  ) {
     return (record.error as { message: string }).message
   }
   if (typeof record.message === "string") return record.message
@@ -64,7 +71,8 @@ const errorText = (body: unknown): string | null => {
 const suggestionOf = (body: unknown): string | null => {
   const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : null
   const details = typeof error === "object" && error !== null ? (error as { details?: unknown }).details : null
-  const suggestion = typeof details === "object" && details !== null ? (details as { suggestion?: unknown }).suggestion : null
+  const suggestion =
+    typeof details === "object" && details !== null ? (details as { suggestion?: unknown }).suggestion : null
   return typeof suggestion === "string" ? suggestion : null
 }
 
@@ -84,11 +92,18 @@ export const api = {
     return (await fetch("/api/status", { headers, credentials: "omit", cache: "no-store" })).status
   },
   action: (id: number, action: Action): Promise<ActionResult_ | null> =>
-    request(action === "delete" ? "DELETE" : "POST", action === "delete" ? `/api/processes/${segment(id)}` : `/api/processes/${segment(id)}/${action}`) as Promise<ActionResult_ | null>,
+    request(
+      action === "delete" ? "DELETE" : "POST",
+      action === "delete" ? `/api/processes/${segment(id)}` : `/api/processes/${segment(id)}/${action}`
+    ) as Promise<ActionResult_ | null>,
   detail: (id: number) => request("GET", `/api/processes/${segment(id)}`) as Promise<ProcessDetail>,
   env: (id: number) => request("GET", `/api/processes/${segment(id)}/env`) as Promise<EnvRecord>,
-  metrics: (id: number) => request("GET", `/api/processes/${segment(id)}/metrics?history=15m`) as Promise<ProcessMetrics>,
+  metrics: (id: number) =>
+    request("GET", `/api/processes/${segment(id)}/metrics?history=15m`) as Promise<ProcessMetrics>,
   logs: (id: number, query: Readonly<Record<string, string>>) =>
-    request("GET", `/api/processes/${segment(id)}/logs?${new URLSearchParams(query).toString()}`) as Promise<LogsRecord>,
+    request(
+      "GET",
+      `/api/processes/${segment(id)}/logs?${new URLSearchParams(query).toString()}`
+    ) as Promise<LogsRecord>,
   system: () => request("GET", "/api/system") as Promise<SystemRecord>
 }

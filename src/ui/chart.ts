@@ -25,7 +25,13 @@ const niceMax = (max: number, floor: number) => {
   return [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= top) ?? top
 }
 
-export const lineChart = (title: string, points: ReadonlyArray<Point>, format: (v: number) => string, floor: number, now: number = Date.now()): SVGElement => {
+export const lineChart = (
+  title: string,
+  points: ReadonlyArray<Point>,
+  format: (v: number) => string,
+  floor: number,
+  now: number = Date.now()
+): SVGElement => {
   const max = niceMax(Math.max(0, ...points.map((p) => p.v)), floor)
   const oldest = points.find((p) => p.t >= now - CHART_WINDOW_MS)?.t ?? now
   const span = Math.min(CHART_WINDOW_MS, Math.max(MIN_SPAN_MS, now - oldest))
@@ -47,11 +53,19 @@ export const lineChart = (title: string, points: ReadonlyArray<Point>, format: (
   ])
   return svg(
     "svg",
-    { class: "chart", viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: "img", "aria-label": title, "data-points": visible.length },
+    {
+      class: "chart",
+      viewBox: `0 0 ${WIDTH} ${HEIGHT}`,
+      role: "img",
+      "aria-label": title,
+      "data-points": visible.length
+    },
     titleNode,
     ...grid,
     text(spanLabel(span), { x: PAD.left, y: HEIGHT - 6 }),
     text("now", { x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" }),
-    ...(visible.length > 0 ? [svg("polyline", { class: "line", points: line })] : [text("no samples yet", { x: WIDTH / 2, y: HEIGHT / 2, "text-anchor": "middle" })])
+    ...(visible.length > 0
+      ? [svg("polyline", { class: "line", points: line })]
+      : [text("no samples yet", { x: WIDTH / 2, y: HEIGHT / 2, "text-anchor": "middle" })])
   )
 }

@@ -2,7 +2,11 @@
 type Child = Node | string | number | null | undefined | false
 type Attrs = Readonly<Record<string, string | number | boolean | null | undefined | EventListener>>
 
-export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: ReadonlyArray<Child>): HTMLElementTagNameMap[K] => {
+export const h = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: ReadonlyArray<Child>
+): HTMLElementTagNameMap[K] => {
   const element = document.createElement(tag)
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue
@@ -22,7 +26,11 @@ export const append = (parent: Node, children: ReadonlyArray<Child>): void => {
 }
 
 const SVG = "http://www.w3.org/2000/svg"
-export const svg = (tag: string, attrs: Readonly<Record<string, string | number>> = {}, ...children: ReadonlyArray<Node>): SVGElement => {
+export const svg = (
+  tag: string,
+  attrs: Readonly<Record<string, string | number>> = {},
+  ...children: ReadonlyArray<Node>
+): SVGElement => {
   const element = document.createElementNS(SVG, tag)
   for (const [name, value] of Object.entries(attrs)) element.setAttribute(name, String(value))
   for (const child of children) element.appendChild(child)

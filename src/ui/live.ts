@@ -7,7 +7,10 @@
 import type { ServerMessage, ServerMessageData } from "../api/websocket/ServerMessageData"
 import type { ProcessSummary } from "../domain/ProcessSummary"
 
-export type Row = { -readonly [K in keyof ProcessSummary]: ProcessSummary[K] } & { exit_code?: number | null; signal?: string | null }
+export type Row = { -readonly [K in keyof ProcessSummary]: ProcessSummary[K] } & {
+  exit_code?: number | null
+  signal?: string | null
+}
 export type LogLine = ServerMessageData["log"]
 export type Alert = ServerMessageData["alert"] & { readonly timestamp: string }
 
@@ -124,5 +127,9 @@ export const disconnect = (): void => {
 export const subscribeLogs = (ids: ReadonlyArray<number> | null): void => {
   logIds = ids
   if (socket === null || socket.readyState !== WebSocket.OPEN) return
-  socket.send(JSON.stringify(ids === null ? { type: "unsubscribe", channels: ["logs"] } : { type: "subscribe", channels: ["logs"], ids }))
+  socket.send(
+    JSON.stringify(
+      ids === null ? { type: "unsubscribe", channels: ["logs"] } : { type: "subscribe", channels: ["logs"], ids }
+    )
+  )
 }

@@ -14,10 +14,31 @@ const MAX_SHOWN = 2000
 type Shown = Pick<LogEntry, "timestamp" | "stream" | "level" | "message">
 
 export const renderLogs = (root: HTMLElement, id: number, name: string): (() => void) => {
-  const stream = h("select", { id: "log-stream", "aria-label": "Stream" }, h("option", { value: "all" }, "out + err"), h("option", { value: "out" }, "out"), h("option", { value: "err" }, "err"))
-  const level = h("select", { id: "log-level", "aria-label": "Level" }, h("option", { value: "" }, "any level"), ...LEVELS.map((l) => h("option", { value: l }, `${l} and worse`)))
-  const grep = h("input", { type: "search", id: "log-grep", placeholder: "grep (regular expression)", "aria-label": "Search the lines" })
-  const since = h("input", { type: "text", id: "log-since", placeholder: "since (10m, 2026-11-26T03:00Z)", "aria-label": "Since" })
+  const stream = h(
+    "select",
+    { id: "log-stream", "aria-label": "Stream" },
+    h("option", { value: "all" }, "out + err"),
+    h("option", { value: "out" }, "out"),
+    h("option", { value: "err" }, "err")
+  )
+  const level = h(
+    "select",
+    { id: "log-level", "aria-label": "Level" },
+    h("option", { value: "" }, "any level"),
+    ...LEVELS.map((l) => h("option", { value: l }, `${l} and worse`))
+  )
+  const grep = h("input", {
+    type: "search",
+    id: "log-grep",
+    placeholder: "grep (regular expression)",
+    "aria-label": "Search the lines"
+  })
+  const since = h("input", {
+    type: "text",
+    id: "log-since",
+    placeholder: "since (10m, 2026-11-26T03:00Z)",
+    "aria-label": "Since"
+  })
   const until = h("input", { type: "text", id: "log-until", placeholder: "until", "aria-label": "Until" })
   const follow = h("input", { type: "checkbox", id: "log-follow", checked: true })
   const download = h("button", { type: "button", id: "log-download" }, "Download")
@@ -73,7 +94,10 @@ export const renderLogs = (root: HTMLElement, id: number, name: string): (() => 
       lines = lines.slice(-MAX_SHOWN)
       output.textContent = lines.map(format).join("\n") + "\n"
     } else {
-      for (const line of added) output.appendChild(h("span", { class: `log-line level-${line.level} stream-${line.stream}` }, format(line) + "\n"))
+      for (const line of added)
+        output.appendChild(
+          h("span", { class: `log-line level-${line.level} stream-${line.stream}` }, format(line) + "\n")
+        )
     }
     if (atBottom || reset) output.scrollTop = output.scrollHeight
     status.textContent = `${lines.length} line${lines.length === 1 ? "" : "s"}${follow.checked && until.value.trim() === "" ? ", following" : ""}`
@@ -84,7 +108,7 @@ export const renderLogs = (root: HTMLElement, id: number, name: string): (() => 
     matches = matcher()
     // With an end to the time range there is nothing new to follow: say so on the checkbox.
     follow.disabled = until.value.trim() !== ""
-    follow.parentElement!.title = follow.disabled ? "An \"until\" time is set: clear it to follow new lines" : ""
+    follow.parentElement!.title = follow.disabled ? 'An "until" time is set: clear it to follow new lines' : ""
     const query: Record<string, string> = { lines: "500", stream: stream.value }
     if (level.value !== "") query["level"] = level.value
     if (grep.value.trim() !== "") query["grep"] = grep.value.trim()

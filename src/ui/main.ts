@@ -29,7 +29,8 @@ const route = () => {
   clearStatus()
   const hash = location.hash.replace(/^#/, "") || "/"
   const process = /^\/process\/(\d+)$/.exec(hash)
-  for (const link of app.querySelectorAll("nav a")) link.toggleAttribute("aria-current", link.getAttribute("href") === `#${hash.startsWith("/process") ? "/" : hash}`)
+  for (const link of app.querySelectorAll("nav a"))
+    link.toggleAttribute("aria-current", link.getAttribute("href") === `#${hash.startsWith("/process") ? "/" : hash}`)
   if (process !== null) teardown = renderProcessPage(main, Number(process[1]))
   else if (hash === "/system") teardown = renderSystemPage(main)
   else teardown = renderTable(main)
@@ -43,7 +44,12 @@ const showShell = () => {
       "header",
       {},
       h("strong", { class: "brand" }, "pmfx"),
-      h("nav", { "aria-label": "Sections" }, h("a", { href: "#/" }, "Processes"), h("a", { href: "#/system" }, "System")),
+      h(
+        "nav",
+        { "aria-label": "Sections" },
+        h("a", { href: "#/" }, "Processes"),
+        h("a", { href: "#/system" }, "System")
+      ),
       roleBadge,
       connection,
       signOut
@@ -59,14 +65,25 @@ const showSignIn = (message: string | null) => {
   teardown?.()
   teardown = null
   window.removeEventListener("hashchange", route)
-  const input = h("input", { type: "password", id: "api-key", name: "key", autocomplete: "current-password", required: true, "aria-describedby": "sign-in-help" })
+  const input = h("input", {
+    type: "password",
+    id: "api-key",
+    name: "key",
+    autocomplete: "current-password",
+    required: true,
+    "aria-describedby": "sign-in-help"
+  })
   const form = h(
     "form",
     { class: "sign-in", id: "sign-in" },
     h("h1", {}, "pmfx"),
     h("label", { for: "api-key" }, "API key"),
     input,
-    h("p", { id: "sign-in-help" }, "This daemon needs an API key (pmfx web --api-key). A read-only key shows everything but cannot change processes."),
+    h(
+      "p",
+      { id: "sign-in-help" },
+      "This daemon needs an API key (pmfx web --api-key). A read-only key shows everything but cannot change processes."
+    ),
     message === null ? null : h("p", { class: "error", role: "alert", id: "sign-in-error" }, message),
     h("button", { type: "submit" }, "Sign in")
   )
@@ -88,7 +105,9 @@ const start = (key: string | null) => {
       setApiKey(null)
       // The daemon's reason without its hint for WebSocket programmers (`send {"type":"auth"…}`),
       // which a person at the sign-in form cannot act on; then what to do.
-      showSignIn(`${message.replace(/:.*$/s, "")}. Enter the key given to pmfx web (--api-key or PMFX_API_KEY; --read-only-api-key to only watch).`)
+      showSignIn(
+        `${message.replace(/:.*$/s, "")}. Enter the key given to pmfx web (--api-key or PMFX_API_KEY; --read-only-api-key to only watch).`
+      )
     },
     status: (connected) => {
       if (connected && !shown) {

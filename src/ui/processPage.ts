@@ -10,7 +10,10 @@ import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
 import { renderLogs } from "./logs"
 
-const pair = (label: string, value: string | number | null | undefined) => [h("dt", {}, label), h("dd", {}, value === null || value === undefined || value === "" ? "–" : String(value))]
+const pair = (label: string, value: string | number | null | undefined) => [
+  h("dt", {}, label),
+  h("dd", {}, value === null || value === undefined || value === "" ? "–" : String(value))
+]
 
 export const renderProcessPage = (root: HTMLElement, id: number): (() => void) => {
   const title = h("h1", {}, `Process ${id}`)
@@ -30,9 +33,18 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
     root,
     h("p", {}, h("a", { href: "#/" }, "← All processes")),
     title,
-    h("div", { class: "toolbar" }, actionButtons(() => [id], false)),
+    h(
+      "div",
+      { class: "toolbar" },
+      actionButtons(() => [id], false)
+    ),
     statusElement(),
-    h("div", { class: "columns" }, h("section", {}, h("h2", {}, "Now"), summary), h("section", {}, h("h2", {}, "Configuration"), config)),
+    h(
+      "div",
+      { class: "columns" },
+      h("section", {}, h("h2", {}, "Now"), summary),
+      h("section", {}, h("h2", {}, "Configuration"), config)
+    ),
     h("div", { class: "columns" }, cpuChart, memoryChart),
     h("section", { id: "env-section" }, h("details", { id: "env-box" }, envSummary, env)),
     h("h2", {}, "Logs"),
@@ -43,8 +55,16 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
     const now = Date.now()
     while (cpu.length > 0 && cpu[0]!.t < now - CHART_WINDOW_MS) cpu.shift()
     while (memory.length > 0 && memory[0]!.t < now - CHART_WINDOW_MS) memory.shift()
-    replaceChildren(cpuChart, h("figcaption", {}, "CPU (% of one core)"), lineChart("CPU", cpu, (v) => `${v.toFixed(0)}%`, 10, now))
-    replaceChildren(memoryChart, h("figcaption", {}, "Memory (RSS)"), lineChart("Memory", memory, bytes, 1024 * 1024, now))
+    replaceChildren(
+      cpuChart,
+      h("figcaption", {}, "CPU (% of one core)"),
+      lineChart("CPU", cpu, (v) => `${v.toFixed(0)}%`, 10, now)
+    )
+    replaceChildren(
+      memoryChart,
+      h("figcaption", {}, "Memory (RSS)"),
+      lineChart("Memory", memory, bytes, 1024 * 1024, now)
+    )
   }
 
   const drawSummary = () => {
@@ -63,7 +83,9 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       ...pair("Uptime", row.pid === null ? "–" : row.uptime),
       ...pair("Restarts", row.restarts),
       ...pair("Health", row.health_status),
-      ...(row.exit_code !== undefined || row.signal !== undefined ? pair("Last exit (live)", `code ${row.exit_code ?? "–"}, signal ${row.signal ?? "–"}`) : [])
+      ...(row.exit_code !== undefined || row.signal !== undefined
+        ? pair("Last exit (live)", `code ${row.exit_code ?? "–"}, signal ${row.signal ?? "–"}`)
+        : [])
     )
     summary.querySelector("dd:nth-of-type(1)")?.classList.add(`status-${row.status}`)
   }
@@ -81,21 +103,41 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
         ...pair("Script", detail.config.script),
         ...pair("Arguments", detail.config.args.join(" ")),
         ...pair("Directory", detail.config.cwd),
-        ...pair("Mode", `${detail.config.exec_mode}, ${detail.config.instances} instance${detail.config.instances === 1 ? "" : "s"}`),
+        ...pair(
+          "Mode",
+          `${detail.config.exec_mode}, ${detail.config.instances} instance${detail.config.instances === 1 ? "" : "s"}`
+        ),
         ...pair("Port setting", detail.config.port),
-        ...pair("Memory limit", detail.config.max_memory_restart === null ? null : bytes(detail.config.max_memory_restart)),
+        ...pair(
+          "Memory limit",
+          detail.config.max_memory_restart === null ? null : bytes(detail.config.max_memory_restart)
+        ),
         ...pair(
           "Health check",
-          health.enabled ? `${health.check_type ?? ""} ${health.url ?? ""}: ${health.status ?? "unknown"}${health.response_time === null ? "" : ` in ${health.response_time} ms`}${health.last_check === null ? "" : ` at ${health.last_check}`}` : "none"
+          health.enabled
+            ? `${health.check_type ?? ""} ${health.url ?? ""}: ${health.status ?? "unknown"}${health.response_time === null ? "" : ` in ${health.response_time} ms`}${health.last_check === null ? "" : ` at ${health.last_check}`}`
+            : "none"
         ),
-        ...pair("Last exit", detail.last_exit === null ? "none yet" : `code ${detail.last_exit.code ?? "–"}, signal ${detail.last_exit.signal ?? "–"}`),
-        ...pair("Cron restart", detail.cron_restart === null ? null : `${detail.cron_restart.schedule} (next ${detail.cron_restart.next_run})`)
+        ...pair(
+          "Last exit",
+          detail.last_exit === null
+            ? "none yet"
+            : `code ${detail.last_exit.code ?? "–"}, signal ${detail.last_exit.signal ?? "–"}`
+        ),
+        ...pair(
+          "Cron restart",
+          detail.cron_restart === null ? null : `${detail.cron_restart.schedule} (next ${detail.cron_restart.next_run})`
+        )
       )
       const keys = Object.keys(environment.env).sort()
       envSummary.textContent = `Environment: ${keys.length} variable${keys.length === 1 ? "" : "s"}, ${environment.masked.length} masked`
       replaceChildren(
         env,
-        h("caption", {}, `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; ${state.readOnly ? "every value is masked for the read-only key" : "secret-looking values are masked"}`),
+        h(
+          "caption",
+          {},
+          `${environment.source === "process" ? "The running process's environment" : "What its next start gets"}; ${state.readOnly ? "every value is masked for the read-only key" : "secret-looking values are masked"}`
+        ),
         ...keys.map((key) => h("tr", {}, h("th", { scope: "row" }, key), h("td", {}, environment.env[key] ?? "")))
       )
       // Live samples may have arrived while the history was on its way: merge by time, once each.
@@ -111,7 +153,14 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       drawCharts()
       stopLogs ??= renderLogs(logs, id, name)
     } catch (error) {
-      replaceChildren(config, h("p", { class: "error" }, `Could not load process ${id}: ${error instanceof Error ? error.message : String(error)}`))
+      replaceChildren(
+        config,
+        h(
+          "p",
+          { class: "error" },
+          `Could not load process ${id}: ${error instanceof Error ? error.message : String(error)}`
+        )
+      )
     }
   }
 
@@ -128,7 +177,8 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       }
       drawCharts()
     }
-    if (message.type === "process_metrics" || message.type === "process_status" || message.type === "process_list") drawSummary()
+    if (message.type === "process_metrics" || message.type === "process_status" || message.type === "process_list")
+      drawSummary()
   })
   return () => {
     stop()

@@ -8,14 +8,29 @@ import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
 
 const meter = (label: string, percent: number, detail: string) =>
-  h("div", { class: "card" }, h("h3", {}, label), h("meter", { min: 0, max: 100, value: percent, "aria-label": label }), h("p", { class: "big" }, `${percent.toFixed(1)}%`), h("p", {}, detail))
+  h(
+    "div",
+    { class: "card" },
+    h("h3", {}, label),
+    h("meter", { min: 0, max: 100, value: percent, "aria-label": label }),
+    h("p", { class: "big" }, `${percent.toFixed(1)}%`),
+    h("p", {}, detail)
+  )
 
 export const renderSystemPage = (root: HTMLElement): (() => void) => {
   const host = h("div", { class: "cards", id: "host" })
   const daemon = h("div", { class: "cards", id: "daemon" })
   const alerts = h("ol", { class: "alerts", id: "alerts" })
   let info: SystemRecord | null = null
-  replaceChildren(root, h("h1", {}, "System"), host, h("h2", {}, "Daemon"), daemon, h("h2", {}, "Recent alerts"), alerts)
+  replaceChildren(
+    root,
+    h("h1", {}, "System"),
+    host,
+    h("h2", {}, "Daemon"),
+    daemon,
+    h("h2", {}, "Recent alerts"),
+    alerts
+  )
 
   const draw = () => {
     const stats = state.system
@@ -24,9 +39,17 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
       ...(stats === null
         ? [h("p", {}, "Waiting for the first sample…")]
         : [
-            meter("CPU", stats.cpu.usage_percent, `${stats.cpu.cores} cores · load ${stats.cpu.load_average.map((l) => l.toFixed(2)).join(" ")}`),
+            meter(
+              "CPU",
+              stats.cpu.usage_percent,
+              `${stats.cpu.cores} cores · load ${stats.cpu.load_average.map((l) => l.toFixed(2)).join(" ")}`
+            ),
             meter("Memory", stats.memory.usage_percent, `${bytes(stats.memory.used)} of ${bytes(stats.memory.total)}`),
-            meter("Disk (logs)", stats.disk.usage_percent, `${bytes(stats.disk.available)} free of ${bytes(stats.disk.total)} · ${stats.disk.path}`)
+            meter(
+              "Disk (logs)",
+              stats.disk.usage_percent,
+              `${bytes(stats.disk.available)} free of ${bytes(stats.disk.total)} · ${stats.disk.path}`
+            )
           ])
     )
     replaceChildren(
@@ -34,16 +57,44 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
       ...(info === null
         ? []
         : [
-            h("div", { class: "card" }, h("h3", {}, "pmfx"), h("p", { class: "big" }, info.version), h("p", {}, `${info.hostname} · Node ${info.node_version}`)),
-            h("div", { class: "card" }, h("h3", {}, "Uptime"), h("p", { class: "big" }, info.daemon.uptime), h("p", {}, `since ${info.daemon.started_at}`)),
-            h("div", { class: "card" }, h("h3", {}, "Daemon memory"), h("p", { class: "big" }, bytes(info.daemon.rss)), h("p", {}, `pid ${info.daemon.pid}`))
+            h(
+              "div",
+              { class: "card" },
+              h("h3", {}, "pmfx"),
+              h("p", { class: "big" }, info.version),
+              h("p", {}, `${info.hostname} · Node ${info.node_version}`)
+            ),
+            h(
+              "div",
+              { class: "card" },
+              h("h3", {}, "Uptime"),
+              h("p", { class: "big" }, info.daemon.uptime),
+              h("p", {}, `since ${info.daemon.started_at}`)
+            ),
+            h(
+              "div",
+              { class: "card" },
+              h("h3", {}, "Daemon memory"),
+              h("p", { class: "big" }, bytes(info.daemon.rss)),
+              h("p", {}, `pid ${info.daemon.pid}`)
+            )
           ])
     )
     replaceChildren(
       alerts,
       ...(state.alerts.length === 0
         ? [h("li", { class: "empty" }, "No alert since this page opened.")]
-        : state.alerts.map((alert) => h("li", { class: `alert alert-${alert.kind}` }, h("time", {}, alert.timestamp), " ", h("strong", {}, alert.kind), " ", alert.message)))
+        : state.alerts.map((alert) =>
+            h(
+              "li",
+              { class: `alert alert-${alert.kind}` },
+              h("time", {}, alert.timestamp),
+              " ",
+              h("strong", {}, alert.kind),
+              " ",
+              alert.message
+            )
+          ))
     )
   }
   const refresh = () =>

@@ -7,7 +7,12 @@ import { actionButtons, applyReadOnly, statusElement } from "./actions"
 import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, type Row, state } from "./live"
 
-type Column = { readonly key: keyof Row; readonly label: string; readonly show: (row: Row) => string; readonly numeric?: boolean }
+type Column = {
+  readonly key: keyof Row
+  readonly label: string
+  readonly show: (row: Row) => string
+  readonly numeric?: boolean
+}
 
 const COLUMNS: ReadonlyArray<Column> = [
   { key: "name", label: "Name", show: (r) => r.name },
@@ -35,9 +40,17 @@ export const renderTable = (root: HTMLElement): (() => void) => {
   let grouped = false
   const selected = new Set<number>()
   const groupRows = new Map<string, HTMLTableRowElement>()
-  const elements = new Map<number, { tr: HTMLTableRowElement; cells: Array<HTMLTableCellElement>; box: HTMLInputElement }>()
+  const elements = new Map<
+    number,
+    { tr: HTMLTableRowElement; cells: Array<HTMLTableCellElement>; box: HTMLInputElement }
+  >()
 
-  const filter = h("input", { type: "search", id: "filter", placeholder: "Filter by name, namespace or status", "aria-label": "Filter processes" })
+  const filter = h("input", {
+    type: "search",
+    id: "filter",
+    placeholder: "Filter by name, namespace or status",
+    "aria-label": "Filter processes"
+  })
   const group = h("input", { type: "checkbox", id: "group" })
   const count = h("span", { class: "count" })
   const bulk = actionButtons(() => [...selected].filter((id) => state.rows.has(id)).sort((a, b) => a - b), false)
@@ -61,14 +74,25 @@ export const renderTable = (root: HTMLElement): (() => void) => {
     h("div", { class: "toolbar" }, filter, h("label", { class: "check" }, group, " Group by namespace"), count),
     h("div", { class: "toolbar" }, h("span", {}, "Selection:"), bulk),
     statusElement(),
-    h("div", { class: "table-wrap" }, h("table", { id: "processes" }, h("thead", {}, h("tr", {}, h("th", {}, allBox), ...headers, h("th", {}, "Actions"))), tbody)),
+    h(
+      "div",
+      { class: "table-wrap" },
+      h(
+        "table",
+        { id: "processes" },
+        h("thead", {}, h("tr", {}, h("th", {}, allBox), ...headers, h("th", {}, "Actions"))),
+        tbody
+      )
+    ),
     noMatch,
     empty
   )
 
   const shown = (): Array<Row> => {
     const needle = filter.value.trim().toLowerCase()
-    const rows = [...state.rows.values()].filter((r) => needle === "" || `${r.name} ${r.namespace} ${r.status}`.toLowerCase().includes(needle))
+    const rows = [...state.rows.values()].filter(
+      (r) => needle === "" || `${r.name} ${r.namespace} ${r.status}`.toLowerCase().includes(needle)
+    )
     const value = (r: Row): string | number => {
       const v = sortKey === "uptime" ? uptimeSeconds(r.uptime) : r[sortKey]
       return typeof v === "number" ? v : String(v ?? "")
@@ -93,9 +117,21 @@ export const renderTable = (root: HTMLElement): (() => void) => {
       count.textContent = counter()
     })
     const cells = COLUMNS.map((column) =>
-      column.key === "name" ? h("td", {}, h("a", { href: `#/process/${row.id}` })) : h("td", { class: column.numeric === true ? "num" : "" })
+      column.key === "name"
+        ? h("td", {}, h("a", { href: `#/process/${row.id}` }))
+        : h("td", { class: column.numeric === true ? "num" : "" })
     )
-    const tr = h("tr", { "data-id": row.id }, h("td", {}, box), ...cells, h("td", {}, actionButtons(() => [row.id], true)))
+    const tr = h(
+      "tr",
+      { "data-id": row.id },
+      h("td", {}, box),
+      ...cells,
+      h(
+        "td",
+        {},
+        actionButtons(() => [row.id], true)
+      )
+    )
     found = { tr, cells, box }
     elements.set(row.id, found)
     return found
@@ -121,7 +157,11 @@ export const renderTable = (root: HTMLElement): (() => void) => {
         namespace = row.namespace
         let header = groupRows.get(row.namespace)
         if (header === undefined) {
-          header = h("tr", { class: "group" }, h("th", { colspan: COLUMNS.length + 2, scope: "rowgroup" }, `Namespace ${row.namespace}`))
+          header = h(
+            "tr",
+            { class: "group" },
+            h("th", { colspan: COLUMNS.length + 2, scope: "rowgroup" }, `Namespace ${row.namespace}`)
+          )
           groupRows.set(row.namespace, header)
         }
         wanted.push(header)
@@ -177,6 +217,12 @@ export const renderTable = (root: HTMLElement): (() => void) => {
   }
   update()
   return onMessage((message) => {
-    if (message.type === "process_list" || message.type === "process_status" || message.type === "process_metrics" || message.type === "auth") schedule()
+    if (
+      message.type === "process_list" ||
+      message.type === "process_status" ||
+      message.type === "process_metrics" ||
+      message.type === "auth"
+    )
+      schedule()
   })
 }

@@ -36,22 +36,46 @@ const resolve = (apps: ReadonlyArray<Record<string, unknown>>): Promise<Readonly
     )
   )
 
-const idle = (name: string, extra: Record<string, unknown> = {}) => ({ name, script: process.execPath, args: idleArgs, ...extra })
+const idle = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  script: process.execPath,
+  args: idleArgs,
+  ...extra
+})
 
 const apply = async (apps: ReadonlyArray<Record<string, unknown>>, body: Record<string, unknown>) => {
-  const reply = await daemon.request("POST", "/api/apply", { apps: await resolve(apps), env: { PATH: process.env.PATH ?? "" }, ...body })
+  const reply = await daemon.request("POST", "/api/apply", {
+    apps: await resolve(apps),
+    env: { PATH: process.env.PATH ?? "" },
+    ...body
+  })
   expect(reply.status, JSON.stringify(reply.body)).toBe(200)
   return reply.body as {
     success: boolean
     message: string
     dry_run: boolean
-    apps: Array<{ name: string; action: string; changed_keys: Array<string>; ok: boolean; error?: { code: string; details: Record<string, unknown> } }>
+    apps: Array<{
+      name: string
+      action: string
+      changed_keys: Array<string>
+      ok: boolean
+      error?: { code: string; details: Record<string, unknown> }
+    }>
     processes: Array<{ id: number; name: string; pid: number | null; status: string; port: string | null }>
   }
 }
 
-type Row = { id: number; name: string; namespace: string; status: string; pid: number | null; instance: number; port: string | null }
-const rowsOf = async (name: string): Promise<Array<Row>> => ((await daemon.request("GET", "/api/processes")).body as Array<Row>).filter((row) => row.name === name)
+type Row = {
+  id: number
+  name: string
+  namespace: string
+  status: string
+  pid: number | null
+  instance: number
+  port: string | null
+}
+const rowsOf = async (name: string): Promise<Array<Row>> =>
+  ((await daemon.request("GET", "/api/processes")).body as Array<Row>).filter((row) => row.name === name)
 const allRows = async (): Promise<Array<Row>> => (await daemon.request("GET", "/api/processes")).body as Array<Row>
 
 const online = (name: string, count: number) =>
@@ -60,7 +84,8 @@ const online = (name: string, count: number) =>
     return rows.length === count && rows.every((row) => row.status === "online" && row.pid !== null) ? rows : undefined
   }, `${name} online`)
 
-const outcomes = (body: Awaited<ReturnType<typeof apply>>) => Object.fromEntries(body.apps.map((app) => [app.name, [app.action, app.ok, app.changed_keys]]))
+const outcomes = (body: Awaited<ReturnType<typeof apply>>) =>
+  Object.fromEntries(body.apps.map((app) => [app.name, [app.action, app.ok, app.changed_keys]]))
 
 /** The environment a write-env instance wrote, once it is there with `key`. */
 const envWritten = (dir: string, instance: number, key: string, value: string) =>
@@ -103,7 +128,12 @@ describe("POST /api/apply, mode start", () => {
 describe("POST /api/apply, modes restart and reload", () => {
   it("restart runs the file's definition (env, instances) and scales the app up and down", async () => {
     const out = fs.mkdtempSync(path.join(scratch, "r-"))
-    const app = (mode: string, instances: number) => ({ name: "r-env", script: writeEnv, instances, env: { ENV_OUT_DIR: out, MODE: mode } })
+    const app = (mode: string, instances: number) => ({
+      name: "r-env",
+      script: writeEnv,
+      instances,
+      env: { ENV_OUT_DIR: out, MODE: mode }
+    })
     await apply([app("one", 1)], { mode: "start" })
     const [before] = await online("r-env", 1)
     await envWritten(out, 0, "MODE", "one")
@@ -124,7 +154,13 @@ describe("POST /api/apply, modes restart and reload", () => {
 
   it("reload replaces the instances one at a time with the new definition, ids kept", async () => {
     const out = fs.mkdtempSync(path.join(scratch, "l-"))
-    const app = (mode: string) => ({ name: "l-env", script: writeEnv, instances: 2, exec_mode: "fork", env: { ENV_OUT_DIR: out, MODE: mode } })
+    const app = (mode: string) => ({
+      name: "l-env",
+      script: writeEnv,
+      instances: 2,
+      exec_mode: "fork",
+      env: { ENV_OUT_DIR: out, MODE: mode }
+    })
     await apply([app("one")], { mode: "start" })
     const before = await online("l-env", 2)
     const reloaded = await apply([app("two")], { mode: "reload" })
@@ -176,7 +212,11 @@ describe("POST /api/apply, mode apply", () => {
     expect(pidOf(await allRows(), "ap-edit")).not.toBe(pidOf(before, "ap-edit"))
     await online("ap-new", 1)
     // Applied again: nothing to do.
-    expect((await apply(file, { mode: "apply", prune: true })).apps.map((app) => app.action)).toEqual(["unchanged", "unchanged", "unchanged"])
+    expect((await apply(file, { mode: "apply", prune: true })).apps.map((app) => app.action)).toEqual([
+      "unchanged",
+      "unchanged",
+      "unchanged"
+    ])
   })
 
   it("a failure while acting is reported for that app; the other apps are applied, and a failing update leaves its app running", async () => {
@@ -185,14 +225,27 @@ describe("POST /api/apply, mode apply", () => {
       await apply([idle("f-run")], { mode: "start" })
       const [running] = await online("f-run", 1)
       const result = await apply(
-        [idle("f-run", { cwd: path.join(scratch, "no-such-folder") }), idle("f-port", { port: String(held.port) }), idle("f-fine")],
+        [
+          idle("f-run", { cwd: path.join(scratch, "no-such-folder") }),
+          idle("f-port", { port: String(held.port) }),
+          idle("f-fine")
+        ],
         { mode: "apply" }
       )
       expect(result.success).toBe(false)
       expect(result.message).toContain("failed")
       const byName = Object.fromEntries(result.apps.map((app) => [app.name, app]))
-      expect(byName["f-run"]).toMatchObject({ action: "update", ok: false, changed_keys: ["cwd"], error: { code: "FILE_ERROR" } })
-      expect(byName["f-port"]).toMatchObject({ action: "create", ok: false, error: { code: "PORT_IN_USE", details: { port: held.port } } })
+      expect(byName["f-run"]).toMatchObject({
+        action: "update",
+        ok: false,
+        changed_keys: ["cwd"],
+        error: { code: "FILE_ERROR" }
+      })
+      expect(byName["f-port"]).toMatchObject({
+        action: "create",
+        ok: false,
+        error: { code: "PORT_IN_USE", details: { port: held.port } }
+      })
       expect(byName["f-fine"]).toMatchObject({ action: "create", ok: true })
       // f-run still runs its old definition, untouched.
       expect((await rowsOf("f-run"))[0]).toMatchObject({ pid: running!.pid, status: "online" })
@@ -214,16 +267,27 @@ describe("POST /api/apply, bad bodies", () => {
 
     expect((await send([1, 2])).body).toEqual(badRequest("body"))
     expect((await send({ apps: [definition], mode: "upsert" })).body).toEqual(badRequest("mode"))
-    expect((await send({ apps: [{ ...definition, instances: "two" }], mode: "start" })).body).toEqual(badRequest("apps[0].instances"))
+    expect((await send({ apps: [{ ...definition, instances: "two" }], mode: "start" })).body).toEqual(
+      badRequest("apps[0].instances")
+    )
     expect((await send({ apps: [definition], mode: "start", extra: 1 })).body).toEqual(badRequest("extra"))
     expect((await send({ apps: [definition], mode: "start", prune: true })).body).toEqual(badRequest("prune"))
     expect((await send({ apps: [definition], mode: "restart", update_env: true })).body).toEqual(badRequest("env"))
 
-    const invalid = await send({ apps: [definition, { ...definition, depends_on: ["nowhere"] }, { ...definition, name: "42" }], mode: "apply" })
+    const invalid = await send({
+      apps: [definition, { ...definition, depends_on: ["nowhere"] }, { ...definition, name: "42" }],
+      mode: "apply"
+    })
     expect(invalid.status).toBe(422)
     expect(invalid.body).toMatchObject(structured("INVALID_CONFIG", { field: "apps[1].name", value: "b-new" }))
-    expect(invalid.body.error.details.problems.map((p: { field: string }) => p.field)).toEqual(["apps[1].name", "apps[2].name", "apps[1].depends_on[0]"])
-    expect((await send({ apps: [], mode: "start" })).body).toMatchObject(structured("INVALID_CONFIG", { field: "apps" }))
+    expect(invalid.body.error.details.problems.map((p: { field: string }) => p.field)).toEqual([
+      "apps[1].name",
+      "apps[2].name",
+      "apps[1].depends_on[0]"
+    ])
+    expect((await send({ apps: [], mode: "start" })).body).toMatchObject(
+      structured("INVALID_CONFIG", { field: "apps" })
+    )
 
     const after = await allRows()
     expect(after.map((row) => [row.id, row.name, row.pid])).toEqual(before.map((row) => [row.id, row.name, row.pid]))
@@ -253,11 +317,16 @@ describe("restart and reload with update_env", () => {
     expect((await daemon.request("POST", "/api/processes", { definitions, env: { FROM: "first" } })).status).toBe(201)
     await envWritten(out, 0, "FROM", "first")
     fs.rmSync(path.join(out, "0.json"))
-    expect((await daemon.request("POST", "/api/processes/u-env/restart", { update_env: true, env: { FROM: "second" } })).status).toBe(200)
+    expect(
+      (await daemon.request("POST", "/api/processes/u-env/restart", { update_env: true, env: { FROM: "second" } }))
+        .status
+    ).toBe(200)
     await envWritten(out, 0, "FROM", "second")
     fs.rmSync(path.join(out, "0.json"))
     expect((await daemon.request("POST", "/api/processes/u-env/reload", {})).status).toBe(200)
     await envWritten(out, 0, "FROM", "second")
-    expect((await daemon.request("POST", "/api/processes/u-env/restart", { update_env: true })).body).toEqual(badRequest("env"))
+    expect((await daemon.request("POST", "/api/processes/u-env/restart", { update_env: true })).body).toEqual(
+      badRequest("env")
+    )
   })
 })

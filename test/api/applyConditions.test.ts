@@ -12,7 +12,13 @@ describe("POST /api/apply: depends_on conditions", () => {
   it.effect("a condition an app of the request can never meet is INVALID_CONFIG at its field", () =>
     Effect.gen(function* () {
       const db = testApp({ name: "db" })
-      const api = testApp({ name: "api", depends_on: [{ name: "db", condition: "healthy" }, { name: "cache", condition: "log_ready" }] })
+      const api = testApp({
+        name: "api",
+        depends_on: [
+          { name: "db", condition: "healthy" },
+          { name: "cache", condition: "log_ready" }
+        ]
+      })
       const error = yield* Effect.flip(checkApplyApps([db, api], new Set(["cache"])))
       expect(error._tag).toBe("INVALID_CONFIG")
       // cache is in the table, not the request: its name is enough here (the engine checks it on creation).
@@ -24,7 +30,13 @@ describe("POST /api/apply: depends_on conditions", () => {
           suggestion: 'add a health_check to db, or wait for condition "online"'
         }
       ])
-      yield* checkApplyApps([testApp({ name: "db", autorestart: false }), testApp({ name: "api", depends_on: [{ name: "db", condition: "completed_successfully" }] })], new Set())
+      yield* checkApplyApps(
+        [
+          testApp({ name: "db", autorestart: false }),
+          testApp({ name: "api", depends_on: [{ name: "db", condition: "completed_successfully" }] })
+        ],
+        new Set()
+      )
     })
   )
 })

@@ -44,7 +44,13 @@ export interface Daemon {
    * One HTTP request on the socket. An object body is sent as JSON with its length; a string or
    * Buffer body is sent as is, with only the headers given.
    */
-  readonly request: (method: string, urlPath: string, body?: unknown, headers?: Record<string, string>, options?: RequestOptions) => Promise<Reply>
+  readonly request: (
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+    options?: RequestOptions
+  ) => Promise<Reply>
   /** Resolves with the exit code once the daemon process has exited. */
   readonly exited: Promise<number | null>
   /** App pids seen in any answer (for the fallback cleanup). */
@@ -53,9 +59,12 @@ export interface Daemon {
   readonly stop: (options?: { readonly keepHome?: boolean }) => Promise<void>
 }
 
-
 /** Polls `check` until it returns a truthy value; throws after `timeoutMs`. */
-export const eventually = async <A>(check: () => Promise<A | undefined | false> | A | undefined | false, what: string, timeoutMs = 30_000): Promise<A> => {
+export const eventually = async <A>(
+  check: () => Promise<A | undefined | false> | A | undefined | false,
+  what: string,
+  timeoutMs = 30_000
+): Promise<A> => {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -65,11 +74,11 @@ export const eventually = async <A>(check: () => Promise<A | undefined | false> 
     } catch (error) {
       last = error
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last === undefined ? "" : `: ${String(last)}`}`)
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last === undefined ? "" : `: ${String(last)}`}`)
     await sleep(50)
   }
 }
-
 
 /** The process group of a live pid, or undefined. */
 const processGroupOf = (pid: number): number | undefined => {
@@ -118,7 +127,8 @@ export const httpRequest = (
       payload = Buffer.from(JSON.stringify(body))
       sent["content-type"] ??= "application/json"
     }
-    if (payload !== undefined && sent["transfer-encoding"] === undefined) sent["content-length"] ??= String(payload.length)
+    if (payload !== undefined && sent["transfer-encoding"] === undefined)
+      sent["content-length"] ??= String(payload.length)
     const req = http.request({ ...target, method, path: urlPath, headers: sent, agent: false }, (res) => {
       const chunks: Array<Buffer> = []
       res.on("data", (chunk: Buffer) => chunks.push(chunk))
@@ -137,7 +147,9 @@ export const httpRequest = (
       })
     })
     req.on("error", reject)
-    req.setTimeout(options.timeoutMs ?? 30_000, () => req.destroy(new Error(`${method} ${urlPath}: no answer in ${options.timeoutMs ?? 30_000} ms`)))
+    req.setTimeout(options.timeoutMs ?? 30_000, () =>
+      req.destroy(new Error(`${method} ${urlPath}: no answer in ${options.timeoutMs ?? 30_000} ms`))
+    )
     if (payload !== undefined) req.write(payload)
     req.end()
   })
@@ -205,7 +217,9 @@ export const startDaemon = async (
   const deadline = Date.now() + 30_000
   for (;;) {
     if (hasExited) throw new Error(`the daemon exited before answering:\n${output}`)
-    const reply = await httpRequest({ socketPath: socket }, "GET", "/", undefined, {}, { timeoutMs: 2_000 }).catch(() => undefined)
+    const reply = await httpRequest({ socketPath: socket }, "GET", "/", undefined, {}, { timeoutMs: 2_000 }).catch(
+      () => undefined
+    )
     if (reply?.status === 200) break
     if (Date.now() > deadline) {
       child.kill("SIGKILL")

@@ -25,9 +25,12 @@ const start = async () => {
 describe("POST /daemon/kill and /daemon/resurrect", () => {
   it("kill stops the apps and the daemon; the next daemon keeps them stopped; resurrect starts them", async () => {
     const first = await start()
-    const created = await first.request("POST", "/api/processes", { apps: [idleApp("k-a"), idleApp("k-b", { instances: 2 })] })
+    const created = await first.request("POST", "/api/processes", {
+      apps: [idleApp("k-a"), idleApp("k-b", { instances: 2 })]
+    })
     expect(created.status).toBe(201)
-    for (const name of ["k-a", "k-b"]) expect((await first.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
+    for (const name of ["k-a", "k-b"])
+      expect((await first.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
     const rows = (await first.request("GET", "/api/processes")).body as Array<{ id: number; pid: number }>
     expect(rows).toHaveLength(3)
 
@@ -35,7 +38,9 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     expect(killed.status).toBe(200)
     expect(killed.body).toEqual({ success: true, message: expect.any(String), stopped: rows.map((row) => row.id) })
 
-    expect(await Promise.race([first.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000))])).toBe(0)
+    expect(
+      await Promise.race([first.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000))])
+    ).toBe(0)
     expect(isAlive(first.pid)).toBe(false)
     expect(fs.existsSync(first.socket)).toBe(false)
     await eventually(() => rows.every((row) => !isAlive(row.pid)), "every app process to exit", 15_000)
@@ -53,11 +58,18 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     expect(resurrected.body).toEqual(
       actionResult(
         rows.map((row, i) =>
-          summary({ id: row.id, name: i === 0 ? "k-a" : "k-b", instance: i === 0 ? 0 : i - 1, status: expect.stringMatching(/^(starting|online)$/), restarts: expect.any(Number) })
+          summary({
+            id: row.id,
+            name: i === 0 ? "k-a" : "k-b",
+            instance: i === 0 ? 0 : i - 1,
+            status: expect.stringMatching(/^(starting|online)$/),
+            restarts: expect.any(Number)
+          })
         )
       )
     )
-    for (const name of ["k-a", "k-b"]) expect((await second.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
+    for (const name of ["k-a", "k-b"])
+      expect((await second.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
     const after = (await second.request("GET", "/api/processes")).body as Array<{ id: number; pid: number }>
     for (const row of after) expect(isAlive(row.pid)).toBe(true)
 
@@ -67,9 +79,14 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     await second.exited
     await eventually(() => after.every((row) => !isAlive(row.pid)), "every app process to exit", 15_000)
     const third = await start()
-    expect(((await third.request("GET", "/api/processes")).body as Array<{ status: string }>).every((row) => row.status === "stopped")).toBe(true)
+    expect(
+      ((await third.request("GET", "/api/processes")).body as Array<{ status: string }>).every(
+        (row) => row.status === "stopped"
+      )
+    ).toBe(true)
     expect((await third.request("POST", "/daemon/resurrect")).status).toBe(200)
-    for (const name of ["k-a", "k-b"]) expect((await third.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
+    for (const name of ["k-a", "k-b"])
+      expect((await third.request("GET", `/api/processes/${name}/ready?timeout=30s`)).status).toBe(200)
   })
 
   it("answers 503 SERVICE_UNAVAILABLE while kill stops an app that takes its time", async () => {
@@ -86,10 +103,14 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     await eventually(() => fs.existsSync(pidsFile), "the app to ignore SIGTERM")
     const pids = JSON.parse(fs.readFileSync(pidsFile, "utf8")) as { child: number; grandchild: number }
     expect((await daemon.request("POST", "/daemon/kill")).status).toBe(200)
-    const unavailable = await eventually(async () => {
-      const reply = await daemon.request("GET", "/api/processes")
-      return reply.status === 503 ? reply : undefined
-    }, "503 while the daemon stops", 5_000)
+    const unavailable = await eventually(
+      async () => {
+        const reply = await daemon.request("GET", "/api/processes")
+        return reply.status === 503 ? reply : undefined
+      },
+      "503 while the daemon stops",
+      5_000
+    )
     expect(unavailable.body).toEqual(structured("SERVICE_UNAVAILABLE", { reason: expect.any(String) }))
     const write = await daemon.request("POST", "/api/processes", idleApp("too-late")).catch(() => undefined)
     if (write !== undefined) expect(write.status).toBe(503)

@@ -79,13 +79,26 @@ describe("bodies", () => {
 
   it("answers 415 BAD_REQUEST for a body that is not declared as JSON", async () => {
     const json = JSON.stringify(idleApp("not-json"))
-    for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp", undefined]) {
-      const reply = await daemon.request("POST", "/api/processes", json, type === undefined ? {} : { "content-type": type })
+    for (const type of [
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonp",
+      undefined
+    ]) {
+      const reply = await daemon.request(
+        "POST",
+        "/api/processes",
+        json,
+        type === undefined ? {} : { "content-type": type }
+      )
       expect(reply.status, String(type)).toBe(415)
       expect(reply.body, String(type)).toEqual(badRequest("content-type"))
     }
     // A charset parameter is still JSON (the missing script makes it 422, not 415).
-    const charset = await daemon.request("POST", "/api/processes", '{"name": "charset"}', { "content-type": "application/json; charset=utf-8" })
+    const charset = await daemon.request("POST", "/api/processes", '{"name": "charset"}', {
+      "content-type": "application/json; charset=utf-8"
+    })
     expect(charset.status).toBe(422)
     expect((await daemon.request("GET", "/api/processes?name=not-json")).body).toEqual([])
   })
@@ -95,31 +108,57 @@ describe("bodies", () => {
     const declared = await daemon.request("POST", "/api/processes", big, { "content-type": "application/json" })
     expect(declared.status).toBe(413)
     expect(declared.body).toEqual(badRequest("body"))
-    const chunked = await daemon.request("POST", "/api/processes", big, { "content-type": "application/json", "transfer-encoding": "chunked" })
+    const chunked = await daemon.request("POST", "/api/processes", big, {
+      "content-type": "application/json",
+      "transfer-encoding": "chunked"
+    })
     expect(chunked.status).toBe(413)
     expect(chunked.body).toEqual(badRequest("body"))
-    const restart = await daemon.request("POST", "/api/processes/keep/restart", JSON.stringify({ port: "1".repeat(MiB + 1) }), { "content-type": "application/json" })
+    const restart = await daemon.request(
+      "POST",
+      "/api/processes/keep/restart",
+      JSON.stringify({ port: "1".repeat(MiB + 1) }),
+      { "content-type": "application/json" }
+    )
     expect(restart.status).toBe(413)
     expect((await daemon.request("GET", "/api/processes?name=big")).body).toEqual([])
     // Just under the limit is read (and refused for what it says, not for its size).
-    const under = await daemon.request("POST", "/api/processes", JSON.stringify({ name: "under", args: ["x".repeat(MiB - 100)] }), { "content-type": "application/json" })
+    const under = await daemon.request(
+      "POST",
+      "/api/processes",
+      JSON.stringify({ name: "under", args: ["x".repeat(MiB - 100)] }),
+      { "content-type": "application/json" }
+    )
     expect(under.status).toBe(422)
   })
 
   it("reads a chunked body under the limit once, and uses it", async () => {
-    const reply = await daemon.request("POST", "/api/processes", '{"name": "chunky"}', { "content-type": "application/json", "transfer-encoding": "chunked" })
+    const reply = await daemon.request("POST", "/api/processes", '{"name": "chunky"}', {
+      "content-type": "application/json",
+      "transfer-encoding": "chunked"
+    })
     expect(reply.status).toBe(422)
     expect(reply.body).toMatchObject(structured("INVALID_CONFIG", { field: "apps[0].script" }))
-    const malformed = await daemon.request("POST", "/api/processes", "{chunky", { "content-type": "application/json", "transfer-encoding": "chunked" })
+    const malformed = await daemon.request("POST", "/api/processes", "{chunky", {
+      "content-type": "application/json",
+      "transfer-encoding": "chunked"
+    })
     expect(malformed.status).toBe(400)
     expect(malformed.body).toEqual(badRequest("body"))
-    const text = await daemon.request("POST", "/api/processes", "{}", { "content-type": "text/plain", "transfer-encoding": "chunked" })
+    const text = await daemon.request("POST", "/api/processes", "{}", {
+      "content-type": "text/plain",
+      "transfer-encoding": "chunked"
+    })
     expect(text.status).toBe(415)
   })
 
   it("answers 400 BAD_REQUEST for a body nested too deeply (not a stack overflow)", async () => {
     const deep = (n: number) => "[".repeat(n) + "]".repeat(n)
-    for (const body of [`{"apps": ${deep(100_000)}}`, `{"name": "d", "script": "x", "env": {"A": ${deep(100_000)}}}`, `{"definitions": ${deep(100_000)}}`]) {
+    for (const body of [
+      `{"apps": ${deep(100_000)}}`,
+      `{"name": "d", "script": "x", "env": {"A": ${deep(100_000)}}}`,
+      `{"definitions": ${deep(100_000)}}`
+    ]) {
       const reply = await daemon.request("POST", "/api/processes", body, { "content-type": "application/json" })
       expect(reply.status).toBe(400)
       expect(reply.body).toEqual(badRequest("body"))
@@ -171,14 +210,17 @@ describe("several hundred malformed requests", () => {
       await Promise.all(
         attempts.slice(i, i + 8).map(async (attempt) => {
           try {
-            const reply = await daemon.request(attempt.method, attempt.path, attempt.body, attempt.headers, { timeoutMs: 15_000 })
+            const reply = await daemon.request(attempt.method, attempt.path, attempt.body, attempt.headers, {
+              timeoutMs: 15_000
+            })
             statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1)
             const problem = problemWith(attempt, reply)
             if (problem !== undefined) problems.push(problem)
           } catch (error) {
             // A connection the server cut while the body was still being sent is not a 500;
             // anything else (no answer at all, a request the test could not even send) is.
-            if (!/ECONNRESET|EPIPE|socket hang up/.test(String(error))) problems.push(`${attempt.method} ${attempt.path.slice(0, 120)}: ${String(error)}`)
+            if (!/ECONNRESET|EPIPE|socket hang up/.test(String(error)))
+              problems.push(`${attempt.method} ${attempt.path.slice(0, 120)}: ${String(error)}`)
             else cut++
           }
         })
@@ -192,7 +234,8 @@ describe("several hundred malformed requests", () => {
     expect(problems).toEqual([])
     expect(cut, "requests whose connection was cut").toBeLessThan(attempts.length / 10)
     // Something of everything was exercised.
-    for (const status of [200, 400, 404, 405, 413, 415]) expect(statuses.get(status) ?? 0, `answers with ${status}`).toBeGreaterThan(0)
+    for (const status of [200, 400, 404, 405, 413, 415])
+      expect(statuses.get(status) ?? 0, `answers with ${status}`).toBeGreaterThan(0)
 
     const root = await daemon.request("GET", "/")
     expect(root.status).toBe(200)
@@ -204,7 +247,10 @@ describe("several hundred malformed requests", () => {
 
   it("a chunked body far beyond the limit loses its connection, and the daemon lives on", async () => {
     const outcome = await daemon
-      .request("POST", "/api/processes", Buffer.alloc(24 * MiB, 0x20), { "content-type": "application/json", "transfer-encoding": "chunked" })
+      .request("POST", "/api/processes", Buffer.alloc(24 * MiB, 0x20), {
+        "content-type": "application/json",
+        "transfer-encoding": "chunked"
+      })
       .then((reply) => reply.status)
       .catch(() => "cut")
     expect([413, "cut"]).toContain(outcome)
@@ -220,7 +266,9 @@ describe("ids no app can have", () => {
       for (const [method, suffix] of routes) {
         const reply = await daemon.request(method, `/api/processes/${id}${suffix}`)
         expect(reply.status, `${method} ${id.slice(0, 40)}${suffix}`).toBe(404)
-        expect(reply.body, `${method} ${id.slice(0, 40)}${suffix}`).toEqual(structured("PROCESS_NOT_FOUND", { process_id: decodeURIComponent(id), suggestion: expect.any(String) }))
+        expect(reply.body, `${method} ${id.slice(0, 40)}${suffix}`).toEqual(
+          structured("PROCESS_NOT_FOUND", { process_id: decodeURIComponent(id), suggestion: expect.any(String) })
+        )
       }
     }
     // Longer than any name can be (100 characters): BAD_REQUEST naming the limit, on every route.

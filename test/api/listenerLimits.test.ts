@@ -74,15 +74,24 @@ describe("listener limits", () => {
     // Meanwhile both listeners answer.
     expect((await daemon.request("GET", "/api/processes")).status).toBe(200)
     expect((await tcp(port, "GET", "/api/processes")).status).toBe(200)
-    await eventually(() => opened.every((connection) => connection.closed()), "every half-open connection to be closed", 20_000)
+    await eventually(
+      () => opened.every((connection) => connection.closed()),
+      "every half-open connection to be closed",
+      20_000
+    )
     for (const connection of opened) expect(connection.received()).toMatch(/^(HTTP\/1\.1 408 Request Timeout\r\n|$)/)
     expect((await daemon.request("GET", "/api/processes")).status).toBe(200)
   })
 
   it("a flood beyond the connection cap displaces itself: the daemon still answers while it lasts", async () => {
-    const opened = await Promise.all(Array.from({ length: MAX_CONNECTIONS * 3 }, () => halfOpen({ path: daemon.socket })))
+    const opened = await Promise.all(
+      Array.from({ length: MAX_CONNECTIONS * 3 }, () => halfOpen({ path: daemon.socket }))
+    )
     // Each new connection at the cap closed the oldest one that had no request: at most the cap stays.
-    await eventually(() => opened.filter((connection) => !connection.closed()).length <= MAX_CONNECTIONS, "the cap to hold")
+    await eventually(
+      () => opened.filter((connection) => !connection.closed()).length <= MAX_CONNECTIONS,
+      "the cap to hold"
+    )
     for (let i = 0; i < 5; i++) {
       const reply = await daemon.request("GET", "/api/processes", undefined, {}, { timeoutMs: 5_000 })
       expect(reply.status).toBe(200)
@@ -95,17 +104,24 @@ describe("listener limits", () => {
     const ws = await connectWs(`ws+unix://${daemon.socket}:/ws`)
     const events: Array<number> = []
     let streamClosed = false
-    const request = http.request({ socketPath: daemon.socket, method: "GET", path: "/api/processes/ticker/logs?follow=true", agent: false }, (response) => {
-      response.on("data", (chunk: Buffer) => {
-        if (chunk.toString("utf8").includes("event: log")) events.push(Date.now())
-      })
-      response.on("close", () => (streamClosed = true))
-      response.on("error", () => undefined)
-    })
+    const request = http.request(
+      { socketPath: daemon.socket, method: "GET", path: "/api/processes/ticker/logs?follow=true", agent: false },
+      (response) => {
+        response.on("data", (chunk: Buffer) => {
+          if (chunk.toString("utf8").includes("event: log")) events.push(Date.now())
+        })
+        response.on("close", () => (streamClosed = true))
+        response.on("error", () => undefined)
+      }
+    )
     request.on("error", () => undefined)
     request.end()
     const opened = Date.now()
-    await eventually(() => events.some((at) => at - opened > longerThanEveryTimeout), "log events after every timeout has passed", 30_000)
+    await eventually(
+      () => events.some((at) => at - opened > longerThanEveryTimeout),
+      "log events after every timeout has passed",
+      30_000
+    )
     expect(streamClosed).toBe(false)
     expect(ws.isClosed()).toBe(false)
     ws.send({ type: "ping" })
@@ -117,14 +133,24 @@ describe("listener limits", () => {
 
 describe("listener limit options", () => {
   it.each([
-    [["--header-timeout", "soon"], '--header-timeout: "soon" is not a duration like 500ms, 10s, 1m or 2h (a bare number is milliseconds)'],
+    [
+      ["--header-timeout", "soon"],
+      '--header-timeout: "soon" is not a duration like 500ms, 10s, 1m or 2h (a bare number is milliseconds)'
+    ],
     [["--header-timeout=0"], '--header-timeout must be between 1ms and 1d, not "0"'],
     [["--max-connections=0"], '--max-connections must be a whole number from 1 to 65535, not "0"'],
-    [["--header-timeout=20s", "--request-timeout=5s"], "--request-timeout (5s) cannot be shorter than --header-timeout (20s)"]
+    [
+      ["--header-timeout=20s", "--request-timeout=5s"],
+      "--request-timeout (5s) cannot be shorter than --header-timeout (20s)"
+    ]
   ])("refuses %j with a usage error and starts nothing", (args, message) => {
     const home = makeHome()
     try {
-      const result = spawnSync(process.execPath, [DAEMON_BIN, ...args], { env: { PMFX_HOME: home, PATH: process.env.PATH }, encoding: "utf8", timeout: 20_000 })
+      const result = spawnSync(process.execPath, [DAEMON_BIN, ...args], {
+        env: { PMFX_HOME: home, PATH: process.env.PATH },
+        encoding: "utf8",
+        timeout: 20_000
+      })
       expect(result.status).toBe(2)
       expect(result.stderr).toContain(`pmfx daemon: ${message}`)
       expect(fs.existsSync(`${home}/daemon.pid`)).toBe(false)

@@ -72,11 +72,22 @@ describe("GET /api/processes/{id}/logs", () => {
     const all = (await logs("")).entries
     expect((await logs("?lines=2")).entries).toEqual(all.slice(-2))
     expect((await logs("?lines=0")).entries).toEqual([])
-    expect((await logs("?stream=err")).entries.map((e) => e.message)).toEqual(["i0 stderr beta", "INFO i0 informative on stderr", "FATAL i0 meltdown"])
-    expect((await logs("?stream=out")).entries.map((e) => e.message)).toEqual(["i0 hello alpha", "[WARN] i0 disk almost full", "DEBUG i0 cache details", "i0 plain beta"])
+    expect((await logs("?stream=err")).entries.map((e) => e.message)).toEqual([
+      "i0 stderr beta",
+      "INFO i0 informative on stderr",
+      "FATAL i0 meltdown"
+    ])
+    expect((await logs("?stream=out")).entries.map((e) => e.message)).toEqual([
+      "i0 hello alpha",
+      "[WARN] i0 disk almost full",
+      "DEBUG i0 cache details",
+      "i0 plain beta"
+    ])
     expect((await logs("?stream=all")).entries).toEqual(all)
     expect((await logs("?grep=beta")).entries.map((e) => e.message).sort()).toEqual(["i0 plain beta", "i0 stderr beta"])
-    expect((await logs(`?grep=${encodeURIComponent("/ALPHA/i")}`)).entries.map((e) => e.message)).toEqual(["i0 hello alpha"])
+    expect((await logs(`?grep=${encodeURIComponent("/ALPHA/i")}`)).entries.map((e) => e.message)).toEqual([
+      "i0 hello alpha"
+    ])
     expect((await logs("?level=fatal")).entries.map((e) => e.message)).toEqual(["FATAL i0 meltdown"])
     // A level keeps everything at least as severe.
     expect((await logs("?level=warn")).entries.map((e) => e.level).sort()).toEqual(["error", "fatal", "warn"])
@@ -110,7 +121,9 @@ describe("GET /api/processes/{id}/logs", () => {
     }
     const unknown = await daemon.request("GET", "/api/processes/nope/logs")
     expect(unknown.status).toBe(404)
-    expect(unknown.body).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) }))
+    expect(unknown.body).toEqual(
+      structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) })
+    )
   })
 
   it("answers catastrophic greps at once, and other requests meanwhile (RE2 matching, issue 11)", async () => {
@@ -118,15 +131,32 @@ describe("GET /api/processes/{id}/logs", () => {
     // Renamed into place, so the app never reads the file half-written.
     fs.writeFileSync(`${sayFile}.tmp`, `${"a".repeat(32)}\n${"a".repeat(27)}!`)
     fs.renameSync(`${sayFile}.tmp`, sayFile)
-    const sayLogs = (grep: string) => daemon.request("GET", `/api/processes/say/logs?grep=${encodeURIComponent(grep)}`, undefined, {}, { timeoutMs: 20_000 })
-    await eventually(async () => ((await sayLogs("^a{27}!$")).body.entries.length === 1 ? true : undefined), "the say app's lines")
+    const sayLogs = (grep: string) =>
+      daemon.request(
+        "GET",
+        `/api/processes/say/logs?grep=${encodeURIComponent(grep)}`,
+        undefined,
+        {},
+        { timeoutMs: 20_000 }
+      )
+    await eventually(
+      async () => ((await sayLogs("^a{27}!$")).body.entries.length === 1 ? true : undefined),
+      "the say app's lines"
+    )
     const hostile = ["^(a|a)*$", "^(a|a?)+$", "^(a+)+$", "(a|aa)+$", "^(([a-z])+.)+[A-Z]([a-z])+$"]
-    const others = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? daemon.request("GET", "/health") : daemon.request("GET", "/api/processes")))
-    const [replies, otherReplies] = await Promise.all([Promise.all(hostile.flatMap((grep) => [sayLogs(grep), sayLogs(grep)])), Promise.all(others)])
+    const others = Array.from({ length: 10 }, (_, i) =>
+      i % 2 === 0 ? daemon.request("GET", "/health") : daemon.request("GET", "/api/processes")
+    )
+    const [replies, otherReplies] = await Promise.all([
+      Promise.all(hostile.flatMap((grep) => [sayLogs(grep), sayLogs(grep)])),
+      Promise.all(others)
+    ])
     for (const reply of replies) expect(reply.status).toBe(200)
     // Only the 32-character line matches (the other ends in "!"), except the last pattern, which needs a capital.
     const found = (grep: string) => (grep.includes("[A-Z]") ? [] : ["a".repeat(32)])
-    expect(replies.map((reply) => reply.body.entries.map((e: Entry) => e.message))).toEqual(hostile.flatMap((grep) => [found(grep), found(grep)]))
+    expect(replies.map((reply) => reply.body.entries.map((e: Entry) => e.message))).toEqual(
+      hostile.flatMap((grep) => [found(grep), found(grep)])
+    )
     for (const reply of otherReplies) expect(reply.status).toBe(200)
   })
 
@@ -139,7 +169,11 @@ describe("GET /api/processes/{id}/logs", () => {
       const reply = await daemon.request("GET", `/api/processes/lines/logs?grep=${encodeURIComponent(grep)}`)
       expect(reply.status, grep).toBe(400)
       expect(reply.body, grep).toEqual(
-        structured("BAD_REQUEST", { field: "grep", reason: expect.stringMatching(reason), suggestion: expect.any(String) })
+        structured("BAD_REQUEST", {
+          field: "grep",
+          reason: expect.stringMatching(reason),
+          suggestion: expect.any(String)
+        })
       )
       expect(reply.body.error.message).toBe(`Invalid grep: ${reply.body.error.details.reason}`)
     }
@@ -160,14 +194,33 @@ describe("GET /api/processes/{id}/logs", () => {
       const reply = await daemon.request("GET", "/api/processes/longline/logs")
       return reply.body.entries.length >= 4 ? (reply.body.entries as Array<Entry & { continued?: true }>) : undefined
     }, "the long line's pieces")
-    expect(entries.map((e) => [e.message.length, e.continued])).toEqual([[1024, undefined], [1024, true], [452, true], [5, undefined]])
-    expect(entries.slice(0, 3).map((e) => e.message).join("")).toBe(long)
+    expect(entries.map((e) => [e.message.length, e.continued])).toEqual([
+      [1024, undefined],
+      [1024, true],
+      [452, true],
+      [5, undefined]
+    ])
+    expect(
+      entries
+        .slice(0, 3)
+        .map((e) => e.message)
+        .join("")
+    ).toBe(long)
     expect(new Set(entries.slice(0, 3).map((e) => e.timestamp)).size).toBe(1)
-    const refused = await daemon.request("POST", "/api/processes", { name: "tiny", script: "x.js", max_line_length: 10 })
+    const refused = await daemon.request("POST", "/api/processes", {
+      name: "tiny",
+      script: "x.js",
+      max_line_length: 10
+    })
     expect(refused.status).toBe(422)
     expect(refused.body.error.code).toBe("INVALID_CONFIG")
     expect(refused.body.error.details.problems).toEqual([
-      { field: "apps[0].max_line_length", value: 10, message: "10 is below the minimum 1K", suggestion: "write a size from 1K to 16M, like 1M or 4M" }
+      {
+        field: "apps[0].max_line_length",
+        value: 10,
+        message: "10 is below the minimum 1K",
+        suggestion: "write a size from 1K to 16M, like 1M or 4M"
+      }
     ])
     expect((await daemon.request("DELETE", "/api/processes/longline")).status).toBe(204)
   })
@@ -177,25 +230,28 @@ describe("GET /api/processes/{id}/logs", () => {
     const asked = Date.now()
     let openedAfterMs = -1
     const received = await new Promise<{ headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
-      const req = http.request({ socketPath: daemon.socket, method: "GET", path: "/api/processes/say/logs?follow=true", agent: false }, (res) => {
-        openedAfterMs = Date.now() - asked
-        let text = ""
-        const timer = setTimeout(() => {
-          req.destroy()
-          reject(new Error(`no event for the new line; got ${JSON.stringify(text)}`))
-        }, 20_000)
-        res.on("data", (chunk: Buffer) => {
-          text += chunk.toString("utf8")
-          if (text.includes(marker) && /\n\n/.test(text.slice(text.indexOf(marker)))) {
-            clearTimeout(timer)
-            resolve({ headers: res.headers, text })
+      const req = http.request(
+        { socketPath: daemon.socket, method: "GET", path: "/api/processes/say/logs?follow=true", agent: false },
+        (res) => {
+          openedAfterMs = Date.now() - asked
+          let text = ""
+          const timer = setTimeout(() => {
             req.destroy()
-          }
-        })
-        res.on("error", () => undefined)
-        // The line is written only once the stream is open, so it can only arrive as a new line.
-        fs.writeFileSync(sayFile, marker)
-      })
+            reject(new Error(`no event for the new line; got ${JSON.stringify(text)}`))
+          }, 20_000)
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString("utf8")
+            if (text.includes(marker) && /\n\n/.test(text.slice(text.indexOf(marker)))) {
+              clearTimeout(timer)
+              resolve({ headers: res.headers, text })
+              req.destroy()
+            }
+          })
+          res.on("error", () => undefined)
+          // The line is written only once the stream is open, so it can only arrive as a new line.
+          fs.writeFileSync(sayFile, marker)
+        }
+      )
       req.on("error", (error) => {
         if (!req.destroyed) reject(error)
       })

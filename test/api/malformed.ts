@@ -68,12 +68,68 @@ const ODD_IDS = [
 ]
 const ACTIONS = ["start", "stop", "restart", "reload", "logs", "metrics", "ready", "", "delete", "x", "stop/", "logs/"]
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "HEAD"]
-const PARAMS = ["status", "name", "namespace", "lines", "stream", "instance", "grep", "level", "since", "until", "follow", "timeout", "strict", "x", "", "status[]", "__proto__", "constructor"]
-const VALUES = ["", "%", "%%", "%zz", "-1", "abc", "1e400", "99999999999999999999", "(", "[", "((a+)+)", "\\", "%00", "%FF%FE", "x".repeat(4000), "online,", ",,", "ONLINE", "stoped", "1.5", "Infinity", "true", "0", "%F0%9F%94%A5", "/a/gy", "2026-99-99", "1d1h"]
-const CONTENT_TYPES = ["application/json", "application/json; charset=utf-8", "text/plain", "application/octet-stream", "", "application/json, text/plain", "APPLICATION/JSON"]
+const PARAMS = [
+  "status",
+  "name",
+  "namespace",
+  "lines",
+  "stream",
+  "instance",
+  "grep",
+  "level",
+  "since",
+  "until",
+  "follow",
+  "timeout",
+  "strict",
+  "x",
+  "",
+  "status[]",
+  "__proto__",
+  "constructor"
+]
+const VALUES = [
+  "",
+  "%",
+  "%%",
+  "%zz",
+  "-1",
+  "abc",
+  "1e400",
+  "99999999999999999999",
+  "(",
+  "[",
+  "((a+)+)",
+  "\\",
+  "%00",
+  "%FF%FE",
+  "x".repeat(4000),
+  "online,",
+  ",,",
+  "ONLINE",
+  "stoped",
+  "1.5",
+  "Infinity",
+  "true",
+  "0",
+  "%F0%9F%94%A5",
+  "/a/gy",
+  "2026-99-99",
+  "1d1h"
+]
+const CONTENT_TYPES = [
+  "application/json",
+  "application/json; charset=utf-8",
+  "text/plain",
+  "application/octet-stream",
+  "",
+  "application/json, text/plain",
+  "APPLICATION/JSON"
+]
 
 /** Query values that can never select real rows (no valid state name, so DELETE ?status= cannot delete). */
-const safeValue = (value: string, param: string) => (param === "status" && /online|stopped|errored|starting|stopping|restarting/i.test(value) ? "nope" : value)
+const safeValue = (value: string, param: string) =>
+  param === "status" && /online|stopped|errored|starting|stopping|restarting/i.test(value) ? "nope" : value
 
 export interface Attempt {
   readonly method: string
@@ -97,7 +153,24 @@ export const makeAttempts = (seed: number, count: number): Array<Attempt> => {
   const pathOf = () => {
     switch (r.int(6)) {
       case 0:
-        return r.pick(["/", "//", "/api", "/api/", "/api/processes", "/api/processes/", "/api//processes", "/health", "/api/system", "/api/status", "/api/system/stats", "/api/openapi.json", "/ws", "/favicon.ico", "/.env", "/api/processes/../system"])
+        return r.pick([
+          "/",
+          "//",
+          "/api",
+          "/api/",
+          "/api/processes",
+          "/api/processes/",
+          "/api//processes",
+          "/health",
+          "/api/system",
+          "/api/status",
+          "/api/system/stats",
+          "/api/openapi.json",
+          "/ws",
+          "/favicon.ico",
+          "/.env",
+          "/api/processes/../system"
+        ])
       case 1:
         return `/api/processes/${r.pick(ODD_IDS)}`
       case 2:
@@ -121,17 +194,38 @@ export const makeAttempts = (seed: number, count: number): Array<Attempt> => {
       case 2:
         return { body: JSON.stringify(idleApp("fuzz")).slice(0, 1 + r.int(60)), headers }
       case 3:
-        return { body: r.pick(["null", "[]", "0", '""', "true", "{}", '{"apps": {}}', '{"apps": [null]}', '{"definitions": "x"}', '{"port": {}}', '{"__proto__": {"x": 1}}']), headers }
+        return {
+          body: r.pick([
+            "null",
+            "[]",
+            "0",
+            '""',
+            "true",
+            "{}",
+            '{"apps": {}}',
+            '{"apps": [null]}',
+            '{"definitions": "x"}',
+            '{"port": {}}',
+            '{"__proto__": {"x": 1}}'
+          ]),
+          headers
+        }
       case 4:
         return { body: `{"apps": ${"[".repeat(5_000 + r.int(50_000))}`, headers }
       case 5:
         return { body: Buffer.alloc(MiB + 1 + r.int(MiB), 0x61), headers }
       case 6:
-        return { body: Buffer.alloc(MiB + 1 + r.int(MiB), 0x20), headers: { ...headers, "transfer-encoding": "chunked" } }
+        return {
+          body: Buffer.alloc(MiB + 1 + r.int(MiB), 0x20),
+          headers: { ...headers, "transfer-encoding": "chunked" }
+        }
       case 7:
         return { body: Buffer.from([0xff, 0xfe, 0x00, 0x7b, 0x22, 0xc3, 0x28]), headers }
       default:
-        return { body: JSON.stringify({ name: `fuzz-${r.int(1000)}`, [r.junk(5)]: r.junk(10), args: [r.junk(20)] }), headers }
+        return {
+          body: JSON.stringify({ name: `fuzz-${r.int(1000)}`, [r.junk(5)]: r.junk(10), args: [r.junk(20)] }),
+          headers
+        }
     }
   }
   while (attempts.length < count) {
@@ -172,19 +266,28 @@ export const rawRequests = (host: string, extra = ""): ReadonlyArray<string> => 
 ]
 
 /** Signs of a stack trace or a raw exception in an answer. */
-export const STACK_TRACE = /\bat .+\.(c?js|ts):\d+|\bat (\S+ \()?(node:|file:\/\/)|\b(Range|Type|Reference|Syntax|URI|Eval)Error\b|node_modules\//
+export const STACK_TRACE =
+  /\bat .+\.(c?js|ts):\d+|\bat (\S+ \()?(node:|file:\/\/)|\b(Range|Type|Reference|Syntax|URI|Eval)Error\b|node_modules\//
 
-const isObject = (value: unknown): value is Record<string, any> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isObject = (value: unknown): value is Record<string, any> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** docs/api.md §6's three error shapes: authentication (401, 403), simple, structured. */
 export const errorShapeOf = (status: number, body: unknown): "auth" | "simple" | "structured" | undefined => {
   if (!isObject(body)) return undefined
   const keys = Object.keys(body).sort().join(",")
-  if ((status === 401 || status === 403) && keys === "error,message" && typeof body.error === "string" && typeof body.message === "string") return "auth"
+  if (
+    (status === 401 || status === 403) &&
+    keys === "error,message" &&
+    typeof body.error === "string" &&
+    typeof body.message === "string"
+  )
+    return "auth"
   if (keys !== "error,success" || body.success !== false) return undefined
   if (typeof body.error === "string") return "simple"
   const error = body.error
-  if (isObject(error) && typeof error.code === "string" && typeof error.message === "string" && isObject(error.details)) return "structured"
+  if (isObject(error) && typeof error.code === "string" && typeof error.message === "string" && isObject(error.details))
+    return "structured"
   return undefined
 }
 
@@ -210,7 +313,8 @@ export const problemWith = (attempt: Attempt, reply: Reply): string | undefined 
   if (attempt.method === "HEAD") return reply.raw === "" ? undefined : `${what}: HEAD answered with a body`
   if (isNodeAnswer(reply.status, reply.headers, reply.raw)) return undefined
   if (reply.status >= 400) {
-    if (errorShapeOf(reply.status, reply.body) === undefined) return `${what}: ${reply.status} with an unexpected body ${reply.raw.slice(0, 300)}`
+    if (errorShapeOf(reply.status, reply.body) === undefined)
+      return `${what}: ${reply.status} with an unexpected body ${reply.raw.slice(0, 300)}`
   } else if (/^\/+api\//.test(attempt.path) && reply.raw !== "" && typeof reply.body !== "object") {
     return `${what}: ${reply.status} with a body that is not JSON: ${reply.raw.slice(0, 300)}`
   }
@@ -261,7 +365,8 @@ export const parseRawAnswer = (received: string): RawAnswer | undefined => {
 export const problemWithRaw = (label: string, raw: string): string | undefined => {
   if (STACK_TRACE.test(raw)) return `${label}: stack trace in ${raw.slice(0, 300)}`
   const answer = parseRawAnswer(raw)
-  if (answer === undefined) return /^HTTP\//.test(raw) ? `${label}: a broken answer ${JSON.stringify(raw.slice(0, 300))}` : undefined
+  if (answer === undefined)
+    return /^HTTP\//.test(raw) ? `${label}: a broken answer ${JSON.stringify(raw.slice(0, 300))}` : undefined
   if (answer.status >= 500) return `${label}: ${answer.status} ${raw.slice(0, 300)}`
   if (answer.status < 400 || isNodeAnswer(answer.status, answer.headers, answer.body)) return undefined
   let body: unknown
@@ -270,5 +375,7 @@ export const problemWithRaw = (label: string, raw: string): string | undefined =
   } catch {
     body = undefined
   }
-  return errorShapeOf(answer.status, body) === undefined ? `${label}: ${answer.status} with an unexpected body ${JSON.stringify(raw.slice(0, 300))}` : undefined
+  return errorShapeOf(answer.status, body) === undefined
+    ? `${label}: ${answer.status} with an unexpected body ${JSON.stringify(raw.slice(0, 300))}`
+    : undefined
 }

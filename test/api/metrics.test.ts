@@ -17,7 +17,10 @@ const CHATTY_OUT = "x".repeat(10) + "\n"
 const chatty = {
   name: "chatty",
   script: process.execPath,
-  args: ["-e", `process.stdout.write(${JSON.stringify(CHATTY_OUT.repeat(4))}); process.stderr.write("e1\\ne2\\ne3\\n"); setInterval(() => {}, 1000)`]
+  args: [
+    "-e",
+    `process.stdout.write(${JSON.stringify(CHATTY_OUT.repeat(4))}); process.stderr.write("e1\\ne2\\ne3\\n"); setInterval(() => {}, 1000)`
+  ]
 }
 
 const daemons: Array<Daemon> = []
@@ -93,14 +96,18 @@ describe("GET /metrics on the socket", () => {
     expect((await daemon.request("POST", "/api/processes/web/restart")).status).toBe(200)
     expect((await daemon.request("GET", "/api/processes/web/ready?timeout=30s")).status).toBe(200)
     // Memory is sampled each second: wait until every running row has its first sample.
-    await eventually(async () => (await list(daemon)).every((row) => row.status !== "online" || row.memory_usage > 0), "a memory sample of every online row")
+    await eventually(
+      async () => (await list(daemon)).every((row) => row.status !== "online" || row.memory_usage > 0),
+      "a memory sample of every online row"
+    )
 
     const { before, after, exposition } = await consistentScrape(daemon)
     expect(before).toHaveLength(5)
     for (const name of [...PROCESS_GAUGES, ...PROCESS_COUNTERS, "pmfx_process_status", "pmfx_process_health_status"]) {
       expect(exposition.families.get(name)?.type, name).toBe(name.endsWith("_total") ? "counter" : "gauge")
     }
-    for (const name of [...PROCESS_GAUGES, ...PROCESS_COUNTERS]) expect(exposition.series(name), name).toHaveLength(before.length)
+    for (const name of [...PROCESS_GAUGES, ...PROCESS_COUNTERS])
+      expect(exposition.series(name), name).toHaveLength(before.length)
     expect(exposition.series("pmfx_process_status")).toHaveLength(before.length * STATUSES.length)
     expect(exposition.series("pmfx_process_health_status")).toHaveLength(before.length * HEALTHS.length)
 
@@ -116,10 +123,16 @@ describe("GET /metrics on the socket", () => {
       // One-hot: exactly the row's status (and health) is 1, and the family sums to 1 per instance.
       const statuses = exposition.series("pmfx_process_status", labels)
       expect(statuses.map((s) => s.labels["status"]).sort(), what).toEqual([...STATUSES].sort())
-      expect(statuses.reduce((sum, s) => sum + s.value, 0), what).toBe(1)
+      expect(
+        statuses.reduce((sum, s) => sum + s.value, 0),
+        what
+      ).toBe(1)
       expect(exposition.value("pmfx_process_status", { ...labels, status: row.status }), what).toBe(1)
       const healths = exposition.series("pmfx_process_health_status", labels)
-      expect(healths.reduce((sum, s) => sum + s.value, 0), what).toBe(1)
+      expect(
+        healths.reduce((sum, s) => sum + s.value, 0),
+        what
+      ).toBe(1)
       expect(exposition.value("pmfx_process_health_status", { ...labels, health: row.health_status }), what).toBe(1)
     }
     const parked = before.find((row) => row.name === "parked")!
@@ -127,8 +140,12 @@ describe("GET /metrics on the socket", () => {
     expect(exposition.value("pmfx_process_uptime_seconds", labelsOf(parked))).toBe(0)
     expect(before.filter((row) => row.name === "web").map((row) => row.restarts)).toEqual([1, 1])
     // The name with quotes, a backslash and unicode comes back exactly through the escaping.
-    expect(exposition.value("pmfx_process_status", { name: TRICKY, namespace: "default", instance: "0", status: "online" })).toBe(1)
-    expect(exposition.value("pmfx_process_status", { name: "web", namespace: "shop", instance: "1", status: "online" })).toBe(1)
+    expect(
+      exposition.value("pmfx_process_status", { name: TRICKY, namespace: "default", instance: "0", status: "online" })
+    ).toBe(1)
+    expect(
+      exposition.value("pmfx_process_status", { name: "web", namespace: "shop", instance: "1", status: "online" })
+    ).toBe(1)
   })
 
   it("counts each instance's log lines and bytes per stream, exactly", async () => {
@@ -158,27 +175,47 @@ describe("GET /metrics on the socket", () => {
 
   it("reports the daemon itself and counts requests by route template and status", async () => {
     const daemon = daemons[0]!
-    for (const id of ["nope-1", "nope-2"]) expect((await daemon.request("GET", `/api/processes/${id}`)).status).toBe(404)
+    for (const id of ["nope-1", "nope-2"])
+      expect((await daemon.request("GET", `/api/processes/${id}`)).status).toBe(404)
     expect((await daemon.request("GET", "/no/such/route")).status).toBe(404)
     const exposition = await scrape(daemon)
-    expect(exposition.value("pmfx_daemon_http_requests_total", { method: "POST", route: "/api/processes", status: "201" })).toBe(4)
-    expect(exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/api/processes/:id", status: "404" })).toBe(2)
-    expect(exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "unmatched", status: "404" })).toBe(1)
-    expect(exposition.value("pmfx_daemon_http_requests_total", { method: "DELETE", route: "/api/processes/:id", status: "204" })).toBe(1)
+    expect(
+      exposition.value("pmfx_daemon_http_requests_total", { method: "POST", route: "/api/processes", status: "201" })
+    ).toBe(4)
+    expect(
+      exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/api/processes/:id", status: "404" })
+    ).toBe(2)
+    expect(
+      exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "unmatched", status: "404" })
+    ).toBe(1)
+    expect(
+      exposition.value("pmfx_daemon_http_requests_total", {
+        method: "DELETE",
+        route: "/api/processes/:id",
+        status: "204"
+      })
+    ).toBe(1)
     // No series carries an id or a name as its route.
-    for (const series of exposition.series("pmfx_daemon_http_requests_total")) expect(series.labels["route"]).not.toMatch(/nope|chatty|web/)
+    for (const series of exposition.series("pmfx_daemon_http_requests_total"))
+      expect(series.labels["route"]).not.toMatch(/nope|chatty|web/)
     const status = await daemon.request("GET", "/api/status")
-    expect(exposition.value("pmfx_daemon_start_time_seconds") * 1000).toBeGreaterThan(Date.now() - status.body.uptime_ms - 60_000)
+    expect(exposition.value("pmfx_daemon_start_time_seconds") * 1000).toBeGreaterThan(
+      Date.now() - status.body.uptime_ms - 60_000
+    )
     expect(exposition.value("pmfx_daemon_start_time_seconds") * 1000).toBeLessThanOrEqual(Date.now())
     expect(exposition.value("pmfx_daemon_cpu_seconds_total")).toBeGreaterThan(0)
     expect(exposition.value("pmfx_daemon_memory_bytes")).toBeGreaterThan(10 * 1024 * 1024)
     expect(exposition.value("pmfx_daemon_event_loop_lag_seconds")).toBeGreaterThanOrEqual(0)
     expect(exposition.value("pmfx_daemon_event_loop_busy_seconds_total")).toBeGreaterThan(0)
     expect(exposition.value("pmfx_daemon_websocket_connections")).toBe(0)
-    expect(exposition.value("pmfx_daemon_info", { version: String((await daemon.request("GET", "/")).body.version) })).toBe(1)
+    expect(
+      exposition.value("pmfx_daemon_info", { version: String((await daemon.request("GET", "/")).body.version) })
+    ).toBe(1)
     // Counters only grow between scrapes.
     const later = await scrape(daemon)
-    expect(later.value("pmfx_daemon_cpu_seconds_total")).toBeGreaterThanOrEqual(exposition.value("pmfx_daemon_cpu_seconds_total"))
+    expect(later.value("pmfx_daemon_cpu_seconds_total")).toBeGreaterThanOrEqual(
+      exposition.value("pmfx_daemon_cpu_seconds_total")
+    )
     expect(later.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/metrics", status: "200" })).toBe(
       exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/metrics", status: "200" }) + 1
     )
@@ -188,7 +225,9 @@ describe("GET /metrics on the socket", () => {
 describe("GET /metrics in the OpenAPI document", () => {
   it("is described as a text/plain answer of the exposition format", async () => {
     const document = (await daemons[0]!.request("GET", "/api/openapi.json")).body
-    expect(Object.keys(document.paths["/metrics"].get.responses["200"].content)).toEqual(["text/plain; version=0.0.4; charset=utf-8"])
+    expect(Object.keys(document.paths["/metrics"].get.responses["200"].content)).toEqual([
+      "text/plain; version=0.0.4; charset=utf-8"
+    ])
   })
 })
 
@@ -207,13 +246,22 @@ describe("GET /metrics on the TCP listener", () => {
     expect(open.status, open.raw).toBe(200)
     const exposition = parseExposition(open.raw)
     expect(exposition.value("pmfx_daemon_websocket_connections")).toBe(1)
-    expect(exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/api/processes", status: "401" })).toBe(1)
+    expect(
+      exposition.value("pmfx_daemon_http_requests_total", { method: "GET", route: "/api/processes", status: "401" })
+    ).toBe(1)
     expect(exposition.series("pmfx_process_status", { name: TRICKY, status: "online" })).toHaveLength(1)
     client.close()
     await client.closed
-    await eventually(async () => parseExposition((await tcp(port, "GET", "/metrics", auth)).raw).value("pmfx_daemon_websocket_connections") === 0, "the session counted as closed")
+    await eventually(
+      async () =>
+        parseExposition((await tcp(port, "GET", "/metrics", auth)).raw).value("pmfx_daemon_websocket_connections") ===
+        0,
+      "the session counted as closed"
+    )
     const closed = parseExposition((await daemon.request("GET", "/metrics")).raw)
-    expect(closed.series("pmfx_daemon_http_requests_total", { route: "/ws" }).map((s) => [s.labels["status"], s.value])).toEqual([["101", 1]])
+    expect(
+      closed.series("pmfx_daemon_http_requests_total", { route: "/ws" }).map((s) => [s.labels["status"], s.value])
+    ).toEqual([["101", 1]])
     expect((await daemon.request("PUT", "/daemon/web", { host: "localhost", port, stop: true })).status).toBe(200)
   })
 })

@@ -81,7 +81,10 @@ describe("metrics_public", () => {
     // The browser protections still apply: a foreign Host on the loopback listener is refused.
     const rebound = await tcp(port, "GET", "/metrics", { host: `evil.example:${port}` })
     expect(rebound.status).toBe(403)
-    expect(rebound.body).toEqual({ error: "forbidden", message: "Access denied: the Host header does not name this loopback listener" })
+    expect(rebound.body).toEqual({
+      error: "forbidden",
+      message: "Access denied: the Host header does not name this loopback listener"
+    })
     // Remembered with the listener, so the next daemon opens it the same way.
     const saved = JSON.parse(fs.readFileSync(path.join(daemon.home, "state.json"), "utf8"))
     expect(saved.web).toMatchObject({ port, metricsPublic: true })
@@ -90,7 +93,12 @@ describe("metrics_public", () => {
 
   it("refuses a metrics_public that is not a boolean, and keeps the listener as it was", async () => {
     const { daemon, port } = await daemonWithListener({ api_key: KEY })
-    const bad = await daemon.request("PUT", "/daemon/web", { host: "localhost", port, api_key: KEY, metrics_public: "yes" })
+    const bad = await daemon.request("PUT", "/daemon/web", {
+      host: "localhost",
+      port,
+      api_key: KEY,
+      metrics_public: "yes"
+    })
     expect(bad.status, bad.raw).toBe(400)
     expect(bad.body.success).toBe(false)
     expect(bad.body.error.code).toBe("BAD_REQUEST")
@@ -102,7 +110,9 @@ describe("metrics_public", () => {
 describe("pmfx daemon --web --metrics-public", () => {
   it("opens the listener with GET /metrics public and every other route keyed", async () => {
     const port = await freeListenerPort()
-    const daemon = await startDaemon(undefined, { args: ["--web", `--port=${port}`, `--api-key=${KEY}`, "--metrics-public"] })
+    const daemon = await startDaemon(undefined, {
+      args: ["--web", `--port=${port}`, `--api-key=${KEY}`, "--metrics-public"]
+    })
     daemons.push(daemon)
     const scraped = await tcp(port, "GET", "/metrics")
     expect(scraped.status, scraped.raw).toBe(200)
@@ -130,11 +140,15 @@ describe("--metrics-public on the command line", () => {
     expect(parseExposition(scraped.raw).families.has("pmfx_daemon_cpu_seconds_total")).toBe(true)
     expect((await tcp(port, "GET", "/api/processes")).status).toBe(401)
 
-    const refused = spawnSync(process.execPath, [path.resolve(__dirname, "../../dist/daemon.cjs"), "--metrics-public"], {
-      env: { ...process.env, PMFX_HOME: path.join(sandbox.dir, "unused-home") },
-      encoding: "utf8",
-      timeout: 30_000
-    })
+    const refused = spawnSync(
+      process.execPath,
+      [path.resolve(__dirname, "../../dist/daemon.cjs"), "--metrics-public"],
+      {
+        env: { ...process.env, PMFX_HOME: path.join(sandbox.dir, "unused-home") },
+        encoding: "utf8",
+        timeout: 30_000
+      }
+    )
     expect(refused.status).toBe(2)
     expect(refused.stderr).toContain("pmfx daemon: --metrics-public configures the web listener: add --web to open it")
   })

@@ -6,7 +6,16 @@
  */
 import { afterEach, describe, expect, it } from "vitest"
 import { makeTestDaemon, type TestDaemon } from "../support/daemon"
-import { acceptable, descendantsOfPid, httpStorm, listOf, reloadRacingDelete, restartRacingDelete, settle, sleeper } from "../support/storm"
+import {
+  acceptable,
+  descendantsOfPid,
+  httpStorm,
+  listOf,
+  reloadRacingDelete,
+  restartRacingDelete,
+  settle,
+  sleeper
+} from "../support/storm"
 
 let daemon: TestDaemon | undefined
 afterEach(async () => {

@@ -32,14 +32,18 @@ afterAll(async () => {
   if (scratch !== undefined) fs.rmSync(scratch, { recursive: true, force: true })
 })
 
-const fileError = (field: string, file: string, reason: string) => structured("FILE_ERROR", { field, path: file, reason, suggestion: expect.any(String) })
+const fileError = (field: string, file: string, reason: string) =>
+  structured("FILE_ERROR", { field, path: file, reason, suggestion: expect.any(String) })
 
 /** The daemon answers, `keep` runs with the same pid, and no row of `name` was added. */
 const nothingElseBroke = async (name: string) => {
   const list = await daemon.request("GET", "/api/processes", undefined, {}, { timeoutMs: 5_000 })
   expect(list.status).toBe(200)
   expect(list.body.map((row: { name: string }) => row.name)).not.toContain(name)
-  expect(list.body.find((row: { name: string }) => row.name === "keep")).toMatchObject({ status: "online", pid: keepPid })
+  expect(list.body.find((row: { name: string }) => row.name === "keep")).toMatchObject({
+    status: "online",
+    pid: keepPid
+  })
   expect(isAlive(keepPid)).toBe(true)
 }
 
@@ -56,7 +60,13 @@ describe("a path setting that cannot be used", () => {
     it(`${setting} under /proc or missing: FILE_ERROR 422 at once, nothing else affected`, async () => {
       const name = `bad-${setting}`
       // A short timeout: the old daemon never answered this request.
-      const reply = await daemon.request("POST", "/api/processes", idleApp(name, { [setting]: value }), {}, { timeoutMs: 10_000 })
+      const reply = await daemon.request(
+        "POST",
+        "/api/processes",
+        idleApp(name, { [setting]: value }),
+        {},
+        { timeoutMs: 10_000 }
+      )
       expect(reply.status).toBe(422)
       expect(reply.body).toEqual(fileError(setting, reported, reason))
       expect(reply.body.error.message).toContain(`${setting} ${reported}`)
@@ -74,7 +84,13 @@ describe("a path setting that cannot be used", () => {
       ["cwd", file, "ENOTDIR"],
       ["error_file", path.join(file, "err.log"), "ENOTDIR"]
     ] as const) {
-      const reply = await daemon.request("POST", "/api/processes", idleApp("bad-kind", { [setting]: value }), {}, { timeoutMs: 10_000 })
+      const reply = await daemon.request(
+        "POST",
+        "/api/processes",
+        idleApp("bad-kind", { [setting]: value }),
+        {},
+        { timeoutMs: 10_000 }
+      )
       expect(reply.status, setting).toBe(422)
       expect(reply.body, setting).toEqual(fileError(setting, value, reason))
       await nothingElseBroke("bad-kind")
@@ -84,7 +100,11 @@ describe("a path setting that cannot be used", () => {
   it("a path that stops working before a start fails that start (the row is errored), not the daemon", async () => {
     const logs = path.join(scratch, "later")
     fs.mkdirSync(logs)
-    const created = await daemon.request("POST", "/api/processes", idleApp("later", { out_file: path.join(logs, "out.log") }))
+    const created = await daemon.request(
+      "POST",
+      "/api/processes",
+      idleApp("later", { out_file: path.join(logs, "out.log") })
+    )
     expect(created.status).toBe(201)
     expect((await daemon.request("POST", "/api/processes/later/stop")).status).toBe(200)
     fs.rmSync(logs, { recursive: true })
@@ -101,11 +121,19 @@ describe("a path setting that cannot be used", () => {
 
 describe("a log file that cannot be written (/dev/full)", () => {
   it("drops and counts lines, keeps the app and the daemon going, and /health says which file", async () => {
-    const chatty = { name: "chatty", script: process.execPath, args: ["-e", "setInterval(() => console.log('x'.repeat(200)), 5)"], out_file: "/dev/full" }
+    const chatty = {
+      name: "chatty",
+      script: process.execPath,
+      args: ["-e", "setInterval(() => console.log('x'.repeat(200)), 5)"],
+      out_file: "/dev/full"
+    }
     expect((await daemon.request("POST", "/api/processes", chatty)).status).toBe(201)
     const first = await eventually(async () => {
       const health = (await daemon.request("GET", "/health")).body
-      return health.logs.dropped_lines > 0 && health.logs.failing.some((file: { path: string }) => file.path === "/dev/full") ? health : undefined
+      return health.logs.dropped_lines > 0 &&
+        health.logs.failing.some((file: { path: string }) => file.path === "/dev/full")
+        ? health
+        : undefined
     }, "/health to report the dropped lines")
     expect(first.status).toBe("degraded")
     expect(first.logs.failing.find((file: { path: string }) => file.path === "/dev/full")).toEqual({
@@ -114,14 +142,19 @@ describe("a log file that cannot be written (/dev/full)", () => {
       dropped_lines: expect.any(Number)
     })
     // The app is not blocked on its pipe: it keeps writing, and every line is counted.
-    await eventually(async () => (await daemon.request("GET", "/health")).body.logs.dropped_lines > first.logs.dropped_lines + 50, "more dropped lines")
+    await eventually(
+      async () => (await daemon.request("GET", "/health")).body.logs.dropped_lines > first.logs.dropped_lines + 50,
+      "more dropped lines"
+    )
     const online = await eventually(async () => {
       const row = (await daemon.request("GET", "/api/processes/chatty")).body
       return row.status === "online" ? row : undefined
     }, "chatty to be online")
     expect(online.restarts).toBe(0)
     // Stopping it answers at once and the daemon goes back to healthy; the count stays.
-    expect((await daemon.request("DELETE", "/api/processes/chatty", undefined, {}, { timeoutMs: 10_000 })).status).toBe(204)
+    expect((await daemon.request("DELETE", "/api/processes/chatty", undefined, {}, { timeoutMs: 10_000 })).status).toBe(
+      204
+    )
     const after = (await daemon.request("GET", "/health")).body
     expect(after).toMatchObject({ status: "healthy", state: { saved: true, error: null }, logs: { failing: [] } })
     expect(after.logs.dropped_lines).toBeGreaterThan(first.logs.dropped_lines)
@@ -159,22 +192,39 @@ describe("a state.json that cannot be replaced", () => {
     try {
       const stopped = await daemon.request("POST", "/api/processes/keep/stop", undefined, {}, { timeoutMs: 10_000 })
       expect(stopped.status).toBe(422)
-      expect(stopped.body).toEqual(structured("FILE_ERROR", { path: stateFile, reason: "EISDIR", suggestion: expect.stringContaining("saves it again by itself") }))
+      expect(stopped.body).toEqual(
+        structured("FILE_ERROR", {
+          path: stateFile,
+          reason: "EISDIR",
+          suggestion: expect.stringContaining("saves it again by itself")
+        })
+      )
       expect(stopped.body.error.message).toContain("state.json could not be saved")
       expect(stopped.body.error.message).toContain("the change took effect")
       const health = (await daemon.request("GET", "/health")).body
-      expect(health).toMatchObject({ status: "degraded", state: { saved: false, error: { code: "EISDIR", message: stopped.body.error.message } } })
+      expect(health).toMatchObject({
+        status: "degraded",
+        state: { saved: false, error: { code: "EISDIR", message: stopped.body.error.message } }
+      })
       // The change did happen; a request that fails on its own keeps its own error.
       expect((await daemon.request("GET", "/api/processes/keep")).body).toMatchObject({ status: "stopped" })
       expect((await daemon.request("POST", "/api/processes/nope/stop")).status).toBe(404)
       // No temp file is left behind (one may exist for a moment while a retry is writing it).
-      await eventually(async () => fs.readdirSync(daemon.home).filter((name) => name.endsWith(".tmp")).length === 0, "no temp file left")
+      await eventually(
+        async () => fs.readdirSync(daemon.home).filter((name) => name.endsWith(".tmp")).length === 0,
+        "no temp file left"
+      )
     } finally {
       fs.rmSync(stateFile, { recursive: true, force: true })
     }
-    await eventually(async () => (await daemon.request("GET", "/health")).body.state.saved === true, "state.json to be saved again")
+    await eventually(
+      async () => (await daemon.request("GET", "/health")).body.state.saved === true,
+      "state.json to be saved again"
+    )
     const saved = JSON.parse(fs.readFileSync(stateFile, "utf8"))
-    expect(saved.engine.apps.find((app: { definition: { name: string } }) => app.definition.name === "keep").rows[0].desired).toBe("stopped")
+    expect(
+      saved.engine.apps.find((app: { definition: { name: string } }) => app.definition.name === "keep").rows[0].desired
+    ).toBe("stopped")
     const started = await daemon.request("POST", "/api/processes/keep/start")
     expect(started.status).toBe(200)
     const ready = await daemon.request("GET", "/api/processes/keep/ready?timeout=30s")

@@ -31,7 +31,14 @@ const ready = async (target: string) => {
 const list = async (query = "") => {
   const reply = await daemon.request("GET", `/api/processes${query}`)
   expect(reply.status, JSON.stringify(reply.body)).toBe(200)
-  return reply.body as Array<{ id: number; name: string; status: string; pid: number | null; namespace: string; restarts: number }>
+  return reply.body as Array<{
+    id: number
+    name: string
+    status: string
+    pid: number | null
+    namespace: string
+    restarts: number
+  }>
 }
 
 describe("POST /api/processes", () => {
@@ -39,7 +46,9 @@ describe("POST /api/processes", () => {
     const reply = await daemon.request("POST", "/api/processes", idleApp("one"))
     expect(reply.status).toBe(201)
     expect(reply.headers["content-type"]).toMatch(/^application\/json/)
-    expect(reply.body).toEqual(actionResult([summary({ name: "one", status: expect.stringMatching(/^(starting|online)$/) })]))
+    expect(reply.body).toEqual(
+      actionResult([summary({ name: "one", status: expect.stringMatching(/^(starting|online)$/) })])
+    )
     expect(isAlive(reply.body.processes[0].pid)).toBe(true)
     const [row] = await ready("one")
     expect(row).toEqual(summary({ name: "one", status: "online", id: reply.body.processes[0].id }))
@@ -49,21 +58,36 @@ describe("POST /api/processes", () => {
     const reply = await daemon.request("POST", "/api/processes", { apps: [{ ...idleApp("warned"), instance: 2 }] })
     expect(reply.status, JSON.stringify(reply.body)).toBe(201)
     expect(reply.body.processes.map((row: { name: string }) => row.name)).toEqual(["warned"])
-    expect(reply.body.warnings).toEqual(['apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)'])
+    expect(reply.body.warnings).toEqual([
+      'apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)'
+    ])
     await ready("warned")
     // Without any, there is no warnings key; a bad value of a known key is still INVALID_CONFIG.
     expect((await daemon.request("POST", "/api/processes", idleApp("unwarned"))).body).not.toHaveProperty("warnings")
-    const bad = await daemon.request("POST", "/api/processes", { ...idleApp("bad-value"), instance: 2, max_memory_restart: "12X" })
+    const bad = await daemon.request("POST", "/api/processes", {
+      ...idleApp("bad-value"),
+      instance: 2,
+      max_memory_restart: "12X"
+    })
     expect(bad.status).toBe(422)
-    expect(bad.body.error).toMatchObject({ code: "INVALID_CONFIG", details: { field: "apps[0].max_memory_restart", value: "12X" } })
+    expect(bad.body.error).toMatchObject({
+      code: "INVALID_CONFIG",
+      details: { field: "apps[0].max_memory_restart", value: "12X" }
+    })
     expect((await list()).map((row) => row.name)).not.toContain("bad-value")
   })
 
   it("creates every app of {apps:[...]} together", async () => {
-    const reply = await daemon.request("POST", "/api/processes", { apps: [idleApp("two-a"), idleApp("two-b", { instances: 2 })] })
+    const reply = await daemon.request("POST", "/api/processes", {
+      apps: [idleApp("two-a"), idleApp("two-b", { instances: 2 })]
+    })
     expect(reply.status).toBe(201)
     expect(reply.body).toEqual(
-      actionResult([summary({ name: "two-a" }), summary({ name: "two-b", instance: 0 }), summary({ name: "two-b", instance: 1 })])
+      actionResult([
+        summary({ name: "two-a" }),
+        summary({ name: "two-b", instance: 0 }),
+        summary({ name: "two-b", instance: 1 })
+      ])
     )
     expect(reply.body.message).toContain("2 apps")
     const ids = reply.body.processes.map((row: { id: number }) => row.id)
@@ -76,29 +100,46 @@ describe("POST /api/processes", () => {
     const out = fs.mkdtempSync(path.join(daemon.home, "env-"))
     const definitions = await Effect.runPromise(
       Effect.flatMap(ConfigLoader, (loader) =>
-        loader.fromDocument({ name: "resolved", script: fixture("write-env.js"), env: { ENV_OUT_DIR: out } }, process.cwd(), { environment: {} })
+        loader.fromDocument(
+          { name: "resolved", script: fixture("write-env.js"), env: { ENV_OUT_DIR: out } },
+          process.cwd(),
+          { environment: {} }
+        )
       ).pipe(Effect.provide(ConfigLoader.Default))
     )
-    const reply = await daemon.request("POST", "/api/processes", { definitions: definitions.apps, env: { FROM_CALLER: "yes", PATH: process.env.PATH ?? "" } })
+    const reply = await daemon.request("POST", "/api/processes", {
+      definitions: definitions.apps,
+      env: { FROM_CALLER: "yes", PATH: process.env.PATH ?? "" }
+    })
     expect(reply.status, JSON.stringify(reply.body)).toBe(201)
     expect(reply.body).toEqual(actionResult([summary({ name: "resolved" })]))
-    const written = await eventually(() => fs.existsSync(path.join(out, "0.json")) && JSON.parse(fs.readFileSync(path.join(out, "0.json"), "utf8")), "the app's environment")
-    expect(written).toMatchObject({ FROM_CALLER: "yes", ENV_OUT_DIR: out, PMFX_INSTANCE_ID: "0", NODE_APP_INSTANCE: "0" })
+    const written = await eventually(
+      () => fs.existsSync(path.join(out, "0.json")) && JSON.parse(fs.readFileSync(path.join(out, "0.json"), "utf8")),
+      "the app's environment"
+    )
+    expect(written).toMatchObject({
+      FROM_CALLER: "yes",
+      ENV_OUT_DIR: out,
+      PMFX_INSTANCE_ID: "0",
+      NODE_APP_INSTANCE: "0"
+    })
     // The caller's environment, not the daemon's, is the base.
     expect(written.PMFX_HOME).toBeUndefined()
   })
 
   it("refuses resolved definitions whose name the loader would have refused", async () => {
     const definitions = await Effect.runPromise(
-      Effect.flatMap(ConfigLoader, (loader) => loader.fromDocument(idleApp("placeholder"), process.cwd(), { environment: {} })).pipe(
-        Effect.provide(ConfigLoader.Default)
-      )
+      Effect.flatMap(ConfigLoader, (loader) =>
+        loader.fromDocument(idleApp("placeholder"), process.cwd(), { environment: {} })
+      ).pipe(Effect.provide(ConfigLoader.Default))
     )
     // Names with spaces or `/` are fine now (`../escape` only names files through its encoded form).
     for (const name of ["42", "all", "..", " padded", "tab\there", "x".repeat(101), ""]) {
       const reply = await daemon.request("POST", "/api/processes", { definitions: [{ ...definitions.apps[0], name }] })
       expect(reply.status, name).toBe(422)
-      expect(reply.body, name).toMatchObject(structured("INVALID_CONFIG", { field: "definitions[0].name", value: name }))
+      expect(reply.body, name).toMatchObject(
+        structured("INVALID_CONFIG", { field: "definitions[0].name", value: name })
+      )
     }
     expect((await daemon.request("GET", "/api/processes/42")).status).toBe(404)
   })
@@ -106,7 +147,10 @@ describe("POST /api/processes", () => {
   it("resolves relative paths of {apps, cwd} against cwd", async () => {
     const dir = fs.mkdtempSync(path.join(daemon.home, "cwd-"))
     fs.copyFileSync(fixture("crash-if-exists.js"), path.join(dir, "app.js"))
-    const reply = await daemon.request("POST", "/api/processes", { apps: [{ name: "relative", script: "app.js", env: { CRASH_FLAG: path.join(dir, "no-such-flag") } }], cwd: dir })
+    const reply = await daemon.request("POST", "/api/processes", {
+      apps: [{ name: "relative", script: "app.js", env: { CRASH_FLAG: path.join(dir, "no-such-flag") } }],
+      cwd: dir
+    })
     expect(reply.status, JSON.stringify(reply.body)).toBe(201)
     const detail = await daemon.request("GET", "/api/processes/relative")
     expect(detail.body.config.script).toBe(path.join(dir, "app.js"))
@@ -118,17 +162,30 @@ describe("POST /api/processes", () => {
   it("records every change in state.json before it answers", async () => {
     const savedApps = () => {
       const state = JSON.parse(fs.readFileSync(path.join(daemon.home, "state.json"), "utf8"))
-      return state.engine.apps.map((app: { definition: { name: string }; rows: Array<{ desired: string }> }) => `${app.definition.name}:${app.rows[0]!.desired}`)
+      return state.engine.apps.map(
+        (app: { definition: { name: string }; rows: Array<{ desired: string }> }) =>
+          `${app.definition.name}:${app.rows[0]!.desired}`
+      )
     }
     expect((await daemon.request("POST", "/api/processes", idleApp("saved"))).status).toBe(201)
     expect(savedApps()).toContain("saved:running")
     expect((await daemon.request("POST", "/api/processes/saved/stop")).status).toBe(200)
     expect(savedApps()).toContain("saved:stopped")
     // A creation that fails before its first spawn is not kept, so not saved either.
-    expect((await daemon.request("POST", "/api/processes", { name: "saved-broken", script: "/nonexistent/pmfx-x" })).status).toBe(422)
+    expect(
+      (await daemon.request("POST", "/api/processes", { name: "saved-broken", script: "/nonexistent/pmfx-x" })).status
+    ).toBe(422)
     expect(savedApps()).not.toContain("saved-broken:running")
     // A failed request that changed the table (a start that left the row errored) is saved.
-    expect((await daemon.request("POST", "/api/processes", { name: "saved-broken", script: "/nonexistent/pmfx-x", autostart: false })).status).toBe(201)
+    expect(
+      (
+        await daemon.request("POST", "/api/processes", {
+          name: "saved-broken",
+          script: "/nonexistent/pmfx-x",
+          autostart: false
+        })
+      ).status
+    ).toBe(201)
     expect((await daemon.request("POST", "/api/processes/saved-broken/start")).status).toBe(422)
     expect(savedApps()).toContain("saved-broken:running")
     expect((await daemon.request("DELETE", "/api/processes/saved")).status).toBe(204)
@@ -139,27 +196,48 @@ describe("POST /api/processes", () => {
   it("answers 409 PROCESS_ALREADY_EXISTS for a name that is taken", async () => {
     const reply = await daemon.request("POST", "/api/processes", idleApp("one"))
     expect(reply.status).toBe(409)
-    expect(reply.body).toEqual(structured("PROCESS_ALREADY_EXISTS", { process_id: "one", suggestion: expect.any(String) }))
+    expect(reply.body).toEqual(
+      structured("PROCESS_ALREADY_EXISTS", { process_id: "one", suggestion: expect.any(String) })
+    )
   })
 
   it("answers 422 INVALID_CONFIG naming apps[0].script when script is missing, and creates nothing", async () => {
     const reply = await daemon.request("POST", "/api/processes", { name: "no-script", args: [] })
     expect(reply.status).toBe(422)
-    expect(reply.body).toMatchObject(structured("INVALID_CONFIG", { field: "apps[0].script", value: null, suggestion: expect.any(String) }))
+    expect(reply.body).toMatchObject(
+      structured("INVALID_CONFIG", { field: "apps[0].script", value: null, suggestion: expect.any(String) })
+    )
     expect(await list("?name=no-script")).toEqual([])
   })
 
   it("answers 422 PROCESS_START_FAILED for a missing executable and keeps no row; a start that fails leaves its row errored", async () => {
-    const reply = await daemon.request("POST", "/api/processes", { name: "missing-exe", script: "/nonexistent/pmfx-test-binary" })
+    const reply = await daemon.request("POST", "/api/processes", {
+      name: "missing-exe",
+      script: "/nonexistent/pmfx-test-binary"
+    })
     expect(reply.status).toBe(422)
     expect(reply.body).toEqual(
-      structured("PROCESS_START_FAILED", { process_id: "missing-exe", reason: expect.stringContaining("/nonexistent/pmfx-test-binary"), suggestion: expect.any(String) })
+      structured("PROCESS_START_FAILED", {
+        process_id: "missing-exe",
+        reason: expect.stringContaining("/nonexistent/pmfx-test-binary"),
+        suggestion: expect.any(String)
+      })
     )
     // A creation that fails before its first spawn is not kept: the name is free for the fixed app.
     expect((await daemon.request("GET", "/api/processes/missing-exe")).status).toBe(404)
     // Registered stopped (autostart: false), the row exists; its failed start leaves it errored.
-    expect((await daemon.request("POST", "/api/processes", { name: "missing-exe", script: "/nonexistent/pmfx-test-binary", autostart: false })).status).toBe(201)
-    expect((await daemon.request("POST", "/api/processes/missing-exe/start")).body).toMatchObject(structured("PROCESS_START_FAILED", { process_id: "missing-exe" }))
+    expect(
+      (
+        await daemon.request("POST", "/api/processes", {
+          name: "missing-exe",
+          script: "/nonexistent/pmfx-test-binary",
+          autostart: false
+        })
+      ).status
+    ).toBe(201)
+    expect((await daemon.request("POST", "/api/processes/missing-exe/start")).body).toMatchObject(
+      structured("PROCESS_START_FAILED", { process_id: "missing-exe" })
+    )
     const detail = await daemon.request("GET", "/api/processes/missing-exe")
     expect(detail.status).toBe(200)
     expect(detail.body).toMatchObject({ name: "missing-exe", status: "errored", pid: null })
@@ -179,14 +257,27 @@ describe("POST /api/processes", () => {
 
   it("answers 422 INSUFFICIENT_RESOURCES when an auto: range has too few ports", async () => {
     const port = await freePort()
-    const reply = await daemon.request("POST", "/api/processes", idleApp("few-ports", { port: `auto:${port}-${port}`, instances: 2 }))
+    const reply = await daemon.request(
+      "POST",
+      "/api/processes",
+      idleApp("few-ports", { port: `auto:${port}-${port}`, instances: 2 })
+    )
     expect(reply.status).toBe(422)
     expect(reply.body).toEqual(
-      structured("INSUFFICIENT_RESOURCES", { resource: "ports", available: expect.any(Number), required: 2, suggestion: expect.any(String) })
+      structured("INSUFFICIENT_RESOURCES", {
+        resource: "ports",
+        available: expect.any(Number),
+        required: 2,
+        suggestion: expect.any(String)
+      })
     )
     expect(reply.body.error.details.available).toBeLessThan(2)
     // A fixed range that is too short is caught by validation instead (docs/decisions.md).
-    const fixed = await daemon.request("POST", "/api/processes", idleApp("few-fixed", { port: `${port}-${port}`, instances: 2 }))
+    const fixed = await daemon.request(
+      "POST",
+      "/api/processes",
+      idleApp("few-fixed", { port: `${port}-${port}`, instances: 2 })
+    )
     expect(fixed.status).toBe(422)
     expect(fixed.body).toMatchObject(structured("INVALID_CONFIG", { field: "apps[0].port" }))
   })
@@ -212,7 +303,9 @@ describe("GET /api/processes", () => {
 
   it("lists every row as a summary", async () => {
     const rows = await list()
-    expect(rows.map((row) => row.name)).toEqual(expect.arrayContaining(["one", "two-a", "two-b", "two-b", "missing-exe", "ns-app"]))
+    expect(rows.map((row) => row.name)).toEqual(
+      expect.arrayContaining(["one", "two-a", "two-b", "two-b", "missing-exe", "ns-app"])
+    )
     for (const row of rows) {
       expect(row).toEqual(
         summary({
@@ -247,7 +340,13 @@ describe("GET /api/processes", () => {
   it("matches a glob in linear time (a pathological pattern does not stall the daemon)", async () => {
     const long = "a".repeat(100)
     expect((await daemon.request("POST", "/api/processes", idleApp(long))).status).toBe(201)
-    const slow = await daemon.request("GET", `/api/processes?name=${"a*".repeat(40)}b`, undefined, {}, { timeoutMs: 5_000 })
+    const slow = await daemon.request(
+      "GET",
+      `/api/processes?name=${"a*".repeat(40)}b`,
+      undefined,
+      {},
+      { timeoutMs: 5_000 }
+    )
     expect(slow.status).toBe(200)
     expect(slow.body).toEqual([])
     expect((await list(`?name=${"a*".repeat(40)}`)).map((row) => row.name)).toEqual([long])
@@ -276,10 +375,35 @@ describe("GET /api/processes/{id}", () => {
     expect(byId.body).toEqual({
       ...summary({ id: row!.id, name: "one", status: "online", restarts: expect.any(Number) }),
       app_instances: [row!.id],
-      config: { script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], shell: null, instances: 1, exec_mode: "fork", max_memory_restart: null, port: null, env: {}, cwd: expect.any(String), depends_on: [], ready_log_line: null, config_file: null, autorestart: true, watch: { enabled: false, paths: [], ignore: [] } },
+      config: {
+        script: process.execPath,
+        args: ["-e", "setInterval(() => {}, 1000)"],
+        shell: null,
+        instances: 1,
+        exec_mode: "fork",
+        max_memory_restart: null,
+        port: null,
+        env: {},
+        cwd: expect.any(String),
+        depends_on: [],
+        ready_log_line: null,
+        config_file: null,
+        autorestart: true,
+        watch: { enabled: false, paths: [], ignore: [] }
+      },
       waiting_for: null,
-      health_check: { enabled: false, check_type: null, url: null, status: null, last_check: null, response_time: null },
-      logs: { out_file: path.join(daemon.home, "logs", "one-0-out.log"), error_file: path.join(daemon.home, "logs", "one-0-err.log") },
+      health_check: {
+        enabled: false,
+        check_type: null,
+        url: null,
+        status: null,
+        last_check: null,
+        response_time: null
+      },
+      logs: {
+        out_file: path.join(daemon.home, "logs", "one-0-out.log"),
+        error_file: path.join(daemon.home, "logs", "one-0-err.log")
+      },
       cron_restart: null,
       last_exit: null
     })
@@ -291,7 +415,12 @@ describe("GET /api/processes/{id}", () => {
   it("gives the lowest id of a multi-instance app, listing every row in app_instances", async () => {
     const rows = await list("?name=two-b")
     const reply = await daemon.request("GET", "/api/processes/two-b")
-    expect(reply.body).toMatchObject({ id: rows[0]!.id, instance: 0, app_instances: rows.map((r) => r.id), config: { instances: 2 } })
+    expect(reply.body).toMatchObject({
+      id: rows[0]!.id,
+      instance: 0,
+      app_instances: rows.map((r) => r.id),
+      config: { instances: 2 }
+    })
     expect(reply.body.logs.out_file).toBe(path.join(daemon.home, "logs", "two-b-0-out.log"))
   })
 
@@ -305,7 +434,19 @@ describe("GET /api/processes/{id}", () => {
   })
 
   it("answers 404, never 500, for odd ids; 400 naming id for one too long to be a name", async () => {
-    const odd = ["..%2f..%2fetc", "..%2F..%2Fetc%2Fpasswd", "%2e%2e", "a%00b", "%20", "%F0%9F%92%A5", "a%2Fb%2Fc", "%3Cscript%3E", "-1", "1e3", "0x10"]
+    const odd = [
+      "..%2f..%2fetc",
+      "..%2F..%2Fetc%2Fpasswd",
+      "%2e%2e",
+      "a%00b",
+      "%20",
+      "%F0%9F%92%A5",
+      "a%2Fb%2Fc",
+      "%3Cscript%3E",
+      "-1",
+      "1e3",
+      "0x10"
+    ]
     for (const id of odd) {
       const reply = await daemon.request("GET", `/api/processes/${id}`)
       expect(reply.status, id).toBe(404)
@@ -322,14 +463,20 @@ describe("actions", () => {
     const [row] = await list("?name=one")
     const reply = await daemon.request("POST", "/api/processes/one/start")
     expect(reply.status).toBe(409)
-    expect(reply.body).toEqual(structured("PROCESS_ALREADY_RUNNING", { process_id: "one", pid: row!.pid, suggestion: expect.any(String) }))
+    expect(reply.body).toEqual(
+      structured("PROCESS_ALREADY_RUNNING", { process_id: "one", pid: row!.pid, suggestion: expect.any(String) })
+    )
   })
 
   it("stop stops the rows and is idempotent (200 both times)", async () => {
     const [before] = await list("?name=one")
     const first = await daemon.request("POST", "/api/processes/one/stop")
     expect(first.status).toBe(200)
-    expect(first.body).toEqual(actionResult([summary({ id: before!.id, name: "one", status: "stopped", pid: null, restarts: expect.any(Number) })]))
+    expect(first.body).toEqual(
+      actionResult([
+        summary({ id: before!.id, name: "one", status: "stopped", pid: null, restarts: expect.any(Number) })
+      ])
+    )
     await eventually(() => !isAlive(before!.pid!), "the stopped process to exit")
     const second = await daemon.request("POST", "/api/processes/one/stop")
     expect(second.status).toBe(200)
@@ -339,7 +486,11 @@ describe("actions", () => {
   it("start starts a stopped app", async () => {
     const reply = await daemon.request("POST", "/api/processes/one/start")
     expect(reply.status).toBe(200)
-    expect(reply.body).toEqual(actionResult([summary({ name: "one", status: expect.stringMatching(/^(starting|online)$/), restarts: expect.any(Number) })]))
+    expect(reply.body).toEqual(
+      actionResult([
+        summary({ name: "one", status: expect.stringMatching(/^(starting|online)$/), restarts: expect.any(Number) })
+      ])
+    )
     await ready("one")
   })
 
@@ -360,7 +511,10 @@ describe("actions", () => {
       env: { CRASH_FLAG: flag }
     })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
-    await eventually(async () => (await list("?name=gives-up"))[0]?.status === "errored", "gives-up to give up (errored)")
+    await eventually(
+      async () => (await list("?name=gives-up"))[0]?.status === "errored",
+      "gives-up to give up (errored)"
+    )
 
     const feed = await connectWs(`ws+unix://${daemon.socket}:/ws`)
     try {
@@ -368,8 +522,14 @@ describe("actions", () => {
       const from = feed.messages.length
       const stopped = await daemon.request("POST", "/api/processes/gives-up/stop")
       expect(stopped.status).toBe(200)
-      expect(stopped.body.processes).toEqual([expect.objectContaining({ name: "gives-up", status: "stopped", pid: null })])
-      const change = await feed.next((m) => m.type === "process_status" && m.data.name === "gives-up", "the status change of gives-up", { from })
+      expect(stopped.body.processes).toEqual([
+        expect.objectContaining({ name: "gives-up", status: "stopped", pid: null })
+      ])
+      const change = await feed.next(
+        (m) => m.type === "process_status" && m.data.name === "gives-up",
+        "the status change of gives-up",
+        { from }
+      )
       expect(change.data).toMatchObject({ status: "stopped", previous_status: "errored", pid: null })
     } finally {
       feed.close()
@@ -414,28 +574,44 @@ describe("actions", () => {
     const port = await freePort()
     const reply = await daemon.request("POST", "/api/processes/two-b/restart", { port: String(port) })
     expect(reply.status).toBe(422)
-    expect(reply.body).toEqual(structured("INSUFFICIENT_RESOURCES", { resource: "ports", available: 1, required: 2, suggestion: expect.any(String) }))
+    expect(reply.body).toEqual(
+      structured("INSUFFICIENT_RESOURCES", {
+        resource: "ports",
+        available: 1,
+        required: 2,
+        suggestion: expect.any(String)
+      })
+    )
   })
 
   it("restart answers 400 BAD_REQUEST for a body that is not {port: string}", async () => {
     for (const body of [{ port: 4000 }, [1], { port: "4000", extra: true }, "text", 7]) {
-      const reply = await daemon.request("POST", "/api/processes/one/restart", JSON.stringify(body), { "content-type": "application/json" })
+      const reply = await daemon.request("POST", "/api/processes/one/restart", JSON.stringify(body), {
+        "content-type": "application/json"
+      })
       expect(reply.status, JSON.stringify(body)).toBe(400)
       expect(reply.body).toEqual(badRequest("port"))
     }
-    const malformed = await daemon.request("POST", "/api/processes/one/restart", "{port:", { "content-type": "application/json" })
+    const malformed = await daemon.request("POST", "/api/processes/one/restart", "{port:", {
+      "content-type": "application/json"
+    })
     expect(malformed.status).toBe(400)
     expect(malformed.body).toEqual(badRequest("body"))
     const unknown = await daemon.request("POST", "/api/processes/nope/restart")
     expect(unknown.status).toBe(404)
-    expect(unknown.body).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) }))
+    expect(unknown.body).toEqual(
+      structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) })
+    )
   })
 
   it("reload of a one-instance app restarts it and says so in restarted_instead", async () => {
     await ready("one")
     const reply = await daemon.request("POST", "/api/processes/one/reload")
     expect(reply.status).toBe(200)
-    expect(reply.body).toEqual({ ...actionResult([summary({ name: "one", restarts: expect.any(Number) })]), restarted_instead: ["one"] })
+    expect(reply.body).toEqual({
+      ...actionResult([summary({ name: "one", restarts: expect.any(Number) })]),
+      restarted_instead: ["one"]
+    })
   })
 
   it("reload of a two-instance app replaces them one at a time", async () => {
@@ -458,7 +634,9 @@ describe("actions", () => {
     ] as const) {
       const reply = await daemon.request(method, `/api/processes/nope/${route}`)
       expect(reply.status, route).toBe(404)
-      expect(reply.body, route).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) }))
+      expect(reply.body, route).toEqual(
+        structured("PROCESS_NOT_FOUND", { process_id: "nope", suggestion: expect.any(String) })
+      )
     }
   })
 })
@@ -474,14 +652,20 @@ describe("GET /api/processes/{id}/ready", () => {
     const created = await daemon.request(
       "POST",
       "/api/processes",
-      idleApp("never-healthy", { health_check: { check_type: "http", url: `http://127.0.0.1:${closed}/health`, interval: 1, timeout: 1 } })
+      idleApp("never-healthy", {
+        health_check: { check_type: "http", url: `http://127.0.0.1:${closed}/health`, interval: 1, timeout: 1 }
+      })
     )
     expect(created.status, JSON.stringify(created.body)).toBe(201)
     const id = String(created.body.processes[0].id)
     const reply = await daemon.request("GET", "/api/processes/never-healthy/ready?timeout=1s")
     expect(reply.status).toBe(504)
     expect(reply.body).toEqual(
-      structured("READY_TIMEOUT", { process_id: "never-healthy", waited_ms: expect.any(Number), states: { [id]: expect.any(String) } })
+      structured("READY_TIMEOUT", {
+        process_id: "never-healthy",
+        waited_ms: expect.any(Number),
+        states: { [id]: expect.any(String) }
+      })
     )
     expect(reply.body.error.details.waited_ms).toBeGreaterThanOrEqual(900)
     const detail = await daemon.request("GET", "/api/processes/never-healthy")
@@ -528,7 +712,13 @@ describe("GET /api/processes/{id}/metrics", () => {
       instance: 0,
       pid: row!.pid,
       cpu_usage: expect.any(Number),
-      memory: { rss: expect.any(Number), vms: expect.any(Number), data: expect.any(Number), swap: expect.any(Number), shared: expect.any(Number) },
+      memory: {
+        rss: expect.any(Number),
+        vms: expect.any(Number),
+        data: expect.any(Number),
+        swap: expect.any(Number),
+        shared: expect.any(Number)
+      },
       uptime_ms: expect.any(Number),
       uptime: expect.stringMatching(UPTIME),
       restarts: expect.any(Number),
@@ -536,7 +726,12 @@ describe("GET /api/processes/{id}/metrics", () => {
       history: expect.any(Array)
     })
     expect(reply.body.history.length).toBeLessThanOrEqual(60)
-    for (const sample of reply.body.history) expect(sample).toEqual({ timestamp: expect.stringMatching(ISO_UTC), cpu_usage: expect.any(Number), rss: expect.any(Number) })
+    for (const sample of reply.body.history)
+      expect(sample).toEqual({
+        timestamp: expect.stringMatching(ISO_UTC),
+        cpu_usage: expect.any(Number),
+        rss: expect.any(Number)
+      })
   })
 })
 
@@ -553,7 +748,9 @@ describe("deletion", () => {
     expect(after.status).toBe(404)
     const again = await daemon.request("DELETE", `/api/processes/${id}`)
     expect(again.status).toBe(404)
-    expect(again.body).toEqual(structured("PROCESS_NOT_FOUND", { process_id: String(id), suggestion: expect.any(String) }))
+    expect(again.body).toEqual(
+      structured("PROCESS_NOT_FOUND", { process_id: String(id), suggestion: expect.any(String) })
+    )
   })
 
   it("DELETE /api/processes?status=stopped,errored removes only those rows", async () => {

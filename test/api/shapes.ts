@@ -37,7 +37,11 @@ export const summary = (fields: Record<string, unknown> = {}) => ({
 })
 
 /** `{success:true, message, processes}`, what every action answers. */
-export const actionResult = (processes: ReadonlyArray<unknown>) => ({ success: true, message: expect.any(String), processes })
+export const actionResult = (processes: ReadonlyArray<unknown>) => ({
+  success: true,
+  message: expect.any(String),
+  processes
+})
 
 /** The structured error shape `{success:false, error:{code, message, details}}` with exact details. */
 export const structured = (code: string, details: Record<string, unknown>) => ({
@@ -46,7 +50,8 @@ export const structured = (code: string, details: Record<string, unknown>) => ({
 })
 
 /** BAD_REQUEST's details for `field`. */
-export const badRequest = (field: string) => structured("BAD_REQUEST", { field, reason: expect.any(String), suggestion: expect.any(String) })
+export const badRequest = (field: string) =>
+  structured("BAD_REQUEST", { field, reason: expect.any(String), suggestion: expect.any(String) })
 
 /** The simple error shape `{success:false, error}` of unknown routes and wrong methods. */
 export const simpleError = { success: false, error: expect.any(String) }

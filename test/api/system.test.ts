@@ -40,7 +40,15 @@ describe("GET /api/openapi.json", () => {
     expect(document.info).toMatchObject({ title: "pmfx", version: packageJson.version })
     expect(Object.keys(document.paths["/api/processes"]).sort()).toEqual(["delete", "get", "post"])
     expect(Object.keys(document.paths)).toEqual(
-      expect.arrayContaining(["/", "/api/processes/{id}", "/api/processes/{id}/logs", "/api/system", "/api/status", "/api/system/stats", "/health"])
+      expect.arrayContaining([
+        "/",
+        "/api/processes/{id}",
+        "/api/processes/{id}/logs",
+        "/api/system",
+        "/api/status",
+        "/api/system/stats",
+        "/health"
+      ])
     )
     // Errors are documented in their wire shape.
     expect(JSON.stringify(document.paths["/api/processes/{id}"].get.responses["404"])).toContain("PROCESS_NOT_FOUND")
@@ -58,7 +66,13 @@ describe("GET /api/system", () => {
       total_memory: os.totalmem(),
       node_version: process.version,
       version: packageJson.version,
-      daemon: { pid: daemon.pid, started_at: expect.stringMatching(ISO_UTC), uptime: expect.stringMatching(UPTIME), home: daemon.home, rss: expect.any(Number) }
+      daemon: {
+        pid: daemon.pid,
+        started_at: expect.stringMatching(ISO_UTC),
+        uptime: expect.stringMatching(UPTIME),
+        home: daemon.home,
+        rss: expect.any(Number)
+      }
     })
   })
 })
@@ -68,21 +82,45 @@ describe("GET /api/system/stats", () => {
     const stats = await get("/api/system/stats")
     expect(stats).toEqual({
       cpu: { usage_percent: expect.any(Number), cores: os.availableParallelism(), load_average: expect.any(Array) },
-      memory: { total: os.totalmem(), available: expect.any(Number), used: expect.any(Number), usage_percent: expect.any(Number) },
-      disk: { path: daemon.home, total: expect.any(Number), available: expect.any(Number), used: expect.any(Number), usage_percent: expect.any(Number) },
+      memory: {
+        total: os.totalmem(),
+        available: expect.any(Number),
+        used: expect.any(Number),
+        usage_percent: expect.any(Number)
+      },
+      disk: {
+        path: daemon.home,
+        total: expect.any(Number),
+        available: expect.any(Number),
+        used: expect.any(Number),
+        usage_percent: expect.any(Number)
+      },
       network: { rx_bytes: expect.any(Number), tx_bytes: expect.any(Number), interfaces: expect.any(Array) },
       timestamp: expect.stringMatching(ISO_UTC)
     })
     expect(stats.cpu.load_average).toHaveLength(3)
     expect(stats.memory.available).toBeLessThanOrEqual(stats.memory.total)
-    for (const nic of stats.network.interfaces) expect(nic).toEqual({ name: expect.any(String), rx_bytes: expect.any(Number), tx_bytes: expect.any(Number) })
+    for (const nic of stats.network.interfaces)
+      expect(nic).toEqual({ name: expect.any(String), rx_bytes: expect.any(Number), tx_bytes: expect.any(Number) })
   })
 })
 
 describe("GET /api/status and /health", () => {
   // No save has failed (a daemon that has not saved yet has no time to show).
-  const savedState = { saved: true, last_saved_at: expect.toSatisfy((v: unknown) => v === null || ISO_UTC.test(String(v))), error: null }
-  const counts = (by: Partial<Record<string, number>>) => ({ starting: 0, online: 0, stopping: 0, stopped: 0, restarting: 0, errored: 0, ...by })
+  const savedState = {
+    saved: true,
+    last_saved_at: expect.toSatisfy((v: unknown) => v === null || ISO_UTC.test(String(v))),
+    error: null
+  }
+  const counts = (by: Partial<Record<string, number>>) => ({
+    starting: 0,
+    online: 0,
+    stopping: 0,
+    stopped: 0,
+    restarting: 0,
+    errored: 0,
+    ...by
+  })
 
   it("report an empty daemon as healthy", async () => {
     const status = await get("/api/status")
@@ -112,7 +150,11 @@ describe("GET /api/status and /health", () => {
     const health = await get("/health")
     expect(health).toMatchObject({ status: "healthy", processes: { total: 2, online: 2, errored: 0, unhealthy: 0 } })
     // The same report (a save in between may move state.last_saved_at, a second may pass in uptime).
-    expect(await get("/health?strict=true")).toEqual({ ...health, daemon: { ...health.daemon, uptime: expect.stringMatching(UPTIME) }, state: savedState })
+    expect(await get("/health?strict=true")).toEqual({
+      ...health,
+      daemon: { ...health.daemon, uptime: expect.stringMatching(UPTIME) },
+      state: savedState
+    })
     // A row the user stopped is not wanted: still healthy.
     expect((await daemon.request("POST", "/api/processes/up/stop")).status).toBe(200)
     expect((await get("/api/status")).processes).toEqual({ total: 2, by_status: counts({ stopped: 2 }) })
@@ -144,7 +186,8 @@ describe("GET /api/status and /health", () => {
     expect(await get("/health?strict=1", 503)).toEqual(degraded)
     expect(await get("/health?strict=0")).toEqual(degraded)
     // A value that is not a yes or a no is refused, not read as "not strict".
-    for (const strict of ["x", "yes", "TRUE", ""]) expect(await get(`/health?strict=${strict}`, 400), strict).toEqual(badRequest("strict"))
+    for (const strict of ["x", "yes", "TRUE", ""])
+      expect(await get(`/health?strict=${strict}`, 400), strict).toEqual(badRequest("strict"))
     expect((await daemon.request("DELETE", "/api/processes/broken")).status).toBe(204)
     expect((await get("/health?strict=true")).status).toBe("healthy")
   })

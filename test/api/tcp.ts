@@ -43,7 +43,15 @@ export const tcp = (
   headers: Record<string, string | Array<string>> = {},
   body?: unknown,
   options: RequestOptions = {}
-): Promise<Reply> => httpRequest({ host: "localhost", port }, method, urlPath, body, { host: `localhost:${port}`, ...headers }, { timeoutMs: 15_000, ...options })
+): Promise<Reply> =>
+  httpRequest(
+    { host: "localhost", port },
+    method,
+    urlPath,
+    body,
+    { host: `localhost:${port}`, ...headers },
+    { timeoutMs: 15_000, ...options }
+  )
 
 /** Opens the daemon's TCP listener on localhost with `settings` (port, api_key, …) through its socket. */
 export const openWeb = async (daemon: Daemon, settings: Record<string, unknown>): Promise<Reply> => {
@@ -78,7 +86,11 @@ const isComplete = (text: string): boolean => {
  * Writes `text` to a fresh connection as is; gives back the status of the first final answer (null
  * when none came before the server closed or `waitMs` passed) and everything received.
  */
-export const rawExchange = (target: Target, text: string | Buffer, waitMs = 2_000): Promise<{ status: number | null; raw: string }> =>
+export const rawExchange = (
+  target: Target,
+  text: string | Buffer,
+  waitMs = 2_000
+): Promise<{ status: number | null; raw: string }> =>
   new Promise((resolve) => {
     const socket = "socketPath" in target ? net.connect(target.socketPath) : net.connect(target.port, target.host)
     let raw = ""
@@ -107,7 +119,13 @@ export const rawExchange = (target: Target, text: string | Buffer, waitMs = 2_00
  */
 export const tcpClient =
   (daemon: Daemon, port: number, headers: Record<string, string> = {}) =>
-  async (method: string, urlPath: string, body?: unknown, more: Record<string, string> = {}, options: RequestOptions = {}): Promise<Reply> => {
+  async (
+    method: string,
+    urlPath: string,
+    body?: unknown,
+    more: Record<string, string> = {},
+    options: RequestOptions = {}
+  ): Promise<Reply> => {
     const reply = await tcp(port, method, urlPath, { ...headers, ...more }, body, options)
     if (typeof reply.body === "object") collectAppPids(reply.body, daemon.appPids)
     return reply

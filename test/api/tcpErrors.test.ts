@@ -13,7 +13,16 @@ import * as path from "node:path"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { type Daemon, eventually, idleApp, isAlive, type Reply, startDaemon } from "./daemon"
 import { MiB } from "./malformed"
-import { actionResult, badRequest, freePort, holdPort, ROUTES_WITH_AN_ID, simpleError, structured, summary } from "./shapes"
+import {
+  actionResult,
+  badRequest,
+  freePort,
+  holdPort,
+  ROUTES_WITH_AN_ID,
+  simpleError,
+  structured,
+  summary
+} from "./shapes"
 import { freeListenerPort, openWeb, tcpClient } from "./tcp"
 
 const KEY = "k-tcp-errors-0123456789"
@@ -67,29 +76,43 @@ describe("structured errors over TCP, with the key", () => {
       const reply = await send(method, `/api/processes/ghost${suffix}`)
       expect(reply.status, `${method} ${suffix}`).toBe(404)
       expectJson(reply)
-      expect(reply.body, `${method} ${suffix}`).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "ghost", suggestion: expect.any(String) }))
+      expect(reply.body, `${method} ${suffix}`).toEqual(
+        structured("PROCESS_NOT_FOUND", { process_id: "ghost", suggestion: expect.any(String) })
+      )
     }
     // A %-encoded id is decoded before it is looked up, and named as decoded.
     const encoded = await send("GET", "/api/processes/..%2f..%2fetc")
     expect(encoded.status).toBe(404)
-    expect(encoded.body).toEqual(structured("PROCESS_NOT_FOUND", { process_id: "../../etc", suggestion: expect.any(String) }))
+    expect(encoded.body).toEqual(
+      structured("PROCESS_NOT_FOUND", { process_id: "../../etc", suggestion: expect.any(String) })
+    )
   })
 
   it("PROCESS_ALREADY_EXISTS: 409 {process_id (the name), suggestion} for a name taken, and nothing changes", async () => {
     const created = await send("POST", "/api/processes", idleApp("tcp-app"))
     expect(created.status, created.raw).toBe(201)
-    expect(created.body).toEqual(actionResult([summary({ name: "tcp-app", status: expect.stringMatching(/^(starting|online)$/) })]))
+    expect(created.body).toEqual(
+      actionResult([summary({ name: "tcp-app", status: expect.stringMatching(/^(starting|online)$/) })])
+    )
     const [row] = await ready("tcp-app")
     kept.app = row!
 
-    const again = await send("POST", "/api/processes", idleApp("tcp-app", { args: ["-e", "setInterval(() => {}, 500)"] }))
+    const again = await send(
+      "POST",
+      "/api/processes",
+      idleApp("tcp-app", { args: ["-e", "setInterval(() => {}, 500)"] })
+    )
     expect(again.status).toBe(409)
     expectJson(again)
-    expect(again.body).toEqual(structured("PROCESS_ALREADY_EXISTS", { process_id: "tcp-app", suggestion: expect.any(String) }))
+    expect(again.body).toEqual(
+      structured("PROCESS_ALREADY_EXISTS", { process_id: "tcp-app", suggestion: expect.any(String) })
+    )
     // The same name inside one {apps} body is refused too, and the other app is not created.
     const twice = await send("POST", "/api/processes", { apps: [idleApp("tcp-fresh"), idleApp("tcp-app")] })
     expect(twice.status).toBe(409)
-    expect(twice.body).toEqual(structured("PROCESS_ALREADY_EXISTS", { process_id: "tcp-app", suggestion: expect.any(String) }))
+    expect(twice.body).toEqual(
+      structured("PROCESS_ALREADY_EXISTS", { process_id: "tcp-app", suggestion: expect.any(String) })
+    )
     expect(await rowsOf("tcp-fresh")).toEqual([])
     expect(await rowsOf("tcp-app")).toEqual([expect.objectContaining({ id: row!.id, status: "online", pid: row!.pid })])
   })
@@ -100,7 +123,9 @@ describe("structured errors over TCP, with the key", () => {
       const reply = await send("POST", `/api/processes/${target}/start`)
       expect(reply.status, target).toBe(409)
       expectJson(reply)
-      expect(reply.body, target).toEqual(structured("PROCESS_ALREADY_RUNNING", { process_id: target, pid: app.pid, suggestion: expect.any(String) }))
+      expect(reply.body, target).toEqual(
+        structured("PROCESS_ALREADY_RUNNING", { process_id: target, pid: app.pid, suggestion: expect.any(String) })
+      )
     }
   })
 
@@ -126,35 +151,80 @@ describe("structured errors over TCP, with the key", () => {
         field: "apps[0].script",
         value: null,
         suggestion: expect.any(String),
-        problems: [{ field: "apps[0].script", value: null, message: expect.any(String), suggestion: expect.any(String) }]
+        problems: [
+          { field: "apps[0].script", value: null, message: expect.any(String), suggestion: expect.any(String) }
+        ]
       })
     )
     const typo = await send("POST", "/api/processes", { name: "tcp-typo", scirpt: process.execPath })
     expect(typo.status).toBe(422)
     expect(typo.body).toEqual(
       // An unknown key is a warning (as PM2 ignores it); the missing script it stands for is the error.
-      structured("INVALID_CONFIG", { field: "apps[0].script", value: null, suggestion: 'rename "scirpt" to "script"', problems: expect.any(Array) })
+      structured("INVALID_CONFIG", {
+        field: "apps[0].script",
+        value: null,
+        suggestion: 'rename "scirpt" to "script"',
+        problems: expect.any(Array)
+      })
     )
     // A runtime port override that is no port is INVALID_CONFIG too (and restarts nothing).
     const badPort = await send("POST", "/api/processes/tcp-app/restart", { port: "99999" })
     expect(badPort.status).toBe(422)
-    expect(badPort.body).toEqual(structured("INVALID_CONFIG", { field: "port", value: "99999", suggestion: expect.any(String), problems: expect.any(Array) }))
-    // More processes than one request may ask for (a huge number would stall the daemon for good).
-    const huge = await send("POST", "/api/processes", '{"name": "tcp-huge", "script": "/bin/sleep", "instances": 1e12}', { "content-type": "application/json" })
-    expect(huge.status).toBe(422)
-    expect(huge.body).toEqual(structured("INVALID_CONFIG", { field: "apps[0].instances", value: 1e12, suggestion: expect.any(String), problems: expect.any(Array) }))
-    const many = await send("POST", "/api/processes", { apps: [idleApp("tcp-many-a", { instances: 600 }), idleApp("tcp-many-b", { instances: 600 })] })
-    expect(many.status).toBe(422)
-    expect(many.body).toEqual(structured("INVALID_CONFIG", { field: "apps", value: 1200, suggestion: expect.any(String), problems: expect.any(Array) }))
-    const resolved = await Effect.runPromise(
-      Effect.flatMap(ConfigLoader, (loader) => loader.fromDocument(idleApp("tcp-resolved"), process.cwd(), { environment: {} })).pipe(Effect.provide(ConfigLoader.Default))
+    expect(badPort.body).toEqual(
+      structured("INVALID_CONFIG", {
+        field: "port",
+        value: "99999",
+        suggestion: expect.any(String),
+        problems: expect.any(Array)
+      })
     )
-    const definitions = await send("POST", "/api/processes", { definitions: [{ ...resolved.apps[0]!, instances: 5000 }] })
+    // More processes than one request may ask for (a huge number would stall the daemon for good).
+    const huge = await send(
+      "POST",
+      "/api/processes",
+      '{"name": "tcp-huge", "script": "/bin/sleep", "instances": 1e12}',
+      { "content-type": "application/json" }
+    )
+    expect(huge.status).toBe(422)
+    expect(huge.body).toEqual(
+      structured("INVALID_CONFIG", {
+        field: "apps[0].instances",
+        value: 1e12,
+        suggestion: expect.any(String),
+        problems: expect.any(Array)
+      })
+    )
+    const many = await send("POST", "/api/processes", {
+      apps: [idleApp("tcp-many-a", { instances: 600 }), idleApp("tcp-many-b", { instances: 600 })]
+    })
+    expect(many.status).toBe(422)
+    expect(many.body).toEqual(
+      structured("INVALID_CONFIG", {
+        field: "apps",
+        value: 1200,
+        suggestion: expect.any(String),
+        problems: expect.any(Array)
+      })
+    )
+    const resolved = await Effect.runPromise(
+      Effect.flatMap(ConfigLoader, (loader) =>
+        loader.fromDocument(idleApp("tcp-resolved"), process.cwd(), { environment: {} })
+      ).pipe(Effect.provide(ConfigLoader.Default))
+    )
+    const definitions = await send("POST", "/api/processes", {
+      definitions: [{ ...resolved.apps[0]!, instances: 5000 }]
+    })
     expect(definitions.status).toBe(422)
     expect(definitions.body).toEqual(
-      structured("INVALID_CONFIG", { field: "definitions[0].instances", value: 5000, suggestion: expect.any(String), problems: expect.any(Array) })
+      structured("INVALID_CONFIG", {
+        field: "definitions[0].instances",
+        value: 5000,
+        suggestion: expect.any(String),
+        problems: expect.any(Array)
+      })
     )
-    for (const name of ["tcp-huge", "tcp-many-a", "tcp-many-b", "tcp-resolved"]) expect(await rowsOf(name), name).toEqual([])
+    for (const name of ["tcp-huge", "tcp-many-a", "tcp-many-b", "tcp-resolved"])
+      expect(await rowsOf(name), name).toEqual([])
     expect(await rowsOf("tcp-no-script")).toEqual([])
     expect(await rowsOf("tcp-typo")).toEqual([])
     expect(await rowsOf("tcp-app")).toEqual([expect.objectContaining({ status: "online", pid: kept.app!.pid })])
@@ -165,16 +235,26 @@ describe("structured errors over TCP, with the key", () => {
     expect(created.status).toBe(422)
     expectJson(created)
     expect(created.body).toEqual(
-      structured("PROCESS_START_FAILED", { process_id: "tcp-missing-exe", reason: expect.stringContaining(MISSING), suggestion: expect.any(String) })
+      structured("PROCESS_START_FAILED", {
+        process_id: "tcp-missing-exe",
+        reason: expect.stringContaining(MISSING),
+        suggestion: expect.any(String)
+      })
     )
     // A creation that fails before its first spawn is not kept; registered stopped, the row stays.
     expect(await rowsOf("tcp-missing-exe")).toEqual([])
-    expect((await send("POST", "/api/processes", { name: "tcp-missing-exe", script: MISSING, autostart: false })).status).toBe(201)
+    expect(
+      (await send("POST", "/api/processes", { name: "tcp-missing-exe", script: MISSING, autostart: false })).status
+    ).toBe(201)
     // Starting it fails the same way, and leaves the row errored.
     const start = await send("POST", "/api/processes/tcp-missing-exe/start")
     expect(start.status).toBe(422)
     expect(start.body).toEqual(
-      structured("PROCESS_START_FAILED", { process_id: "tcp-missing-exe", reason: expect.stringContaining(MISSING), suggestion: expect.any(String) })
+      structured("PROCESS_START_FAILED", {
+        process_id: "tcp-missing-exe",
+        reason: expect.stringContaining(MISSING),
+        suggestion: expect.any(String)
+      })
     )
     expect(await rowsOf("tcp-missing-exe")).toEqual([expect.objectContaining({ status: "errored", pid: null })])
   })
@@ -190,10 +270,19 @@ describe("structured errors over TCP, with the key", () => {
       const reply = await send("POST", `/api/processes/tcp-pair/${route}`, { port: one })
       expect(reply.status, route).toBe(422)
       expectJson(reply)
-      expect(reply.body, route).toEqual(structured("INSUFFICIENT_RESOURCES", { resource: "ports", available: 1, required: 2, suggestion: expect.any(String) }))
+      expect(reply.body, route).toEqual(
+        structured("INSUFFICIENT_RESOURCES", {
+          resource: "ports",
+          available: 1,
+          required: 2,
+          suggestion: expect.any(String)
+        })
+      )
     }
     // Refused before anything was stopped.
-    expect((await rowsOf("tcp-pair")).map((row) => [row.id, row.status, row.pid])).toEqual(pair.map((row) => [row.id, "online", row.pid]))
+    expect((await rowsOf("tcp-pair")).map((row) => [row.id, row.status, row.pid])).toEqual(
+      pair.map((row) => [row.id, "online", row.pid])
+    )
   })
 
   it("BAD_REQUEST: 400 for malformed JSON and bad query or path values, 415 for another content type, 413 over 1 MiB", async () => {
@@ -212,7 +301,10 @@ describe("structured errors over TCP, with the key", () => {
     const declared = await send("POST", "/api/processes", big, { "content-type": "application/json" })
     expect(declared.status).toBe(413)
     expect(declared.body).toEqual(badRequest("body"))
-    const chunked = await send("POST", "/api/processes", big, { "content-type": "application/json", "transfer-encoding": "chunked" })
+    const chunked = await send("POST", "/api/processes", big, {
+      "content-type": "application/json",
+      "transfer-encoding": "chunked"
+    })
     expect(chunked.status).toBe(413)
     expect(chunked.body).toEqual(badRequest("body"))
 
@@ -241,14 +333,22 @@ describe("structured errors over TCP, with the key", () => {
     const created = await send(
       "POST",
       "/api/processes",
-      idleApp("tcp-never-healthy", { health_check: { check_type: "http", url: `http://127.0.0.1:${closed}/health`, interval: 1, timeout: 1 } })
+      idleApp("tcp-never-healthy", {
+        health_check: { check_type: "http", url: `http://127.0.0.1:${closed}/health`, interval: 1, timeout: 1 }
+      })
     )
     expect(created.status, created.raw).toBe(201)
     const id = String(created.body.processes[0].id)
     const reply = await send("GET", "/api/processes/tcp-never-healthy/ready?timeout=1s")
     expect(reply.status).toBe(504)
     expectJson(reply)
-    expect(reply.body).toEqual(structured("READY_TIMEOUT", { process_id: "tcp-never-healthy", waited_ms: expect.any(Number), states: { [id]: expect.any(String) } }))
+    expect(reply.body).toEqual(
+      structured("READY_TIMEOUT", {
+        process_id: "tcp-never-healthy",
+        waited_ms: expect.any(Number),
+        states: { [id]: expect.any(String) }
+      })
+    )
     expect(reply.body.error.details.waited_ms).toBeGreaterThanOrEqual(900)
     // Stopped, so that it does not go on failing its check for the rest of the file.
     const stopped = await send("POST", "/api/processes/tcp-never-healthy/stop")
@@ -312,17 +412,27 @@ describe("structured errors over TCP, with the key", () => {
     expect(viaTcp.status, viaTcp.raw).toBe(200)
     expect(viaTcp.body).toMatchObject({ pid: daemon.pid, web: { host: "localhost", port, auth: true } })
     const rows = (await send("GET", "/api/processes")).body as Array<Row>
-    const byName = (name: string) => rows.filter((row) => row.name === name).map((row) => ({ id: row.id, status: row.status, pid: row.pid }))
-    expect(rows.map((row) => row.name).sort()).toEqual(["tcp-app", "tcp-missing-exe", "tcp-never-healthy", "tcp-pair", "tcp-pair"])
+    const byName = (name: string) =>
+      rows.filter((row) => row.name === name).map((row) => ({ id: row.id, status: row.status, pid: row.pid }))
+    expect(rows.map((row) => row.name).sort()).toEqual([
+      "tcp-app",
+      "tcp-missing-exe",
+      "tcp-never-healthy",
+      "tcp-pair",
+      "tcp-pair"
+    ])
     expect(byName("tcp-app")).toEqual([{ id: kept.app!.id, status: "online", pid: kept.app!.pid }])
     expect(byName("tcp-pair")).toEqual(kept.pair!.map((row) => ({ id: row.id, status: "online", pid: row.pid })))
     expect(byName("tcp-missing-exe")).toEqual([{ id: expect.any(Number), status: "errored", pid: null }])
     expect(byName("tcp-never-healthy")).toEqual([{ id: expect.any(Number), status: "stopped", pid: null }])
     for (const row of [kept.app!, ...kept.pair!]) expect(isAlive(row.pid!), row.name).toBe(true)
     // The socket agrees, and state.json lists every app.
-    expect((await daemon.request("GET", "/api/processes")).body).toEqual(rows.map((row) => expect.objectContaining({ id: row.id, status: row.status })))
+    expect((await daemon.request("GET", "/api/processes")).body).toEqual(
+      rows.map((row) => expect.objectContaining({ id: row.id, status: row.status }))
+    )
     const saved = fs.readFileSync(path.join(daemon.home, "state.json"), "utf8")
-    for (const name of ["tcp-app", "tcp-pair", "tcp-missing-exe", "tcp-never-healthy"]) expect(saved).toContain(`"${name}"`)
+    for (const name of ["tcp-app", "tcp-pair", "tcp-missing-exe", "tcp-never-healthy"])
+      expect(saved).toContain(`"${name}"`)
   })
 })
 
@@ -342,7 +452,10 @@ describe("SERVICE_UNAVAILABLE over TCP", () => {
       })
       expect(created.status, created.raw).toBe(201)
       // The fixture writes its pids once its SIGTERM handler is in place.
-      await eventually(() => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, "utf8").endsWith("}"), "the app to ignore SIGTERM")
+      await eventually(
+        () => fs.existsSync(pidsFile) && fs.readFileSync(pidsFile, "utf8").endsWith("}"),
+        "the app to ignore SIGTERM"
+      )
       const pids = JSON.parse(fs.readFileSync(pidsFile, "utf8")) as { child: number; grandchild: number }
       expect((await ownSend("GET", "/api/status")).status).toBe(200)
 
@@ -365,7 +478,9 @@ describe("SERVICE_UNAVAILABLE over TCP", () => {
       ] as const) {
         const reply = await ownSend(method, urlPath, undefined, {}, { timeoutMs: 2_000 })
         expect(reply.status, `${method} ${urlPath}`).toBe(503)
-        expect(reply.body, `${method} ${urlPath}`).toEqual(structured("SERVICE_UNAVAILABLE", { reason: "shutting down" }))
+        expect(reply.body, `${method} ${urlPath}`).toEqual(
+          structured("SERVICE_UNAVAILABLE", { reason: "shutting down" })
+        )
       }
       // Without the key the answer is still 401: shutting down opens nothing.
       const anonymous = await tcpClient(own, ownPort)("GET", "/api/processes", undefined, {}, { timeoutMs: 2_000 })

@@ -12,7 +12,17 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { type Daemon, idleApp, isAlive, type Reply, startDaemon } from "./daemon"
-import { type Attempt, errorShapeOf, isNodeAnswer, makeAttempts, MiB, problemWith, problemWithRaw, random, rawRequests } from "./malformed"
+import {
+  type Attempt,
+  errorShapeOf,
+  isNodeAnswer,
+  makeAttempts,
+  MiB,
+  problemWith,
+  problemWithRaw,
+  random,
+  rawRequests
+} from "./malformed"
 import { freeListenerPort, openWeb, rawExchange, tcp } from "./tcp"
 
 const KEY = "k-tcp-malformed-0123456789"
@@ -40,7 +50,9 @@ afterAll(async () => {
 /** A resolved definition, as the CLI sends it in `{definitions}`. */
 const resolvedDefinition = async (name: string) => {
   const loaded = await Effect.runPromise(
-    Effect.flatMap(ConfigLoader, (loader) => loader.fromDocument(idleApp(name), process.cwd(), { environment: {} })).pipe(Effect.provide(ConfigLoader.Default))
+    Effect.flatMap(ConfigLoader, (loader) =>
+      loader.fromDocument(idleApp(name), process.cwd(), { environment: {} })
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
   return loaded.apps[0]!
 }
@@ -54,8 +66,10 @@ const tcpAttempts = async (seed: number): Promise<Array<Attempt>> => {
   const r = random(seed)
   const json = { "content-type": "application/json" }
   const attempts: Array<Attempt> = []
-  const get = (urlPath: string, headers: Record<string, string> = {}) => attempts.push({ method: "GET", path: urlPath, headers })
-  const post = (urlPath: string, body: string | Buffer, headers: Record<string, string> = json) => attempts.push({ method: "POST", path: urlPath, body, headers })
+  const get = (urlPath: string, headers: Record<string, string> = {}) =>
+    attempts.push({ method: "GET", path: urlPath, headers })
+  const post = (urlPath: string, body: string | Buffer, headers: Record<string, string> = json) =>
+    attempts.push({ method: "POST", path: urlPath, body, headers })
 
   for (const urlPath of [
     "/api/processes/..%2f..%2fetc",
@@ -80,10 +94,32 @@ const tcpAttempts = async (seed: number): Promise<Array<Attempt>> => {
   ]) {
     get(urlPath)
   }
-  for (const method of ["PATCH", "TRACE", "FOO", "PROPFIND", "PURGE", "M-SEARCH", "LINK", "UNLINK", "SEARCH", "CHECKOUT"]) {
-    for (const urlPath of ["/api/processes", "/api/processes/99999", "/", "/health"]) attempts.push({ method, path: urlPath, headers: {} })
+  for (const method of [
+    "PATCH",
+    "TRACE",
+    "FOO",
+    "PROPFIND",
+    "PURGE",
+    "M-SEARCH",
+    "LINK",
+    "UNLINK",
+    "SEARCH",
+    "CHECKOUT"
+  ]) {
+    for (const urlPath of ["/api/processes", "/api/processes/99999", "/", "/health"])
+      attempts.push({ method, path: urlPath, headers: {} })
   }
-  for (const host of ["evil.example.com", `evil.example.com:${port}`, "localhost:1", "localhost", "127.0.0.1", `[::1]:${port + 1}`, `localhost.:${port}`, `localhost:${port}@evil.example.com`, " "]) {
+  for (const host of [
+    "evil.example.com",
+    `evil.example.com:${port}`,
+    "localhost:1",
+    "localhost",
+    "127.0.0.1",
+    `[::1]:${port + 1}`,
+    `localhost.:${port}`,
+    `localhost:${port}@evil.example.com`,
+    " "
+  ]) {
     get("/api/processes", { host })
     attempts.push({ method: "POST", path: "/api/processes/99999/stop", headers: { host } })
   }
@@ -95,7 +131,8 @@ const tcpAttempts = async (seed: number): Promise<Array<Attempt>> => {
   // Bad JSON: truncated, binary garbage, a byte-order mark, UTF-16, nesting far too deep.
   const app = JSON.stringify(idleApp("huge-truncated"))
   for (let cut = 1; cut < app.length; cut += 7) post("/api/processes", app.slice(0, cut))
-  for (let i = 0; i < 12; i++) post("/api/processes", Buffer.from(Array.from({ length: 1 + r.int(300) }, () => r.int(256))))
+  for (let i = 0; i < 12; i++)
+    post("/api/processes", Buffer.from(Array.from({ length: 1 + r.int(300) }, () => r.int(256))))
   post("/api/processes", `\uFEFF${app}`)
   post("/api/processes", Buffer.from(app, "utf16le"), { "content-type": "application/json; charset=utf-16" })
   post("/api/processes", "[".repeat(100_000))
@@ -124,11 +161,17 @@ const tcpAttempts = async (seed: number): Promise<Array<Attempt>> => {
     post("/api/processes", text)
     post("/api/processes", `{"apps": [${text}]}`)
   }
-  post("/api/processes", JSON.stringify({ apps: Array.from({ length: 3 }, (_, i) => idleApp(`huge-many-${i}`, { instances: 400 })) }))
+  post(
+    "/api/processes",
+    JSON.stringify({ apps: Array.from({ length: 3 }, (_, i) => idleApp(`huge-many-${i}`, { instances: 400 })) })
+  )
   const definition = await resolvedDefinition("huge-resolved")
   post("/api/processes", JSON.stringify({ definitions: [definition] }).replace('"instances":1', '"instances":1e12'))
   post("/api/processes", JSON.stringify({ definitions: [definition] }).replace('"instances":1', '"instances":5000'))
-  post("/api/processes", JSON.stringify({ definitions: [definition] }).replace('"max_log_files":10', '"max_log_files":1e400'))
+  post(
+    "/api/processes",
+    JSON.stringify({ definitions: [definition] }).replace('"max_log_files":10', '"max_log_files":1e400')
+  )
   post("/api/processes/99999/restart", '{"port": 1e400}')
 
   // Bodies over 1 MiB: with a content-length, chunked, and chunked far past it.
@@ -181,7 +224,10 @@ const tcpRawRequests = (host: string, key: string, seed: number): Array<string |
     Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x12\x04\x00\x00\x00\x00\x00", "latin1")
   ]
   for (let i = 0; i < 16; i++) requests.push(Buffer.from(Array.from({ length: 1 + r.int(400) }, () => r.int(256))))
-  for (let i = 0; i < 8; i++) requests.push(`${r.junk(3 + r.int(6)).replace(/ /g, "_")} /${r.junk(r.int(30)).replace(/ /g, "%20")} HTTP/1.1\r\n${h}${r.junk(r.int(40))}\r\n\r\n`)
+  for (let i = 0; i < 8; i++)
+    requests.push(
+      `${r.junk(3 + r.int(6)).replace(/ /g, "_")} /${r.junk(r.int(30)).replace(/ /g, "%20")} HTTP/1.1\r\n${h}${r.junk(r.int(40))}\r\n\r\n`
+    )
   return requests
 }
 
@@ -192,7 +238,14 @@ const sendAll = async (attempts: ReadonlyArray<Attempt>, headers: Record<string,
     await Promise.all(
       attempts.slice(i, i + 8).map(async (attempt) => {
         try {
-          const reply = await tcp(port, attempt.method, attempt.path, { ...headers, ...attempt.headers }, attempt.body, { timeoutMs: 20_000 })
+          const reply = await tcp(
+            port,
+            attempt.method,
+            attempt.path,
+            { ...headers, ...attempt.headers },
+            attempt.body,
+            { timeoutMs: 20_000 }
+          )
           outcomes.push({ attempt, reply })
         } catch (error) {
           outcomes.push({ attempt, error: String(error) })
@@ -217,7 +270,8 @@ const exchangeAll = async (requests: ReadonlyArray<string | Buffer>) => {
   return outcomes
 }
 
-const label = (text: string | Buffer) => JSON.stringify((typeof text === "string" ? text : text.toString("latin1")).slice(0, 60))
+const label = (text: string | Buffer) =>
+  JSON.stringify((typeof text === "string" ? text : text.toString("latin1")).slice(0, 60))
 
 /** A connection the server cut while the body was still being sent: not an answer, and not a 500. */
 const CUT = /ECONNRESET|EPIPE|socket hang up/
@@ -228,7 +282,9 @@ const expectDaemonAndAppIntact = async () => {
   expect(status.status, status.raw).toBe(200)
   expect(status.body).toMatchObject({ pid: daemon.pid, web: { host: "localhost", port, auth: true } })
   const rows = await tcp(port, "GET", "/api/processes", { "x-api-key": KEY })
-  expect(rows.body).toEqual([expect.objectContaining({ id: keep.id, name: "keep", status: "online", pid: keep.pid, restarts: 0 })])
+  expect(rows.body).toEqual([
+    expect.objectContaining({ id: keep.id, name: "keep", status: "online", pid: keep.pid, restarts: 0 })
+  ])
   expect(isAlive(keep.pid)).toBe(true)
   expect(isAlive(daemon.pid)).toBe(true)
   // The socket answers too, and state.json (saved after every change) lists the app as running.
@@ -236,7 +292,10 @@ const expectDaemonAndAppIntact = async () => {
   const saved = JSON.parse(fs.readFileSync(path.join(daemon.home, "state.json"), "utf8"))
   expect(saved.killed).toBe(false)
   expect(saved.engine.apps).toEqual([
-    expect.objectContaining({ definition: expect.objectContaining({ name: "keep" }), rows: [expect.objectContaining({ id: keep.id, pid: keep.pid, desired: "running" })] })
+    expect.objectContaining({
+      definition: expect.objectContaining({ name: "keep" }),
+      rows: [expect.objectContaining({ id: keep.id, pid: keep.pid, desired: "running" })]
+    })
   ])
 }
 
@@ -262,7 +321,10 @@ describe("malformed requests over TCP, with the key", () => {
         problems.push(`${attempt.method} ${attempt.path} ${JSON.stringify(attempt.headers)}: ${reply.status}, not 403`)
       }
     }
-    const raws = await exchangeAll([...rawRequests(`localhost:${port}`, `X-API-Key: ${KEY}\r\n`), ...tcpRawRequests(`localhost:${port}`, `X-API-Key: ${KEY}\r\n`, 11)])
+    const raws = await exchangeAll([
+      ...rawRequests(`localhost:${port}`, `X-API-Key: ${KEY}\r\n`),
+      ...tcpRawRequests(`localhost:${port}`, `X-API-Key: ${KEY}\r\n`, 11)
+    ])
     for (const { text, raw } of raws) {
       const problem = problemWithRaw(`raw ${label(text)}`, raw)
       if (problem !== undefined) problems.push(problem)
@@ -271,9 +333,13 @@ describe("malformed requests over TCP, with the key", () => {
     expect(cut, "requests whose connection was cut").toBeLessThan(attempts.length / 10)
     // Something of everything was exercised, the key let the requests through, and the wrong
     // Host headers were refused.
-    for (const status of [200, 400, 403, 404, 405, 413, 415, 422]) expect(statuses.get(status) ?? 0, `answers with ${status}`).toBeGreaterThan(0)
+    for (const status of [200, 400, 403, 404, 405, 413, 415, 422])
+      expect(statuses.get(status) ?? 0, `answers with ${status}`).toBeGreaterThan(0)
     expect(statuses.get(401) ?? 0).toBe(0)
-    expect(raws.filter(({ raw }) => raw.startsWith("HTTP/1.1 200")).length, "raw requests answered 200").toBeGreaterThan(0)
+    expect(
+      raws.filter(({ raw }) => raw.startsWith("HTTP/1.1 200")).length,
+      "raw requests answered 200"
+    ).toBeGreaterThan(0)
 
     // Not one of the huge-number or oversized bodies made an app.
     const made = await tcp(port, "GET", "/api/processes?name=huge*", { "x-api-key": KEY })
@@ -301,16 +367,26 @@ describe("malformed requests over TCP, without the key", () => {
     const statuses = new Map<number, number>()
     let cut = 0
     const leaks = [SECRET, `"keep"`, `"pid"`, daemon.home, `"processes":[`, `"uptime"`]
-    const check = (what: string, status: number, headers: Readonly<Record<string, unknown>>, text: string, body: unknown, method: string, urlPath: string) => {
+    const check = (
+      what: string,
+      status: number,
+      headers: Readonly<Record<string, unknown>>,
+      text: string,
+      body: unknown,
+      method: string,
+      urlPath: string
+    ) => {
       statuses.set(status, (statuses.get(status) ?? 0) + 1)
-      for (const leak of leaks) if (text.includes(leak)) problems.push(`${what}: ${status} leaks ${leak}: ${text.slice(0, 200)}`)
+      for (const leak of leaks)
+        if (text.includes(leak)) problems.push(`${what}: ${status} leaks ${leak}: ${text.slice(0, 200)}`)
       const root = (method === "GET" || method === "HEAD") && /^\/(\?.*)?$/.test(urlPath)
       if (status === 200 && root) return // the public service record (GET /)
       if (isNodeAnswer(status, headers, text)) return
       // A HEAD answer has no body to check: its status must be a refusal all the same.
       const head = method === "HEAD" && text === ""
       if (status === 401) {
-        if (!head && JSON.stringify(body) !== JSON.stringify(UNAUTHORIZED)) problems.push(`${what}: 401 with ${text.slice(0, 200)}`)
+        if (!head && JSON.stringify(body) !== JSON.stringify(UNAUTHORIZED))
+          problems.push(`${what}: 401 with ${text.slice(0, 200)}`)
       } else if (status === 403) {
         if (!head && errorShapeOf(403, body) !== "auth") problems.push(`${what}: 403 with ${text.slice(0, 200)}`)
       } else if (status === 404 && /^\/+daemon/i.test(decodeURIComponentSafe(urlPath))) {
@@ -318,7 +394,8 @@ describe("malformed requests over TCP, without the key", () => {
       } else if (status >= 400 && status < 500 && /^\/ws(\?|$)/.test(urlPath)) {
         // The WebSocket handshake is public (docs/api.md §8): without a key the route itself answers,
         // and for anything but a proper GET upgrade that is an error without data.
-        if (!head && errorShapeOf(status, body) === undefined) problems.push(`${what}: ${status} with ${text.slice(0, 200)}`)
+        if (!head && errorShapeOf(status, body) === undefined)
+          problems.push(`${what}: ${status} with ${text.slice(0, 200)}`)
       } else {
         problems.push(`${what}: ${status} ${text.slice(0, 200)}`)
       }
@@ -346,7 +423,10 @@ describe("malformed requests over TCP, without the key", () => {
       check(`${method} ${urlPath}`, reply.status, reply.headers, reply.raw, reply.body, method, urlPath)
       expect(reply.status, `${method} ${urlPath}`).toBe(404)
     }
-    const raws = await exchangeAll([...rawRequests(`localhost:${port}`), ...tcpRawRequests(`localhost:${port}`, "", 12)])
+    const raws = await exchangeAll([
+      ...rawRequests(`localhost:${port}`),
+      ...tcpRawRequests(`localhost:${port}`, "", 12)
+    ])
     for (const { text, raw } of raws) {
       const problem = problemWithRaw(`raw ${label(text)}`, raw)
       if (problem !== undefined) problems.push(problem)

@@ -34,7 +34,11 @@ const start = async (home?: string) => {
 /** A daemon with one app (`w-app`, env SECRET) and its listener open with `settings`. */
 const daemonWithApp = async (settings: Record<string, unknown>) => {
   const daemon = await start()
-  const created = await daemon.request("POST", "/api/processes", idleApp("w-app", { env: { SECRET: "hunter2", MODE: "test" } }))
+  const created = await daemon.request(
+    "POST",
+    "/api/processes",
+    idleApp("w-app", { env: { SECRET: "hunter2", MODE: "test" } })
+  )
   expect(created.status, created.raw).toBe(201)
   expect((await daemon.request("GET", "/api/processes/w-app/ready?timeout=30s")).status).toBe(200)
   const port = await freePort()
@@ -68,7 +72,13 @@ describe("TCP listener without a key", () => {
     const daemon = await start()
     const port = await freePort()
     const opened = await openWeb(daemon, { port })
-    expect(opened.body).toEqual({ host: "localhost", port, auth: false, url: `http://localhost:${port}`, listening: true })
+    expect(opened.body).toEqual({
+      host: "localhost",
+      port,
+      auth: false,
+      url: `http://localhost:${port}`,
+      listening: true
+    })
     for (const [method, route] of [
       ["POST", "/daemon/kill"],
       ["POST", "/daemon/resurrect"],
@@ -151,7 +161,8 @@ describe("TCP listener with API keys", () => {
       { authorization: [`Bearer ${KEY}`, `ApiKey ${KEY}`] }
     ]
     for (const headers of accepted) {
-      for (const route of READS) expect((await tcp(port, "GET", route, headers)).status, `${route} ${JSON.stringify(headers)}`).toBe(200)
+      for (const route of READS)
+        expect((await tcp(port, "GET", route, headers)).status, `${route} ${JSON.stringify(headers)}`).toBe(200)
       const write = await tcp(port, "POST", "/api/processes/w-app/restart", headers)
       expect(write.status, write.raw).toBe(200)
     }
@@ -161,7 +172,11 @@ describe("TCP listener with API keys", () => {
 
   it("lets the read-only key read (environments masked) and refuses it every change with 403", async () => {
     const { port } = await daemonWithApp({ api_key: KEY, read_only_api_key: RO_KEY })
-    const forms: ReadonlyArray<Record<string, string>> = [{ authorization: `Bearer ${RO_KEY}` }, { authorization: `ApiKey ${RO_KEY}` }, { "x-api-key": RO_KEY }]
+    const forms: ReadonlyArray<Record<string, string>> = [
+      { authorization: `Bearer ${RO_KEY}` },
+      { authorization: `ApiKey ${RO_KEY}` },
+      { "x-api-key": RO_KEY }
+    ]
     for (const headers of forms) {
       for (const route of READS) expect((await tcp(port, "GET", route, headers)).status, route).toBe(200)
       const detail = await tcp(port, "GET", "/api/processes/w-app", headers)
@@ -179,7 +194,10 @@ describe("TCP listener with API keys", () => {
       }
     }
     // A read-only key next to the full one gets only read-only rights.
-    const mixed = await tcp(port, "POST", "/api/processes/w-app/restart", { authorization: `Bearer ${KEY}`, "x-api-key": RO_KEY })
+    const mixed = await tcp(port, "POST", "/api/processes/w-app/restart", {
+      authorization: `Bearer ${KEY}`,
+      "x-api-key": RO_KEY
+    })
     expect(mixed.status).toBe(403)
     expect(mixed.body).toEqual(READ_ONLY_DENIED)
     // The app is still running: nothing was changed.
@@ -202,7 +220,12 @@ const EVERY_ENDPOINT: ReadonlyArray<readonly [string, string, unknown]> = (() =>
       if (endpoint.path.startsWith("/daemon") || endpoint.path === "/") return
       const target = endpoint.method === "GET" ? "w-app" : "no-such-app"
       const urlPath = endpoint.path.replace(":id", target)
-      const withQuery = endpoint.name === "deleteByStatus" ? `${urlPath}?status=errored` : endpoint.name === "ready" ? `${urlPath}?timeout=1s` : urlPath
+      const withQuery =
+        endpoint.name === "deleteByStatus"
+          ? `${urlPath}?status=errored`
+          : endpoint.name === "ready"
+            ? `${urlPath}?timeout=1s`
+            : urlPath
       endpoints.push([endpoint.method, withQuery, endpoint.name === "create" ? { name: "" } : undefined])
     }
   })
@@ -226,7 +249,11 @@ describe("the auth matrix: every endpoint over TCP", () => {
       { "x-api-key": KEY },
       { authorization: `ApiKey ${KEY}`, "x-api-key": KEY }
     ]
-    const readOnly: ReadonlyArray<Record<string, string>> = [{ authorization: `Bearer ${RO_KEY}` }, { "x-api-key": RO_KEY }, { authorization: `Bearer ${KEY}`, "x-api-key": RO_KEY }]
+    const readOnly: ReadonlyArray<Record<string, string>> = [
+      { authorization: `Bearer ${RO_KEY}` },
+      { "x-api-key": RO_KEY },
+      { authorization: `Bearer ${KEY}`, "x-api-key": RO_KEY }
+    ]
     for (const [method, route, body] of EVERY_ENDPOINT) {
       const what = `${method} ${route}`
       for (const headers of denied) {
@@ -248,7 +275,11 @@ describe("the auth matrix: every endpoint over TCP", () => {
       }
     }
     // Nothing was changed by any of it: the one app runs with its first process.
-    const rows = (await daemon.request("GET", "/api/processes")).body as Array<{ name: string; status: string; restarts: number }>
+    const rows = (await daemon.request("GET", "/api/processes")).body as Array<{
+      name: string
+      status: string
+      restarts: number
+    }>
     expect(rows.map((row) => [row.name, row.status, row.restarts])).toEqual([["w-app", "online", 0]])
   })
 })

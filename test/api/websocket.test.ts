@@ -56,10 +56,18 @@ describe("the live feed", () => {
 
     const from = client.messages.length
     expect((await daemon.request("POST", "/api/processes/ws-a/stop")).status).toBe(200)
-    const stopped = await client.next((m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "stopped", "ws-a stopped", { from })
+    const stopped = await client.next(
+      (m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "stopped",
+      "ws-a stopped",
+      { from }
+    )
     expect(stopped.data).toMatchObject({ id: 0, previous_status: "stopping", pid: null })
     expect((await daemon.request("POST", "/api/processes/ws-a/start")).status).toBe(200)
-    const online = await client.next((m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "online", "ws-a online", { from })
+    const online = await client.next(
+      (m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "online",
+      "ws-a online",
+      { from }
+    )
     expect(online.data.pid).toEqual(expect.any(Number))
     // The other app's process is untouched.
     expect((await daemon.request("GET", "/api/processes/ws-b")).body.status).toBe("online")
@@ -70,14 +78,29 @@ describe("the live feed", () => {
     const client = await connect(url)
     const metrics = await client.next(ofType("process_metrics"), "process_metrics")
     expect(metrics.data.processes).toEqual([
-      expect.objectContaining({ id: 0, name: "ws-m", cpu_usage: expect.any(Number), memory_usage: expect.any(Number), uptime: expect.any(String), restarts: 0 })
+      expect.objectContaining({
+        id: 0,
+        name: "ws-m",
+        cpu_usage: expect.any(Number),
+        memory_usage: expect.any(Number),
+        uptime: expect.any(String),
+        restarts: 0
+      })
     ])
     const system = await client.next(ofType("system_metrics"), "system_metrics")
-    expect(system.data).toMatchObject({ cpu: { cores: expect.any(Number) }, memory: { total: expect.any(Number) }, disk: { path: daemon.home } })
+    expect(system.data).toMatchObject({
+      cpu: { cores: expect.any(Number) },
+      memory: { total: expect.any(Number) },
+      disk: { path: daemon.home }
+    })
 
     const from = client.messages.length
     expect((await daemon.request("POST", "/api/processes", idleApp("ws-added"))).status).toBe(201)
-    const list = await client.next((m) => m.type === "process_list" && m.data.some((row: { name: string }) => row.name === "ws-added"), "a list with ws-added", { from })
+    const list = await client.next(
+      (m) => m.type === "process_list" && m.data.some((row: { name: string }) => row.name === "ws-added"),
+      "a list with ws-added",
+      { from }
+    )
     expect(list.data).toHaveLength(2)
   })
 
@@ -88,7 +111,15 @@ describe("the live feed", () => {
     await client.next(ofType("process_list"), "process_list")
     const metrics = await client.next(ofType("process_metrics"), "process_metrics")
     expect(metrics.data.processes).toEqual([
-      { id: 0, name: "ws-run", instance: 0, cpu_usage: expect.any(Number), memory_usage: expect.any(Number), uptime: expect.any(String), restarts: 0 },
+      {
+        id: 0,
+        name: "ws-run",
+        instance: 0,
+        cpu_usage: expect.any(Number),
+        memory_usage: expect.any(Number),
+        uptime: expect.any(String),
+        restarts: 0
+      },
       { id: 1, name: "ws-halt", instance: 0, cpu_usage: 0, memory_usage: 0, uptime: "0h 0m 0s", restarts: 0 }
     ])
     expect(metrics.data.processes[0].memory_usage).toBeGreaterThan(0)
@@ -110,7 +141,14 @@ describe("the live feed", () => {
     const subscribed = await client.next(ofType("subscribed"), "subscribed")
     expect(subscribed.data).toEqual({ channels: ["logs"], ids: [0] })
     const line = await client.next(ofType("log"), "a log line")
-    expect(line.data).toMatchObject({ id: 0, name: "ws-talk", instance: 0, stream: "out", level: "info", message: expect.stringMatching(/^ws-talk says \d+$/) })
+    expect(line.data).toMatchObject({
+      id: 0,
+      name: "ws-talk",
+      instance: 0,
+      stream: "out",
+      level: "info",
+      message: expect.stringMatching(/^ws-talk says \d+$/)
+    })
     // Wait for a few more lines, then check none came from the other app.
     await client.next((m) => m.type === "log" && client.messages.filter(ofType("log")).length >= 5, "five log lines")
     expect(client.messages.filter((m) => m.type === "log" && m.data.name !== "ws-talk")).toEqual([])
@@ -119,7 +157,10 @@ describe("the live feed", () => {
     let from = client.messages.length
     client.send({ type: "unsubscribe", channels: ["logs"], ids: ["ws-talk"] })
     const refused = await client.next(ofType("error"), "an error for unsubscribe with ids", { from })
-    expect(refused.data).toMatchObject({ code: "BAD_REQUEST", details: { field: "message", reason: "unsubscribe takes no ids: it ends the whole log subscription" } })
+    expect(refused.data).toMatchObject({
+      code: "BAD_REQUEST",
+      details: { field: "message", reason: "unsubscribe takes no ids: it ends the whole log subscription" }
+    })
     from = client.messages.length
     await client.next(ofType("log"), "a log line after the refused unsubscribe", { from })
 
@@ -145,13 +186,19 @@ describe("the live feed", () => {
       max_restarts: 0
     })
     expect(created.status, created.raw).toBe(201)
-    const alert = await client.next((m) => m.type === "alert" && m.data.kind === "process_crash", "a process_crash alert")
+    const alert = await client.next(
+      (m) => m.type === "alert" && m.data.kind === "process_crash",
+      "a process_crash alert"
+    )
     expect(alert.data).toMatchObject({
       process: { id: 0, name: "ws-crash", instance: 0 },
       message: expect.stringContaining("exited with code 1"),
       data: { exit_code: 1, signal: null, pid: expect.any(Number) }
     })
-    const errored = await client.next((m) => m.type === "process_status" && m.data.status === "errored", "ws-crash errored")
+    const errored = await client.next(
+      (m) => m.type === "process_status" && m.data.status === "errored",
+      "ws-crash errored"
+    )
     expect(errored.data).toMatchObject({ name: "ws-crash", exit_code: 1 })
   })
 
@@ -160,7 +207,8 @@ describe("the live feed", () => {
     const client = await connect(url)
     await client.next(ofType("process_list"), "process_list")
 
-    const examples = 'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
+    const examples =
+      'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
     /** The `error` a raw message gets: a short reason and a suggestion, as the HTTP API's BAD_REQUEST. */
     const errorFor = async (raw: string) => {
       const from = client.messages.length
@@ -170,22 +218,33 @@ describe("the live feed", () => {
     expect(await errorFor("garbage")).toEqual({
       code: "BAD_REQUEST",
       message: "Invalid message: not JSON",
-      details: { field: "message", reason: "not JSON", suggestion: 'send one JSON object per message, like {"type":"ping"}' }
+      details: {
+        field: "message",
+        reason: "not JSON",
+        suggestion: 'send one JSON object per message, like {"type":"ping"}'
+      }
     })
     expect(await errorFor('{"type":"frob"}')).toEqual({
       code: "BAD_REQUEST",
       message: 'Invalid message: unknown type "frob"; expected one of auth, subscribe, unsubscribe, ping',
-      details: { field: "message", reason: 'unknown type "frob"; expected one of auth, subscribe, unsubscribe, ping', suggestion: examples }
+      details: {
+        field: "message",
+        reason: 'unknown type "frob"; expected one of auth, subscribe, unsubscribe, ping',
+        suggestion: examples
+      }
     })
     for (const channels of ['["metrics"]', '["everything"]', "[]", '"logs"']) {
       expect((await errorFor(`{"type":"subscribe","channels":${channels}}`)).details).toEqual({
         field: "message",
         reason: 'channels must be ["logs"]',
-        suggestion: 'send "channels": ["logs"]; log lines are the only channel to subscribe to, everything else comes without asking'
+        suggestion:
+          'send "channels": ["logs"]; log lines are the only channel to subscribe to, everything else comes without asking'
       })
     }
     expect((await errorFor('{"type":"subscribe"}')).details.reason).toBe('channels must be ["logs"]')
-    expect((await errorFor('{"type":"subscribe","channels":["logs"],"ids":"ws-bad"}')).details.reason).toBe("ids must be an array of at most 1000 process ids or names")
+    expect((await errorFor('{"type":"subscribe","channels":["logs"],"ids":"ws-bad"}')).details.reason).toBe(
+      "ids must be an array of at most 1000 process ids or names"
+    )
     expect((await errorFor('{"type":"subscribe","channels":["logs"],"id":["ws-bad"]}')).details).toEqual({
       field: "message",
       reason: 'unknown field "id" in a subscribe message',
@@ -207,7 +266,11 @@ describe("the live feed", () => {
     expect((await client.next(ofType("error"), "an error for a huge message", { from })).data).toEqual({
       code: "BAD_REQUEST",
       message: "Invalid message: too large",
-      details: { field: "message", reason: "too large", suggestion: "send at most 65536 bytes per message; client messages are small" }
+      details: {
+        field: "message",
+        reason: "too large",
+        suggestion: "send at most 65536 bytes per message; client messages are small"
+      }
     })
 
     // A tag on a ping is no error: it is answered.
@@ -249,7 +312,9 @@ describe("the feed with an API key", () => {
     // A later wrong key is not "accepted"; the session goes on with its first key.
     let from2 = silent.messages.length
     silent.send({ type: "auth", key: "not-the-key" })
-    expect((await silent.next(ofType("error"), "a wrong second key", { from: from2 })).data).toMatchObject({ code: "UNAUTHORIZED" })
+    expect((await silent.next(ofType("error"), "a wrong second key", { from: from2 })).data).toMatchObject({
+      code: "UNAUTHORIZED"
+    })
     from2 = silent.messages.length
     silent.send({ type: "ping" })
     await silent.next(ofType("pong"), "pong after the wrong key", { from: from2 })
@@ -272,7 +337,10 @@ describe("the feed with an API key", () => {
     expect(other.messages.map((m) => m.type)).toEqual(["error"])
 
     // Every key form works on the handshake; a wrong header key is refused before the upgrade.
-    const headerForms: ReadonlyArray<Record<string, string>> = [{ authorization: `ApiKey ${KEY}` }, { "x-api-key": KEY }]
+    const headerForms: ReadonlyArray<Record<string, string>> = [
+      { authorization: `ApiKey ${KEY}` },
+      { "x-api-key": KEY }
+    ]
     for (const headers of headerForms) {
       const client = await connect(url, headers)
       await client.next(ofType("process_list"), `process_list with ${Object.keys(headers)[0]}`)
@@ -349,7 +417,11 @@ describe("slow clients", () => {
     })
     expect(flood.status, flood.raw).toBe(201)
     // A paused socket does not notice its connection closing, so the daemon's log tells first.
-    await eventually(() => daemon.output().includes("websocket client disconnected: it stopped reading"), "the stalled client to be cut off", 90_000)
+    await eventually(
+      () => daemon.output().includes("websocket client disconnected: it stopped reading"),
+      "the stalled client to be cut off",
+      90_000
+    )
     stalled.socket.resume()
     expect(await stalled.closed).toBe(1006)
     // The reader still gets lines written after the other was cut off.

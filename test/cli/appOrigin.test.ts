@@ -18,7 +18,11 @@ interface Detail {
   readonly status: string
   readonly port: string | null
   readonly config_file: string | null
-  readonly config: { readonly config_file: string | null; readonly autorestart: boolean; readonly watch: { enabled: boolean; paths: Array<string>; ignore: Array<string> } }
+  readonly config: {
+    readonly config_file: string | null
+    readonly autorestart: boolean
+    readonly watch: { enabled: boolean; paths: Array<string>; ignore: Array<string> }
+  }
   readonly last_exit: { code: number | null; signal: string | null; at: string | null } | null
 }
 
@@ -27,7 +31,12 @@ describe("the file an app came from", () => {
     sandbox.write("idle.js", "setInterval(() => {}, 1000)")
     const file = sandbox.write(
       "ecosystem.json",
-      JSON.stringify({ apps: [{ name: "web", script: "idle.js", env: { PORT: "4321" }, watch: ["idle.js"], ignore_watch: ["*.log"] }, { name: "job", script: "bash", args: ["-c", "exit 3"], autorestart: false }] })
+      JSON.stringify({
+        apps: [
+          { name: "web", script: "idle.js", env: { PORT: "4321" }, watch: ["idle.js"], ignore_watch: ["*.log"] },
+          { name: "job", script: "bash", args: ["-c", "exit 3"], autorestart: false }
+        ]
+      })
     )
     ok(sandbox, ["start", "ecosystem.json"])
     ok(sandbox, ["start", idleCommand, "--name", "cli"])
@@ -44,7 +53,11 @@ describe("the file an app came from", () => {
     expect(ok(sandbox, ["ls", "web"]).stdout).toMatch(/web +default +\S+ +\d+ +4321/)
 
     const web = json<Detail>(ok(sandbox, ["show", "web", "--json"]))
-    expect(web.config).toMatchObject({ config_file: file, autorestart: true, watch: { enabled: true, ignore: ["*.log"] } })
+    expect(web.config).toMatchObject({
+      config_file: file,
+      autorestart: true,
+      watch: { enabled: true, ignore: ["*.log"] }
+    })
     expect(web.config.watch.paths).toEqual([`${sandbox.dir}/idle.js`])
     const shown = ok(sandbox, ["describe", "web"]).stdout
     expect(shown).toMatch(new RegExp(`config file +${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`))

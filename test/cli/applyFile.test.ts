@@ -21,7 +21,13 @@ const writeEnv = path.join(fixtures, "write-env.js")
 interface Answer {
   readonly success: boolean
   readonly dry_run: boolean
-  readonly apps: ReadonlyArray<{ name: string; action: string; changed_keys: ReadonlyArray<string>; ok: boolean; error?: { code: string } }>
+  readonly apps: ReadonlyArray<{
+    name: string
+    action: string
+    changed_keys: ReadonlyArray<string>
+    ok: boolean
+    error?: { code: string }
+  }>
   readonly processes: ReadonlyArray<Row>
 }
 
@@ -40,7 +46,13 @@ const ecosystem = (out: string, apps: { mode: string; instances?: number; extra?
     "ecosystem.json",
     JSON.stringify({
       apps: [
-        { name: "web", script: writeEnv, instances: apps.instances ?? 1, exec_mode: "fork", env: { ENV_OUT_DIR: out, MODE: apps.mode } },
+        {
+          name: "web",
+          script: writeEnv,
+          instances: apps.instances ?? 1,
+          exec_mode: "fork",
+          env: { ENV_OUT_DIR: out, MODE: apps.mode }
+        },
         { name: "idle", script: node, args: ["-e", "setInterval(() => {}, 1000)"] },
         ...(apps.extra === true ? [{ name: "extra", script: node, args: ["-e", "setInterval(() => {}, 1000)"] }] : [])
       ]
@@ -118,7 +130,12 @@ describe("partial failure and creations that never spawned", () => {
     try {
       const file = sandbox.write(
         "eco.json",
-        JSON.stringify({ apps: [{ name: "taken", script: node, args: ["-e", "setInterval(() => {}, 1000)"], port: String(port) }, { name: "fine", script: node, args: ["-e", "setInterval(() => {}, 1000)"] }] })
+        JSON.stringify({
+          apps: [
+            { name: "taken", script: node, args: ["-e", "setInterval(() => {}, 1000)"], port: String(port) },
+            { name: "fine", script: node, args: ["-e", "setInterval(() => {}, 1000)"] }
+          ]
+        })
       )
       const result = sandbox.pmfx(["start", file])
       expect(result.code).toBe(9)
@@ -174,14 +191,28 @@ describe("bad input to a file command changes nothing", () => {
 
     const prune = sandbox.pmfx(["apply", file, "--prune", "--only", "web", "--json"])
     expect(prune.code).toBe(2)
-    expect(json<{ error: { code: string; details: { field: string } } }>(prune).error).toMatchObject({ code: "BAD_REQUEST", details: { field: "--prune" } })
+    expect(json<{ error: { code: string; details: { field: string } } }>(prune).error).toMatchObject({
+      code: "BAD_REQUEST",
+      details: { field: "--prune" }
+    })
 
-    const invalid = sandbox.write("bad.json", JSON.stringify({ apps: [{ name: "web", script: writeEnv, instances: "lots" }, { name: "idle", script: node, max_memory_restart: "12X" }] }))
+    const invalid = sandbox.write(
+      "bad.json",
+      JSON.stringify({
+        apps: [
+          { name: "web", script: writeEnv, instances: "lots" },
+          { name: "idle", script: node, max_memory_restart: "12X" }
+        ]
+      })
+    )
     const refused = sandbox.pmfx(["reload", invalid, "--json"])
     expect(refused.code).toBe(3)
     const wire = json<{ error: { code: string; details: { problems: Array<{ field: string }> } } }>(refused)
     expect(wire.error.code).toBe("INVALID_CONFIG")
-    expect(wire.error.details.problems.map((problem) => problem.field)).toEqual(["apps[0].instances", "apps[1].max_memory_restart"])
+    expect(wire.error.details.problems.map((problem) => problem.field)).toEqual([
+      "apps[0].instances",
+      "apps[1].max_memory_restart"
+    ])
 
     const port = sandbox.pmfx(["restart", file, "--port", "4000"])
     expect(port.code).toBe(2)
@@ -191,6 +222,8 @@ describe("bad input to a file command changes nothing", () => {
     expect(only.code).toBe(2)
 
     const after = list(sandbox)
-    expect(after.map((row) => [row.id, row.pid, row.restarts])).toEqual(before.map((row) => [row.id, row.pid, row.restarts]))
+    expect(after.map((row) => [row.id, row.pid, row.restarts])).toEqual(
+      before.map((row) => [row.id, row.pid, row.restarts])
+    )
   })
 })

@@ -34,12 +34,19 @@ interface WireError {
  * Runs a command that must fail with `code` and exit status `exit`, and returns its `--json` error;
  * with `human`, the text form is run and checked too (one line and a suggestion, no internals).
  */
-const failsWith = (args: ReadonlyArray<string>, code: string, exit: number, env?: Readonly<Record<string, string>>, human = false): WireError => {
+const failsWith = (
+  args: ReadonlyArray<string>,
+  code: string,
+  exit: number,
+  env?: Readonly<Record<string, string>>,
+  human = false
+): WireError => {
   if (human) {
     const text = sandbox.pmfx(args, env)
     expect(text.code, `pmfx ${args.join(" ")}: ${text.stderr}`).toBe(exit)
     // One line, then where (a file's line) and the suggestion; INVALID_CONFIG lists each problem below.
-    if (code === "INVALID_CONFIG") expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(.*\n)*    suggestion: [^\n]+\n$`))
+    if (code === "INVALID_CONFIG")
+      expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(.*\n)*    suggestion: [^\n]+\n$`))
     else expect(text.stderr).toMatch(new RegExp(`^${code} [^\n]+\n(  at [^\n]+\n)?  suggestion: [^\n]+\n$`))
     expectNoInternals(text)
   }
@@ -59,7 +66,15 @@ const deep = (n: number, open: string, close: string, inner = "") => open.repeat
 describe("ecosystem files that would exhaust the parser", () => {
   it("a billion-laughs YAML file is CONFIG_PARSE_ERROR (exit 3) naming the file, the line of the first alias and the limit", () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]']
-    for (const [name, previous] of [["b", "a"], ["c", "b"], ["d", "c"], ["e", "d"], ["f", "e"], ["g", "f"], ["h", "g"]]) {
+    for (const [name, previous] of [
+      ["b", "a"],
+      ["c", "b"],
+      ["d", "c"],
+      ["e", "d"],
+      ["f", "e"],
+      ["g", "f"],
+      ["h", "g"]
+    ]) {
       lines.push(`${name}: &${name} [${new Array(9).fill(`*${previous}`).join(",")}]`)
     }
     const file = sandbox.write("laughs.yaml", `${lines.join("\n")}\napps: [{name: x, script: sleep}]\n`)
@@ -73,33 +88,50 @@ describe("ecosystem files that would exhaust the parser", () => {
   })
 
   it("a YAML file that reuses an anchor as files normally do still loads", () => {
-    const apps = Array.from({ length: 20 }, (_, i) => `  - name: app${i}\n    script: sleep\n    args: ${i === 0 ? '&args ["100"]' : "*args"}\n    env: ${i === 0 ? "&env {A: x}" : "*env"}`).join("\n")
+    const apps = Array.from(
+      { length: 20 },
+      (_, i) =>
+        `  - name: app${i}\n    script: sleep\n    args: ${i === 0 ? '&args ["100"]' : "*args"}\n    env: ${i === 0 ? "&env {A: x}" : "*env"}`
+    ).join("\n")
     const file = sandbox.write("anchors.yaml", `apps:\n${apps}\n`)
     const result = ok(sandbox, ["validate", file])
     expect(result.stdout).toContain("20 apps")
   })
 
-  it("50,000 levels of JSON, YAML or TOML nesting (far past the stack) is CONFIG_PARSE_ERROR (exit 3) naming the 32-level limit", () => {
-    const n = 50_000
-    const files = [
-      sandbox.write("arrays.json", deep(n, "[", "]")),
-      sandbox.write("objects.json", `{"apps":${deep(n, '{"a":', "}", "1")}}`),
-      sandbox.write("broken.json", deep(n, "[", "}")),
-      sandbox.write("flow.yaml", `apps: ${deep(n, "[", "]")}`),
-      sandbox.write("block.yaml", `apps:\n${Array.from({ length: 40 }, (_, i) => `${" ".repeat(2 * i + 2)}- `).join("\n")}x\n`),
-      sandbox.write("inline.toml", `x = ${deep(n, "[", "]")}`)
-    ]
-    for (const [i, file] of files.entries()) {
-      const wire = failsWith(["validate", file], "CONFIG_PARSE_ERROR", 3, undefined, i === 0)
-      expect(wire.error.details.file).toBe(file)
-      if (!file.endsWith("broken.json")) expect(wire.error.message, file).toMatch(/32 levels/)
-    }
-  }, MANY_COMMANDS)
+  it(
+    "50,000 levels of JSON, YAML or TOML nesting (far past the stack) is CONFIG_PARSE_ERROR (exit 3) naming the 32-level limit",
+    () => {
+      const n = 50_000
+      const files = [
+        sandbox.write("arrays.json", deep(n, "[", "]")),
+        sandbox.write("objects.json", `{"apps":${deep(n, '{"a":', "}", "1")}}`),
+        sandbox.write("broken.json", deep(n, "[", "}")),
+        sandbox.write("flow.yaml", `apps: ${deep(n, "[", "]")}`),
+        sandbox.write(
+          "block.yaml",
+          `apps:\n${Array.from({ length: 40 }, (_, i) => `${" ".repeat(2 * i + 2)}- `).join("\n")}x\n`
+        ),
+        sandbox.write("inline.toml", `x = ${deep(n, "[", "]")}`)
+      ]
+      for (const [i, file] of files.entries()) {
+        const wire = failsWith(["validate", file], "CONFIG_PARSE_ERROR", 3, undefined, i === 0)
+        expect(wire.error.details.file).toBe(file)
+        if (!file.endsWith("broken.json")) expect(wire.error.message, file).toMatch(/32 levels/)
+      }
+    },
+    MANY_COMMANDS
+  )
 
   it("a JavaScript file whose value nests without end (or refers to itself) is CONFIG_PARSE_ERROR (exit 3)", () => {
     const files = [
-      sandbox.write("deep.config.js", 'let v = {}; for (let i = 0; i < 50000; i++) v = { a: v }; module.exports = { apps: [{ name: "x", script: "sleep", env: v }] }'),
-      sandbox.write("cycle.config.js", 'const app = { name: "x", script: "sleep" }; app.self = app; module.exports = { apps: [app] }')
+      sandbox.write(
+        "deep.config.js",
+        'let v = {}; for (let i = 0; i < 50000; i++) v = { a: v }; module.exports = { apps: [{ name: "x", script: "sleep", env: v }] }'
+      ),
+      sandbox.write(
+        "cycle.config.js",
+        'const app = { name: "x", script: "sleep" }; app.self = app; module.exports = { apps: [app] }'
+      )
     ]
     for (const file of files) {
       const wire = failsWith(["validate", file], "CONFIG_PARSE_ERROR", 3, undefined, true)
@@ -112,7 +144,11 @@ describe("a PMFX_HOME that cannot be used", () => {
   /** The command must end by itself (a spinning CLI is killed by the timeout: code null). */
   const homeFails = (home: string, reason: string | RegExp) => {
     const wire = failsWith(["list"], "FILE_ERROR", 3, { PMFX_HOME: home }, true)
-    expect(wire.error.details).toEqual({ path: home, reason: expect.stringMatching(reason), suggestion: expect.stringContaining("PMFX_HOME") })
+    expect(wire.error.details).toEqual({
+      path: home,
+      reason: expect.stringMatching(reason),
+      suggestion: expect.stringContaining("PMFX_HOME")
+    })
     expect(wire.error.message).toContain(home)
     return wire
   }
@@ -129,7 +165,11 @@ describe("a PMFX_HOME that cannot be used", () => {
   })
 
   it("pmfx daemon in the foreground says the same, with exit 3", () => {
-    const result = spawnSync(process.execPath, [PMFX_BIN, "daemon"], { env: { PATH: process.env.PATH ?? "", PMFX_HOME: "/proc/1/pmfx-home" }, encoding: "utf8", timeout: 30_000 })
+    const result = spawnSync(process.execPath, [PMFX_BIN, "daemon"], {
+      env: { PATH: process.env.PATH ?? "", PMFX_HOME: "/proc/1/pmfx-home" },
+      encoding: "utf8",
+      timeout: 30_000
+    })
     expect(result.status).toBe(3)
     expect(result.stderr).toMatch(/^pmfx daemon: FILE_ERROR PMFX_HOME \/proc\/1\/pmfx-home cannot be used/)
     expectNoInternals({ code: result.status, stdout: result.stdout, stderr: result.stderr })
@@ -160,7 +200,17 @@ describe("a PMFX_HOME that cannot be used", () => {
 
 describe("files of many apps", () => {
   const appsFile = (name: string, count: number, settings: (i: number) => Record<string, unknown> = () => ({})) =>
-    sandbox.write(name, JSON.stringify({ apps: Array.from({ length: count }, (_, i) => ({ name: `app${i}`, script: "sleep", args: ["1000"], ...settings(i) })) }))
+    sandbox.write(
+      name,
+      JSON.stringify({
+        apps: Array.from({ length: count }, (_, i) => ({
+          name: `app${i}`,
+          script: "sleep",
+          args: ["1000"],
+          ...settings(i)
+        }))
+      })
+    )
 
   it("3000 apps, or more than 1024 processes in all, is INVALID_CONFIG on apps (exit 3) naming the limit, before any daemon starts", () => {
     const many = appsFile("many.json", 3000)
@@ -176,66 +226,113 @@ describe("files of many apps", () => {
     expect(fs.existsSync(path.join(sandbox.home, "daemon.pid"))).toBe(false)
   })
 
-  it("a file whose definitions pass the 1 MiB request limit starts whole, in one request", async () => {
-    // 40 apps with 40 KB of environment each: ~1.6 MB of definitions (POST /api/apply takes 8 MiB).
-    const file = appsFile("heavy.json", 40, (i) => ({ env: { BIG: "x".repeat(40_000), I: String(i) } }))
-    const started = sandbox.pmfx(["start", file, "--json"])
-    expect(started.code, started.stderr).toBe(0)
-    expect(json<{ success: boolean; processes: Array<unknown> }>(started)).toMatchObject({ success: true, processes: expect.any(Array) })
-    expect(json<{ processes: Array<unknown> }>(started).processes).toHaveLength(40)
-    const rows = await allOnline(sandbox, 40)
-    expect(rows.map((row) => row.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `app${i}`).sort())
-  }, MANY_COMMANDS)
+  it(
+    "a file whose definitions pass the 1 MiB request limit starts whole, in one request",
+    async () => {
+      // 40 apps with 40 KB of environment each: ~1.6 MB of definitions (POST /api/apply takes 8 MiB).
+      const file = appsFile("heavy.json", 40, (i) => ({ env: { BIG: "x".repeat(40_000), I: String(i) } }))
+      const started = sandbox.pmfx(["start", file, "--json"])
+      expect(started.code, started.stderr).toBe(0)
+      expect(json<{ success: boolean; processes: Array<unknown> }>(started)).toMatchObject({
+        success: true,
+        processes: expect.any(Array)
+      })
+      expect(json<{ processes: Array<unknown> }>(started).processes).toHaveLength(40)
+      const rows = await allOnline(sandbox, 40)
+      expect(rows.map((row) => row.name).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `app${i}`).sort())
+    },
+    MANY_COMMANDS
+  )
 
-  it("when one app of a big file cannot start (its port is taken), the others start, exit 9 says so, and other apps run on", async () => {
-    ok(sandbox, ["start", idleCommand, "--name", "keep"])
-    const [keep] = await allOnline(sandbox, 1)
-    const holder = net.createServer()
-    await new Promise<void>((resolve) => holder.listen(0, "0.0.0.0", resolve))
-    const port = (holder.address() as net.AddressInfo).port
-    try {
-      // The last app's port is taken by another program: that app fails with PORT_IN_USE.
-      const file = appsFile("heavy.json", 40, (i) => ({ env: { BIG: "x".repeat(40_000) }, ...(i === 39 ? { port: String(port) } : {}) }))
-      const result = sandbox.pmfx(["start", file, "--json"])
-      expect(result.code, result.stderr).toBe(9)
-      const answer = json<{ success: boolean; apps: Array<{ name: string; ok: boolean; error?: { code: string; details: { port?: number } } }> }>(result)
-      expect(answer.success).toBe(false)
-      expect(answer.apps.filter((app) => !app.ok)).toEqual([expect.objectContaining({ name: "app39", error: expect.objectContaining({ code: "PORT_IN_USE", details: expect.objectContaining({ port }) }) })])
-    } finally {
-      holder.close()
-    }
-    const rows = list(sandbox)
-    expect(rows.find((row) => row.name === "keep")).toMatchObject({ status: "online", pid: keep!.pid })
-    expect(rows.map((row) => row.name)).not.toContain("app39")
-    expect(rows).toHaveLength(40)
-  }, MANY_COMMANDS)
+  it(
+    "when one app of a big file cannot start (its port is taken), the others start, exit 9 says so, and other apps run on",
+    async () => {
+      ok(sandbox, ["start", idleCommand, "--name", "keep"])
+      const [keep] = await allOnline(sandbox, 1)
+      const holder = net.createServer()
+      await new Promise<void>((resolve) => holder.listen(0, "0.0.0.0", resolve))
+      const port = (holder.address() as net.AddressInfo).port
+      try {
+        // The last app's port is taken by another program: that app fails with PORT_IN_USE.
+        const file = appsFile("heavy.json", 40, (i) => ({
+          env: { BIG: "x".repeat(40_000) },
+          ...(i === 39 ? { port: String(port) } : {})
+        }))
+        const result = sandbox.pmfx(["start", file, "--json"])
+        expect(result.code, result.stderr).toBe(9)
+        const answer = json<{
+          success: boolean
+          apps: Array<{ name: string; ok: boolean; error?: { code: string; details: { port?: number } } }>
+        }>(result)
+        expect(answer.success).toBe(false)
+        expect(answer.apps.filter((app) => !app.ok)).toEqual([
+          expect.objectContaining({
+            name: "app39",
+            error: expect.objectContaining({ code: "PORT_IN_USE", details: expect.objectContaining({ port }) })
+          })
+        ])
+      } finally {
+        holder.close()
+      }
+      const rows = list(sandbox)
+      expect(rows.find((row) => row.name === "keep")).toMatchObject({ status: "online", pid: keep!.pid })
+      expect(rows.map((row) => row.name)).not.toContain("app39")
+      expect(rows).toHaveLength(40)
+    },
+    MANY_COMMANDS
+  )
 })
 
 describe("selectors the daemon cannot hold", () => {
-  it("a file path, `..`, `%2F` or `.` given to restart/stop/delete/logs/show is PROCESS_NOT_FOUND (exit 4), and the app that runs is untouched", async () => {
-    ok(sandbox, ["start", idleCommand, "--name", "keep"])
-    const [before] = await allOnline(sandbox, 1)
-    const file = sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "keep", script: "sleep" }] }))
-    // (restart takes an ecosystem file that exists: `restart eco.json` applies it, see applyFile.test.ts.)
-    const selectors = [path.join(sandbox.dir, "no-such.json"), "./missing.json", "../x", "a/b", "..", ".", "a%2Fb", "a?b#c"]
-    for (const selector of selectors) {
-      const wire = failsWith(["restart", selector], "PROCESS_NOT_FOUND", 4, undefined, selector === selectors[0])
-      expect(wire.error.details.process_id, selector).toBe(selector)
-      if (selector.includes("/")) expect(wire.error.details.suggestion).toMatch(/name the file's apps/)
-    }
-    // The other commands that take a selector (show reads a path as a file: `..` there).
-    for (const [command, selector] of [["stop", file], ["delete", "../x"], ["reload", "a%2Fb"], ["logs", file], ["show", ".."]] as const) {
-      expect(failsWith([command, selector], "PROCESS_NOT_FOUND", 4).error.details.process_id).toBe(selector)
-    }
-    // The daemon still answers, and the app kept its process.
-    expect(list(sandbox)).toEqual([expect.objectContaining({ name: "keep", status: "online", pid: before!.pid })])
-    expect(isAlive(before!.pid!)).toBe(true)
-  }, MANY_COMMANDS)
+  it(
+    "a file path, `..`, `%2F` or `.` given to restart/stop/delete/logs/show is PROCESS_NOT_FOUND (exit 4), and the app that runs is untouched",
+    async () => {
+      ok(sandbox, ["start", idleCommand, "--name", "keep"])
+      const [before] = await allOnline(sandbox, 1)
+      const file = sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "keep", script: "sleep" }] }))
+      // (restart takes an ecosystem file that exists: `restart eco.json` applies it, see applyFile.test.ts.)
+      const selectors = [
+        path.join(sandbox.dir, "no-such.json"),
+        "./missing.json",
+        "../x",
+        "a/b",
+        "..",
+        ".",
+        "a%2Fb",
+        "a?b#c"
+      ]
+      for (const selector of selectors) {
+        const wire = failsWith(["restart", selector], "PROCESS_NOT_FOUND", 4, undefined, selector === selectors[0])
+        expect(wire.error.details.process_id, selector).toBe(selector)
+        if (selector.includes("/")) expect(wire.error.details.suggestion).toMatch(/name the file's apps/)
+      }
+      // The other commands that take a selector (show reads a path as a file: `..` there).
+      for (const [command, selector] of [
+        ["stop", file],
+        ["delete", "../x"],
+        ["reload", "a%2Fb"],
+        ["logs", file],
+        ["show", ".."]
+      ] as const) {
+        expect(failsWith([command, selector], "PROCESS_NOT_FOUND", 4).error.details.process_id).toBe(selector)
+      }
+      // The daemon still answers, and the app kept its process.
+      expect(list(sandbox)).toEqual([expect.objectContaining({ name: "keep", status: "online", pid: before!.pid })])
+      expect(isAlive(before!.pid!)).toBe(true)
+    },
+    MANY_COMMANDS
+  )
 })
 
 describe("answers the CLI cannot read", () => {
   /** The answer to `GET /`, by which the CLI knows a daemon runs (so it starts none of its own). */
-  const info = JSON.stringify({ name: "pmfx", version: "0.0.0", description: "", status: "running", endpoints: { processes: "", system: "", status: "", websocket: "" } })
+  const info = JSON.stringify({
+    name: "pmfx",
+    version: "0.0.0",
+    description: "",
+    status: "running",
+    endpoints: { processes: "", system: "", status: "", websocket: "" }
+  })
 
   /** A fake daemon on the sandbox's socket that answers every request but `GET /` with `status` and `body`. */
   const fakeDaemon = async (status: number, body: string): Promise<net.Server> => {
@@ -256,7 +353,9 @@ describe("answers the CLI cannot read", () => {
     try {
       const result = await sandbox.pmfxAsync(["stop", "api"])
       expect(result.code).toBe(1)
-      expect(result.stderr).toMatch(/^pmfx: the daemon at .*pmfx\.sock gave an answer this pmfx cannot read\n {2}suggestion: .*PMFX_DEBUG=1/)
+      expect(result.stderr).toMatch(
+        /^pmfx: the daemon at .*pmfx\.sock gave an answer this pmfx cannot read\n {2}suggestion: .*PMFX_DEBUG=1/
+      )
       expectNoInternals(result)
       const debug = await sandbox.pmfxAsync(["stop", "api"], { PMFX_DEBUG: "1" })
       expect(debug.code).toBe(1)
@@ -268,7 +367,14 @@ describe("answers the CLI cannot read", () => {
   })
 
   it("a structured error with a status the endpoint does not declare is shown as that error, with its exit code", async () => {
-    const body = JSON.stringify({ success: false, error: { code: "BAD_REQUEST", message: "Invalid body: too big", details: { field: "body", reason: "too big", suggestion: "send less" } } })
+    const body = JSON.stringify({
+      success: false,
+      error: {
+        code: "BAD_REQUEST",
+        message: "Invalid body: too big",
+        details: { field: "body", reason: "too big", suggestion: "send less" }
+      }
+    })
     const server = await fakeDaemon(413, body)
     try {
       const result = await sandbox.pmfxAsync(["restart", "api"])

@@ -40,14 +40,26 @@ describe("cluster mode from the CLI", () => {
     const port = randomPortBase(10)
     ok(sandbox, ["start", server, "--name", "web", "-i", "2", "--port", String(port)])
     ok(sandbox, ["start", server, "--name", "ranged", "-i", "2", "--port", `${port + 2}-${port + 3}`])
-    ok(sandbox, ["start", server, "--name", "forked", "-i", "2", "--exec-mode", "fork", "--port", `${port + 4}-${port + 5}`])
+    ok(sandbox, [
+      "start",
+      server,
+      "--name",
+      "forked",
+      "-i",
+      "2",
+      "--exec-mode",
+      "fork",
+      "--port",
+      `${port + 4}-${port + 5}`
+    ])
     const rows = await allOnline(sandbox, 6)
     const byName = (name: string) => rows.filter((row) => row.name === name)
     for (const row of byName("web")) {
       expect(row.port).toBe(String(port))
       expect(parentCommand(row.pid!)).toContain("pmfx cluster primary web")
     }
-    for (const row of [...byName("ranged"), ...byName("forked")]) expect(parentCommand(row.pid!)).not.toContain("pmfx cluster primary")
+    for (const row of [...byName("ranged"), ...byName("forked")])
+      expect(parentCommand(row.pid!)).not.toContain("pmfx cluster primary")
     expect(byName("ranged").map((row) => row.port)).toEqual([String(port + 2), String(port + 3)])
     expect(ok(sandbox, ["show", "web"]).stdout).toContain("cluster mode: workers of one Node cluster primary")
     expect(ok(sandbox, ["show", "forked"]).stdout).not.toContain("cluster mode")
@@ -75,7 +87,9 @@ describe("cluster mode from the CLI", () => {
     ok(sandbox, ["start", path.join(fixtures, "counter.js"), "--name", "counter"])
     const before = await allOnline(sandbox, 3)
     const restarted = ok(sandbox, ["daemon", "restart"])
-    expect(restarted.stdout).toContain("3 processes running, 1 adopted without a restart, 2 started again (cluster mode)")
+    expect(restarted.stdout).toContain(
+      "3 processes running, 1 adopted without a restart, 2 started again (cluster mode)"
+    )
     const after = await allOnline(sandbox, 3)
     const web = after.filter((row) => row.name === "web")
     for (const row of web) {

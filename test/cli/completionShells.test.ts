@@ -29,15 +29,28 @@ const pmfxOnPath = (): string => {
   return bin
 }
 
-const shellEnv = (bin: string) => ({ ...process.env, PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, PMFX_HOME: sandbox.home, HOME: sandbox.dir })
+const shellEnv = (bin: string) => ({
+  ...process.env,
+  PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+  PMFX_HOME: sandbox.home,
+  HOME: sandbox.dir
+})
 
 const completeInFish = (script: string, line: string, bin: string): Array<string> => {
   const file = path.join(sandbox.dir, "pmfx.fish")
   fs.writeFileSync(file, script)
-  const result = spawnSync("fish", ["--no-config", "-c", `source $argv[1]; complete -C $argv[2]`, file, line], { encoding: "utf8", env: shellEnv(bin), cwd: sandbox.dir, timeout: 30_000 })
+  const result = spawnSync("fish", ["--no-config", "-c", `source $argv[1]; complete -C $argv[2]`, file, line], {
+    encoding: "utf8",
+    env: shellEnv(bin),
+    cwd: sandbox.dir,
+    timeout: 30_000
+  })
   expect(result.status, result.stderr).toBe(0)
   expect(result.stderr).toBe("")
-  return result.stdout.split("\n").filter((l) => l !== "").map((l) => l.split("\t")[0]!)
+  return result.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => l.split("\t")[0]!)
 }
 
 const ZSH_HARNESS = [
@@ -56,7 +69,12 @@ const ZSH_HARNESS = [
 const completeInZsh = (script: string, words: ReadonlyArray<string>, bin: string): Array<string> => {
   const file = path.join(sandbox.dir, "pmfx.zsh")
   fs.writeFileSync(file, script)
-  const result = spawnSync("zsh", ["-f", "-c", ZSH_HARNESS, "zsh", file, path.join(bin, "pmfx"), ...words], { encoding: "utf8", env: shellEnv(bin), cwd: sandbox.dir, timeout: 30_000 })
+  const result = spawnSync("zsh", ["-f", "-c", ZSH_HARNESS, "zsh", file, path.join(bin, "pmfx"), ...words], {
+    encoding: "utf8",
+    env: shellEnv(bin),
+    cwd: sandbox.dir,
+    timeout: 30_000
+  })
   expect(result.status, result.stderr).toBe(0)
   return result.stdout.split("\n").filter((l) => l !== "")
 }
@@ -68,7 +86,13 @@ describe("shell completion in real shells", () => {
     expect(installed("fish"), "fish is installed (.ci/run installs it)").toBe(true)
     const bin = pmfxOnPath()
     const script = ok(sandbox, ["completion", "fish"]).stdout
-    expect(completeInFish(script, "pmfx re", bin).sort()).toEqual(["reload", "reloadLogs", "reset", "restart", "resurrect"])
+    expect(completeInFish(script, "pmfx re", bin).sort()).toEqual([
+      "reload",
+      "reloadLogs",
+      "reset",
+      "restart",
+      "resurrect"
+    ])
     expect(completeInFish(script, "pmfx logs --fol", bin)).toEqual(["--follow"])
     expect(completeInFish(script, "pmfx stop ", bin)).toEqual([])
     expect(fs.existsSync(path.join(sandbox.home, "pmfx.sock"))).toBe(false)
@@ -80,14 +104,20 @@ describe("shell completion in real shells", () => {
     expect(completeInFish(script, "pmfx logs w", bin).sort()).toEqual(["web-api", "worker"])
     // restart takes an ecosystem file too: the folder's entries come with the names.
     sandbox.write("ecosystem.json", "{}")
-    expect(completeInFish(script, "pmfx restart ", bin)).toEqual(expect.arrayContaining(["web-api", "worker", "all", "ecosystem.json"]))
+    expect(completeInFish(script, "pmfx restart ", bin)).toEqual(
+      expect.arrayContaining(["web-api", "worker", "all", "ecosystem.json"])
+    )
   })
 
   it("zsh: command names, options, choices, and the current app names (none without a daemon, and none started)", () => {
     expect(installed("zsh"), "zsh is installed (.ci/run installs it)").toBe(true)
     const bin = pmfxOnPath()
     const script = ok(sandbox, ["completion", "zsh"]).stdout
-    expect(completeInZsh(script, ["re"], bin).filter((w) => w.startsWith("re")).sort()).toEqual(["reload", "reloadLogs", "reset", "restart", "resurrect"])
+    expect(
+      completeInZsh(script, ["re"], bin)
+        .filter((w) => w.startsWith("re"))
+        .sort()
+    ).toEqual(["reload", "reloadLogs", "reset", "restart", "resurrect"])
     expect(completeInZsh(script, ["logs", "--"], bin)).toContain("--follow")
     expect(completeInZsh(script, ["start", "--exec-mode", ""], bin)).toEqual(["fork", "cluster"])
     expect(completeInZsh(script, ["stop", ""], bin)).toEqual([])

@@ -30,8 +30,16 @@ describe("parallel pmfx commands", () => {
       })
     )
     // Each command either did its job or said why not (not found, already exists or running).
-    for (const result of results) if (result.code !== 0) expect(result.stderr + result.stdout).toMatch(/not found|no process|already|deleted by another/i)
-    const list = async () => JSON.parse(box.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ id: number; name: string; pid: number | null; status: string }>
+    for (const result of results)
+      if (result.code !== 0)
+        expect(result.stderr + result.stdout).toMatch(/not found|no process|already|deleted by another/i)
+    const list = async () =>
+      JSON.parse(box.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{
+        id: number
+        name: string
+        pid: number | null
+        status: string
+      }>
     const outcome = await settle(list, () => descendantsOfPid(daemonPid))
     expect(outcome.untracked).toEqual([])
     expect(outcome.ghosts).toEqual([])

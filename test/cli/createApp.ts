@@ -12,5 +12,7 @@ export const createApps = async (sandbox: Sandbox, body: unknown) => {
   expect(ping.code, ping.stderr).toBe(0)
   const reply = await request(path.join(sandbox.home, "pmfx.sock"), "POST", "/api/processes", body)
   expect(reply.status, JSON.stringify(reply.body)).toBe(201)
-  return reply.body as { readonly processes: ReadonlyArray<{ readonly id: number; readonly name: string; readonly instance: number }> }
+  return reply.body as {
+    readonly processes: ReadonlyArray<{ readonly id: number; readonly name: string; readonly instance: number }>
+  }
 }

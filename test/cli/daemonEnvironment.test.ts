@@ -42,7 +42,8 @@ describe("the daemon's environment", () => {
     expect(daemonEnv.FROM_THE_SHELL).toBe("yes")
     expect(daemonEnv.PATH).toBe(process.env.PATH)
     expect(daemonEnv.PMFX_HOME).toBe(sandbox.home)
-    for (const left of ["PMFX_API_KEY", "PMFX_READONLY_API_KEY", "PMFX_RUN_ID", "NODE_OPTIONS"]) expect(daemonEnv[left]).toBeUndefined()
+    for (const left of ["PMFX_API_KEY", "PMFX_READONLY_API_KEY", "PMFX_RUN_ID", "NODE_OPTIONS"])
+      expect(daemonEnv[left]).toBeUndefined()
 
     const out = fs.mkdtempSync(path.join(sandbox.dir, "env-"))
     const created = await request(path.join(sandbox.home, "pmfx.sock"), "POST", "/api/processes", {

@@ -21,7 +21,8 @@ beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   sandbox.cleanup()
 })
 
@@ -92,7 +93,9 @@ describe("pmfx daemon --web", () => {
     await stop(daemon)
 
     // The command line's listener is the one remembered for the next daemon.
-    const state = JSON.parse(fs.readFileSync(path.join(sandbox.home, "state.json"), "utf8")) as { web?: { port: number } }
+    const state = JSON.parse(fs.readFileSync(path.join(sandbox.home, "state.json"), "utf8")) as {
+      web?: { port: number }
+    }
     expect(state.web?.port).toBe(port)
   })
 

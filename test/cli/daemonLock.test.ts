@@ -43,7 +43,8 @@ const daemonPid = () => Number(fs.readFileSync(path.join(sandbox.home, "daemon.p
 const writeLock = (pid: number, recordedStartTime?: number) => {
   fs.mkdirSync(sandbox.home, { recursive: true, mode: 0o700 })
   fs.writeFileSync(path.join(sandbox.home, "daemon.pid"), `${pid}\n`)
-  if (recordedStartTime !== undefined) fs.writeFileSync(path.join(sandbox.home, "daemon.owner"), `${pid} ${recordedStartTime}\n`)
+  if (recordedStartTime !== undefined)
+    fs.writeFileSync(path.join(sandbox.home, "daemon.owner"), `${pid} ${recordedStartTime}\n`)
   // Not a lock taken a moment ago by a daemon still starting.
   const old = new Date(Date.now() - 60_000)
   fs.utimesSync(path.join(sandbox.home, "daemon.pid"), old, old)
@@ -88,7 +89,9 @@ describe("the daemon lock", () => {
     // The shell forks a short `sleep`, prints its pid, then becomes a long `sleep`, which never
     // reaps it (the child must outlive the exec: a shell reaps a child that exits before).
     const parent = spawnOwn("sh", ["-c", "sleep 0.3 & echo $!; exec sleep 60"])
-    const zombie = await new Promise<number>((resolve) => parent.stdout!.once("data", (data: Buffer) => resolve(Number(data.toString().trim()))))
+    const zombie = await new Promise<number>((resolve) =>
+      parent.stdout!.once("data", (data: Buffer) => resolve(Number(data.toString().trim())))
+    )
     await eventually(() => expect(stateOf(zombie)).toBe("Z"))
     writeLock(zombie, startTimeOf(zombie))
     const listed = sandbox.pmfx(["list", "--json"])
@@ -100,7 +103,14 @@ describe("the daemon lock", () => {
     const file = sandbox.write(
       "eco.json",
       JSON.stringify({
-        apps: [{ name: "stubborn", script: process.execPath, args: ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], kill_timeout: 3000 }]
+        apps: [
+          {
+            name: "stubborn",
+            script: process.execPath,
+            args: ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"],
+            kill_timeout: 3000
+          }
+        ]
       })
     )
     ok(sandbox, ["start", file])

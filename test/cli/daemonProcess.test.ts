@@ -22,7 +22,10 @@ describe("the daemon process", () => {
   it("is started by the CLI as `node <daemon flags> pmfx.cjs daemon`", () => {
     expect(sandbox.pmfx(["ping"]).code).toBe(0)
     const pid = Number(fs.readFileSync(path.join(sandbox.home, "daemon.pid"), "utf8").trim())
-    const commandLine = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((word) => word !== "")
+    const commandLine = fs
+      .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((word) => word !== "")
     expect(commandLine).toEqual([process.execPath, ...DAEMON_NODE_FLAGS, fs.realpathSync(PMFX_BIN), "daemon"])
   })
 
@@ -37,7 +40,10 @@ describe("the daemon process", () => {
         importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
       })
       process.stdout.write(String(script.cachedDataRejected))`
-    const result = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, "-e", probe], { encoding: "utf8", timeout: 30_000 })
+    const result = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, "-e", probe], {
+      encoding: "utf8",
+      timeout: 30_000
+    })
     expect(result.stderr).toBe("")
     expect(result.stdout).toBe("false")
   })

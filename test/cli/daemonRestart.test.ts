@@ -28,7 +28,9 @@ describe("pmfx daemon restart", () => {
     expect(restarted.stdout).toContain("2 processes running, adopted without a restart")
     expect(isAlive(oldDaemon)).toBe(false)
     const after = list(sandbox)
-    expect(after.map((row) => [row.id, row.pid, row.restarts, row.status])).toEqual(before.map((row) => [row.id, row.pid, 0, "online"]))
+    expect(after.map((row) => [row.id, row.pid, row.restarts, row.status])).toEqual(
+      before.map((row) => [row.id, row.pid, 0, "online"])
+    )
 
     // PM2's name for the same thing.
     const updated = json<{ running: Array<{ pid: number }> }>(ok(sandbox, ["update", "--json"]))

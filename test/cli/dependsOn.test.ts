@@ -17,7 +17,8 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup())
 
 /** Rows by app name: a file is applied in dependency order, so ids need not follow the file. */
-const byName = <R extends { readonly name: string }>(rows: ReadonlyArray<R>): Array<R> => [...rows].sort((a, b) => a.name.localeCompare(b.name))
+const byName = <R extends { readonly name: string }>(rows: ReadonlyArray<R>): Array<R> =>
+  [...rows].sort((a, b) => a.name.localeCompare(b.name))
 
 describe("depends_on conditions from the CLI", () => {
   it("show says what a starting app waits for; it starts once the ready line appears", async () => {
@@ -33,7 +34,13 @@ describe("depends_on conditions from the CLI", () => {
       })
     )
     const starting = sandbox.pmfxAsync(["start", file])
-    await eventually(() => expect(ok(sandbox, ["show", "api"]).stdout).toMatch(/status\s+starting \(waiting for db to print its ready line\)/), 30_000)
+    await eventually(
+      () =>
+        expect(ok(sandbox, ["show", "api"]).stdout).toMatch(
+          /status\s+starting \(waiting for db to print its ready line\)/
+        ),
+      30_000
+    )
     expect(ok(sandbox, ["show", "api"]).stdout).toMatch(/depends_on\s+db \(log_ready\)/)
     fs.writeFileSync(marker, "")
     const started = await starting
@@ -51,7 +58,13 @@ describe("depends_on conditions from the CLI", () => {
       "eco.json",
       JSON.stringify({
         apps: [
-          { name: "api", namespace: "stack", script: "sleep", args: ["300"], depends_on: [{ name: "db", condition: "log_ready" }] },
+          {
+            name: "api",
+            namespace: "stack",
+            script: "sleep",
+            args: ["300"],
+            depends_on: [{ name: "db", condition: "log_ready" }]
+          },
           { name: "db", namespace: "stack", script: node, args: ["-e", db], ready_log_line: "^db ready$" }
         ]
       })
@@ -59,7 +72,10 @@ describe("depends_on conditions from the CLI", () => {
     ok(sandbox, ["start", file])
     const before = await eventually(() => {
       const rows = list(sandbox)
-      expect(byName(rows).map((r) => [r.name, r.status])).toEqual([["api", "online"], ["db", "online"]])
+      expect(byName(rows).map((r) => [r.name, r.status])).toEqual([
+        ["api", "online"],
+        ["db", "online"]
+      ])
       return byName(rows)
     }, 30_000)
 
@@ -92,7 +108,12 @@ describe("depends_on conditions from the CLI", () => {
       JSON.stringify({
         apps: [
           { name: "migrate", script: node, args: ["-e", "process.exit(2)"], autorestart: false },
-          { name: "api", script: "sleep", args: ["300"], depends_on: [{ name: "migrate", condition: "completed_successfully" }] }
+          {
+            name: "api",
+            script: "sleep",
+            args: ["300"],
+            depends_on: [{ name: "migrate", condition: "completed_successfully" }]
+          }
         ]
       })
     )
@@ -100,15 +121,28 @@ describe("depends_on conditions from the CLI", () => {
     // and api's outcome carries the error.
     const result = sandbox.pmfx(["start", failing, "--json"])
     expect(result.code).toBe(9)
-    const answer = JSON.parse(result.stdout) as { apps: ReadonlyArray<{ name: string; ok: boolean; error?: { code: string; details: Record<string, unknown> } }> }
+    const answer = JSON.parse(result.stdout) as {
+      apps: ReadonlyArray<{ name: string; ok: boolean; error?: { code: string; details: Record<string, unknown> } }>
+    }
     const body = { error: answer.apps.find((app) => app.name === "api")!.error! }
     expect(body.error.code).toBe("PROCESS_START_FAILED")
-    expect(body.error.details).toMatchObject({ process_id: "api", dependency: "migrate", condition: "completed_successfully" })
-    expect(body.error.details.reason).toBe("it waits for migrate to complete successfully (exit 0), but migrate is errored (exited with code 2)")
+    expect(body.error.details).toMatchObject({
+      process_id: "api",
+      dependency: "migrate",
+      condition: "completed_successfully"
+    })
+    expect(body.error.details.reason).toBe(
+      "it waits for migrate to complete successfully (exit 0), but migrate is errored (exited with code 2)"
+    )
 
     const typo = sandbox.write(
       "typo.json",
-      JSON.stringify({ apps: [{ name: "db2", script: "sleep", args: ["300"] }, { name: "api2", script: "sleep", args: ["300"], depends_on: [{ name: "db2", condition: "helthy" }] }] })
+      JSON.stringify({
+        apps: [
+          { name: "db2", script: "sleep", args: ["300"] },
+          { name: "api2", script: "sleep", args: ["300"], depends_on: [{ name: "db2", condition: "helthy" }] }
+        ]
+      })
     )
     const invalid = sandbox.pmfx(["start", typo])
     expect(invalid.code).toBe(3)

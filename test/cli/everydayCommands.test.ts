@@ -22,12 +22,22 @@ const RO_KEY = "read-key-2f6d93a0c8"
 /** One HTTP request over the sandbox daemon's unix socket, as any client would make it. */
 const overSocket = (method: string, urlPath: string, body?: unknown) =>
   new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const request = http.request({ socketPath: path.join(sandbox.home, "pmfx.sock"), method, path: urlPath, headers: { "content-type": "application/json" } }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (text += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) }))
-    })
+    const request = http.request(
+      {
+        socketPath: path.join(sandbox.home, "pmfx.sock"),
+        method,
+        path: urlPath,
+        headers: { "content-type": "application/json" }
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (text += chunk))
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) })
+        )
+      }
+    )
     request.on("error", reject)
     request.end(body === undefined ? undefined : JSON.stringify(body))
   })
@@ -46,7 +56,13 @@ const startApps = async () => {
     "ecosystem.json",
     JSON.stringify({
       apps: [
-        { name: "ticker", script: node, args: [ticker], namespace: "grp", env: { API_KEY: "s3cr3t-value", db_password: "hunter2", PLAIN: "visible" } },
+        {
+          name: "ticker",
+          script: node,
+          args: [ticker],
+          namespace: "grp",
+          env: { API_KEY: "s3cr3t-value", db_password: "hunter2", PLAIN: "visible" }
+        },
         { name: "listener", script: node, args: [listener], namespace: "grp" },
         { name: "loner", script: node, args: ["-e", "setInterval(() => {}, 1000)"] }
       ]
@@ -57,7 +73,11 @@ const startApps = async () => {
 }
 
 const logFile = (name: string) => path.join(sandbox.home, "logs", `${name}-0-out.log`)
-const linesOf = (file: string) => fs.readFileSync(file, "utf8").split("\n").filter((line) => line !== "")
+const linesOf = (file: string) =>
+  fs
+    .readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line !== "")
 
 describe("flush and reloadLogs", () => {
   it("empties one app's files while it keeps writing into them, all with no argument, and reopens moved files", async () => {
@@ -106,15 +126,24 @@ describe("flush and reloadLogs", () => {
 describe("sendSignal, env and reset", () => {
   it("signals every instance by name or number, and refuses an unknown signal with BAD_REQUEST field signal", async () => {
     const rows = await startApps()
-    const sent = json<{ signalled: Array<number>; signal: string }>(ok(sandbox, ["sendSignal", "SIGUSR2", "listener", "--json"]))
+    const sent = json<{ signalled: Array<number>; signal: string }>(
+      ok(sandbox, ["sendSignal", "SIGUSR2", "listener", "--json"])
+    )
     expect(sent).toMatchObject({ signal: "SIGUSR2", signalled: [rows[1]!.id] })
     ok(sandbox, ["sendSignal", "1", "listener"])
-    await eventually(() => expect(linesOf(logFile("listener")).map((line) => line.split(" ").slice(1).join(" "))).toEqual(["got usr2", "got hup"]))
+    await eventually(() =>
+      expect(linesOf(logFile("listener")).map((line) => line.split(" ").slice(1).join(" "))).toEqual([
+        "got usr2",
+        "got hup"
+      ])
+    )
 
     const bad = sandbox.pmfx(["sendSignal", "SIGFOO", "listener"])
     expect(bad.code).toBe(2)
     expect(bad.stderr).toContain("BAD_REQUEST")
-    const badJson = json<{ error: { code: string; details: { field: string } } }>(sandbox.pmfx(["sendSignal", "99", "listener", "--json"]))
+    const badJson = json<{ error: { code: string; details: { field: string } } }>(
+      sandbox.pmfx(["sendSignal", "99", "listener", "--json"])
+    )
     expect([badJson.error.code, badJson.error.details.field]).toEqual(["BAD_REQUEST", "signal"])
     const http = await overSocket("POST", "/api/processes/listener/signal", { signal: "NOPE" })
     expect([http.status, http.body.error.code, http.body.error.details.field]).toEqual([400, "BAD_REQUEST", "signal"])
@@ -133,7 +162,9 @@ describe("sendSignal, env and reset", () => {
     expect(masked).toContain("PLAIN=visible")
     expect(masked).toContain("PMFX_INSTANCE_ID=0")
     expect(masked).not.toContain("s3cr3t-value")
-    const shown = json<{ env: Record<string, string>; source: string; masked: Array<string> }>(ok(sandbox, ["env", String(rows[0]!.id), "--show-secrets", "--json"]))
+    const shown = json<{ env: Record<string, string>; source: string; masked: Array<string> }>(
+      ok(sandbox, ["env", String(rows[0]!.id), "--show-secrets", "--json"])
+    )
     expect(shown).toMatchObject({ source: "process", masked: [] })
     expect(shown.env.API_KEY).toBe("s3cr3t-value")
 
@@ -149,11 +180,21 @@ describe("sendSignal, env and reset", () => {
     ok(sandbox, ["web", "--port", String(port), "--api-key", KEY, "--read-only-api-key", RO_KEY])
     const full = await httpGet(port, "/api/processes/ticker/env?show_secrets=true", { authorization: `Bearer ${KEY}` })
     expect((full.body as { env: Record<string, string> }).env.API_KEY).toBe("s3cr3t-value")
-    const readOnly = await httpGet(port, "/api/processes/ticker/env?show_secrets=true", { authorization: `Bearer ${RO_KEY}` })
+    const readOnly = await httpGet(port, "/api/processes/ticker/env?show_secrets=true", {
+      authorization: `Bearer ${RO_KEY}`
+    })
     expect(readOnly.status).toBe(200)
     expect(JSON.stringify(readOnly.body)).not.toContain("s3cr3t-value")
     expect(JSON.stringify(readOnly.body)).not.toContain("visible")
-    const remote = sandbox.pmfx(["--url", `http://127.0.0.1:${port}`, "--api-key", RO_KEY, "env", "ticker", "--show-secrets"])
+    const remote = sandbox.pmfx([
+      "--url",
+      `http://127.0.0.1:${port}`,
+      "--api-key",
+      RO_KEY,
+      "env",
+      "ticker",
+      "--show-secrets"
+    ])
     expect(remote.code).toBe(0)
     expect(remote.stdout).toContain("API_KEY=***")
     const badFlag = await overSocket("GET", "/api/processes/ticker/env?show_secrets=maybe")
@@ -173,7 +214,9 @@ describe("sendSignal, env and reset", () => {
       ["listener", 0]
     ])
     expect(list(sandbox).map((row) => row.restarts)).toEqual([0, 0, 1])
-    expect((await overSocket("POST", "/api/processes/all/reset")).body.processes.map((row: Row) => row.restarts)).toEqual([0, 0, 0])
+    expect(
+      (await overSocket("POST", "/api/processes/all/reset")).body.processes.map((row: Row) => row.restarts)
+    ).toEqual([0, 0, 0])
     expect(sandbox.pmfx(["reset", "nope"]).code).toBe(4)
     expect(list(sandbox).map((row) => row.status)).toEqual(["online", "online", "online"])
   })
@@ -195,8 +238,14 @@ describe("aliases and selectors", () => {
     ok(sandbox, ["start", "grp"])
     await allOnline(sandbox, 3)
     expect(names(ok(sandbox, ["restart", "grp", "--json"]))).toEqual(["ticker", "listener"])
-    expect(json<{ processes: Array<Row> }>(ok(sandbox, ["reload", "grp", "--json"])).processes.map((row) => row.name)).toEqual(["ticker", "listener"])
-    expect(json<Array<{ app: string }>>(ok(sandbox, ["logs", "grp", "--json", "--lines", "5"])).every((entry) => entry.app === "ticker" || entry.app === "listener")).toBe(true)
+    expect(
+      json<{ processes: Array<Row> }>(ok(sandbox, ["reload", "grp", "--json"])).processes.map((row) => row.name)
+    ).toEqual(["ticker", "listener"])
+    expect(
+      json<Array<{ app: string }>>(ok(sandbox, ["logs", "grp", "--json", "--lines", "5"])).every(
+        (entry) => entry.app === "ticker" || entry.app === "listener"
+      )
+    ).toBe(true)
     expect(names(ok(sandbox, ["restart", String(rows[2]!.id), "--json"]))).toEqual(["loner"])
 
     // An app named like the namespace: the name wins (docs/cli.md, "Selectors").

@@ -26,7 +26,9 @@ describe("the help catalogue matches the command definitions", () => {
       `add an entry for ${missing.map((key) => `"${key}"`).join(", ")} to src/cli/help/catalogue.ts (summary, usage lines, 2-3 examples, what its argument completes to)`
     ).toEqual([])
     const stale = Object.keys(catalogue).filter((key) => !commandPaths.includes(key))
-    expect(stale, `src/cli/help/catalogue.ts has entries for commands that do not exist: ${stale.join(", ")}`).toEqual([])
+    expect(stale, `src/cli/help/catalogue.ts has entries for commands that do not exist: ${stale.join(", ")}`).toEqual(
+      []
+    )
   })
 
   it("gives every command usage lines that begin with pmfx <command>, and two or three examples", () => {
@@ -46,12 +48,19 @@ describe("the help catalogue matches the command definitions", () => {
       const command = model.commands.find((c) => c.path.join(" ") === key)!
       // A command's help also shows its subcommands' usage (`pmfx daemon restart [--json]`).
       const children = model.commands.filter((c) => c.path.join(" ").startsWith(`${key} `))
-      const known = new Set([...globals, "--help", ...[command, ...children].flatMap((c) => c.options.flatMap((o) => o.names))])
+      const known = new Set([
+        ...globals,
+        "--help",
+        ...[command, ...children].flatMap((c) => c.options.flatMap((o) => o.names))
+      ])
       const texts = [...entry.usage, ...entry.examples.map((example) => example.command)]
       for (const text of texts) {
         // (After ` -- `, the words are the app's.)
         for (const flag of text.split(" -- ")[0]!.match(/(?<=^|[\s[])--?[a-z][\w-]*/g) ?? []) {
-          expect(known.has(flag), `"${text}" (catalogue entry "${key}") names ${flag}, which pmfx ${key} does not have`).toBe(true)
+          expect(
+            known.has(flag),
+            `"${text}" (catalogue entry "${key}") names ${flag}, which pmfx ${key} does not have`
+          ).toBe(true)
         }
       }
     }
@@ -97,7 +106,10 @@ describe("pmfx --help", () => {
     const result = sandbox.pmfx(["--help"])
     expect(result.code).toBe(0)
     expectReadableHelp(result.stdout, "pmfx --help")
-    for (const key of commandPaths) expect(result.stdout).toMatch(new RegExp(`\\n {2}${key} +${catalogue[key]!.summary.slice(0, 20).replace(/[()]/g, ".")}`))
+    for (const key of commandPaths)
+      expect(result.stdout).toMatch(
+        new RegExp(`\\n {2}${key} +${catalogue[key]!.summary.slice(0, 20).replace(/[()]/g, ".")}`)
+      )
     expect(result.stdout).toContain("--url <URL>")
     expect(result.stdout).toContain("\nExamples:\n")
     // No command at all, and -h, print the same.
@@ -122,12 +134,15 @@ describe("pmfx --help", () => {
       expect(text).toContain(`\n  pmfx ${key}`)
       expect(text).toContain("\nExamples:\n")
       for (const example of catalogue[key]!.examples) expect(text).toContain(example.command.slice(0, 40))
-      for (const option of command.options) expect(text, `${key} --help shows ${option.names.at(-1)}`).toContain(`  ${option.names.join(", ")}`)
+      for (const option of command.options)
+        expect(text, `${key} --help shows ${option.names.at(-1)}`).toContain(`  ${option.names.join(", ")}`)
     }
     // The built CLI prints the same; -h anywhere, after the arguments too, is the command's help, and nothing runs.
     const start = sandbox.pmfx(["start", "sleep 100", "--name", "x", "-h"])
     expect(start.code).toBe(0)
-    expect(start.stdout.trimEnd()).toBe(renderCommandHelp(model, model.commands.find((c) => c.path[0] === "start")!, catalogue.start, 80))
+    expect(start.stdout.trimEnd()).toBe(
+      renderCommandHelp(model, model.commands.find((c) => c.path[0] === "start")!, catalogue.start, 80)
+    )
     expect(start.stdout).toContain("\n  pmfx start <command|script|file> [options] [-- <app args>...]")
     expect(start.stdout).toContain("  -i, --instances <n|max>")
     const restart = sandbox.pmfx(["daemon", "restart", "--help"])
@@ -141,11 +156,15 @@ describe("pmfx --help", () => {
 describe.skipIf(!hasScript)("pmfx --help on a terminal (util-linux's script)", () => {
   it("wraps at the terminal's width", () => {
     // `script` gives the command a terminal, here of 60 columns.
-    const result = spawnSync("script", ["-qec", `stty cols 60; "${process.execPath}" "${PMFX_BIN}" logs --help`, "/dev/null"], {
-      encoding: "utf8",
-      env: { ...process.env, PMFX_HOME: sandbox.home, NO_COLOR: "1" },
-      timeout: 30_000
-    })
+    const result = spawnSync(
+      "script",
+      ["-qec", `stty cols 60; "${process.execPath}" "${PMFX_BIN}" logs --help`, "/dev/null"],
+      {
+        encoding: "utf8",
+        env: { ...process.env, PMFX_HOME: sandbox.home, NO_COLOR: "1" },
+        timeout: 30_000
+      }
+    )
     expect(result.status, result.stderr).toBe(0)
     const lines = result.stdout.replace(/\r/g, "").split("\n")
     expect(lines.some((line) => line.startsWith("  -n, --lines <n>"))).toBe(true)
@@ -178,7 +197,9 @@ describe("a bad command line", () => {
       "BAD_REQUEST --nme: unknown option for pmfx start; did you mean '--name'?\n  suggestion: run `pmfx start --help` to see its options\n"
     )
     expect(sandbox.pmfx(["logs", "api", "--folow"]).stderr).toContain("did you mean '--follow'?")
-    expect(sandbox.pmfx(["daemon", "restart", "--jsn"]).stderr).toContain("unknown option for pmfx daemon restart; did you mean '--json'?")
+    expect(sandbox.pmfx(["daemon", "restart", "--jsn"]).stderr).toContain(
+      "unknown option for pmfx daemon restart; did you mean '--json'?"
+    )
     const wizard = sandbox.pmfx(["list", "--wizard"])
     expect(wizard.code).toBe(2)
     expect(wizard.stderr).toContain("BAD_REQUEST --wizard: unknown option")
@@ -195,7 +216,11 @@ describe("a bad command line", () => {
       error: {
         code: "BAD_REQUEST",
         message: "--jsno: unknown option for pmfx list; did you mean '--json'?",
-        details: { field: "--jsno", reason: "unknown option for pmfx list; did you mean '--json'?", suggestion: "run `pmfx list --help` to see its options" }
+        details: {
+          field: "--jsno",
+          reason: "unknown option for pmfx list; did you mean '--json'?",
+          suggestion: "run `pmfx list --help` to see its options"
+        }
       }
     })
     const value = sandbox.pmfx(["logs", "api", "--lines", "many", "--json"])
@@ -206,21 +231,37 @@ describe("a bad command line", () => {
     })
     const missing = sandbox.pmfx(["stop", "--json"])
     expect(missing.code).toBe(2)
-    expect(json<{ error: { code: string; message: string } }>(missing).error).toMatchObject({ code: "BAD_REQUEST", message: "missing argument <id|name|namespace|all>" })
+    expect(json<{ error: { code: string; message: string } }>(missing).error).toMatchObject({
+      code: "BAD_REQUEST",
+      message: "missing argument <id|name|namespace|all>"
+    })
   })
 })
 
 /** Runs the bash completion function for a command line typed up to `line` (the last word is being completed). */
-const completeInBash = (script: string, words: ReadonlyArray<string>, env: Readonly<Record<string, string>>): Array<string> => {
+const completeInBash = (
+  script: string,
+  words: ReadonlyArray<string>,
+  env: Readonly<Record<string, string>>
+): Array<string> => {
   const file = path.join(sandbox.dir, "pmfx.bash")
   fs.writeFileSync(file, script)
   const quoted = [PMFX_BIN, ...words].map((word) => `'${word.replace(/'/g, `'\\''`)}'`).join(" ")
-  const result = spawnSync("bash", ["-c", `source "$1"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _pmfx; printf '%s\\n' "\${COMPREPLY[@]}"`, "bash", file], {
-    encoding: "utf8",
-    env: { ...process.env, ...env },
-    cwd: sandbox.dir,
-    timeout: 30_000
-  })
+  const result = spawnSync(
+    "bash",
+    [
+      "-c",
+      `source "$1"; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length}; _pmfx; printf '%s\\n' "\${COMPREPLY[@]}"`,
+      "bash",
+      file
+    ],
+    {
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+      cwd: sandbox.dir,
+      timeout: 30_000
+    }
+  )
   expect(result.status, result.stderr).toBe(0)
   return result.stdout.split("\n").filter((line) => line !== "")
 }
@@ -229,7 +270,13 @@ describe("pmfx completion", () => {
   it("bash: command names, a command's options, choices, and the current app names", () => {
     const script = ok(sandbox, ["completion", "bash"]).stdout
     const env = { PMFX_HOME: sandbox.home }
-    expect(completeInBash(script, ["re"], env).sort()).toEqual(["reload", "reloadLogs", "reset", "restart", "resurrect"])
+    expect(completeInBash(script, ["re"], env).sort()).toEqual([
+      "reload",
+      "reloadLogs",
+      "reset",
+      "restart",
+      "resurrect"
+    ])
     expect(completeInBash(script, ["logs", "--f"], env)).toEqual(["--follow"])
     expect(completeInBash(script, ["start", "--exec-mode", ""], env)).toEqual(["fork", "cluster"])
     expect(completeInBash(script, ["daemon", "re"], env)).toEqual(["restart"])
@@ -260,7 +307,8 @@ describe("pmfx completion", () => {
     for (const shell of ["zsh", "fish"]) {
       const result = sandbox.pmfx(["completion", shell])
       expect(result.code).toBe(0)
-      for (const key of commandPaths.filter((k) => !k.includes(" "))) expect(result.stdout, `${shell} completes ${key}`).toContain(key)
+      for (const key of commandPaths.filter((k) => !k.includes(" ")))
+        expect(result.stdout, `${shell} completes ${key}`).toContain(key)
       expect(result.stdout).toContain("completion --list-names")
       const installed = spawnSync(shell, ["--version"], { encoding: "utf8" })
       if (installed.status === 0) {

@@ -26,7 +26,6 @@ export interface Row {
   readonly health_status: string
 }
 
-
 /** Parses a command's JSON output, failing the test with its stderr when it is not JSON. */
 export const json = <A = Array<Row>>(result: CliResult): A => {
   try {
@@ -37,9 +36,14 @@ export const json = <A = Array<Row>>(result: CliResult): A => {
 }
 
 /** Runs a command that must succeed. */
-export const ok = (sandbox: Sandbox, args: ReadonlyArray<string>, env?: Readonly<Record<string, string>>): CliResult => {
+export const ok = (
+  sandbox: Sandbox,
+  args: ReadonlyArray<string>,
+  env?: Readonly<Record<string, string>>
+): CliResult => {
   const result = sandbox.pmfx(args, env)
-  if (result.code !== 0) throw new Error(`pmfx ${args.join(" ")} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
+  if (result.code !== 0)
+    throw new Error(`pmfx ${args.join(" ")} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`)
   return result
 }
 
@@ -66,7 +70,6 @@ export const allOnline = (sandbox: Sandbox, count: number) =>
     for (const row of rows) expect(row.status).toBe("online")
     return rows
   })
-
 
 const portFree = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -99,7 +102,11 @@ export const hasScript = (() => {
 })()
 
 /** Runs `pmfx` on a pseudo-terminal (stdin, stdout and stderr all terminals), typing `input`. */
-export const pmfxOnTerminal = (sandbox: Sandbox, args: ReadonlyArray<string>, input = ""): { readonly code: number | null; readonly output: string } => {
+export const pmfxOnTerminal = (
+  sandbox: Sandbox,
+  args: ReadonlyArray<string>,
+  input = ""
+): { readonly code: number | null; readonly output: string } => {
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`
   const command = [process.execPath, PMFX_BIN, ...args].map(quote).join(" ")
   const result = spawnSync("script", ["-qec", command, "/dev/null"], {

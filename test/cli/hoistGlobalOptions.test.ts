@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { hoistGlobalOptions } from "../../src/cli/hoistGlobalOptions"
 
-const hoist = (line: string) => hoistGlobalOptions(["node", "pmfx", ...line.split(" ").filter((w) => w !== "")]).slice(2).join(" ")
+const hoist = (line: string) =>
+  hoistGlobalOptions(["node", "pmfx", ...line.split(" ").filter((w) => w !== "")])
+    .slice(2)
+    .join(" ")
 
 describe("hoistGlobalOptions", () => {
   it.each([

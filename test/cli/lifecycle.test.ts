@@ -3,7 +3,21 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeSandbox, processesOfHome, type Sandbox } from "../support/cli"
-import { allOnline, eventually, fixtures, freePorts, hasScript, idleCommand, isAlive, json, list, node, ok, pmfxOnTerminal, type Row } from "./helpers"
+import {
+  allOnline,
+  eventually,
+  fixtures,
+  freePorts,
+  hasScript,
+  idleCommand,
+  isAlive,
+  json,
+  list,
+  node,
+  ok,
+  pmfxOnTerminal,
+  type Row
+} from "./helpers"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -16,7 +30,16 @@ const healthServer = path.join(fixtures, "health-server.js")
 /** An app of `instances` HTTP servers on consecutive free ports. */
 const startServers = async (name: string, instances: number) => {
   const base = await freePorts(instances)
-  ok(sandbox, ["start", `${node} ${healthServer}`, "--name", name, "-i", String(instances), "--port", instances === 1 ? String(base) : `${base}-${base + instances - 1}`])
+  ok(sandbox, [
+    "start",
+    `${node} ${healthServer}`,
+    "--name",
+    name,
+    "-i",
+    String(instances),
+    "--port",
+    instances === 1 ? String(base) : `${base}-${base + instances - 1}`
+  ])
   return base
 }
 
@@ -69,7 +92,9 @@ describe("pmfx stop / restart / reload", () => {
     await startServers("single", 1)
     const before = await allOnline(sandbox, 3)
 
-    const multi = json<{ processes: Array<Row>; restarted_instead: Array<string> }>(ok(sandbox, ["reload", "multi", "--json"]))
+    const multi = json<{ processes: Array<Row>; restarted_instead: Array<string> }>(
+      ok(sandbox, ["reload", "multi", "--json"])
+    )
     expect(multi.restarted_instead).toEqual([])
     expect(multi.processes.map((r) => r.id)).toEqual(before.filter((r) => r.name === "multi").map((r) => r.id))
     for (const row of before.filter((r) => r.name === "multi")) expect(isAlive(row.pid!)).toBe(false)
@@ -196,7 +221,11 @@ describe("pmfx kill / resurrect", () => {
     ])
     const resurrected = sandbox.pmfx(["resurrect", "--json"])
     expect(resurrected.code, resurrected.stderr).toBe(0)
-    expect(json(resurrected).map((r) => r.id).sort()).toEqual(before.map((r) => r.id).sort())
+    expect(
+      json(resurrected)
+        .map((r) => r.id)
+        .sort()
+    ).toEqual(before.map((r) => r.id).sort())
     const after = await allOnline(sandbox, 3)
     for (const row of after) expect(before.map((r) => r.pid)).not.toContain(row.pid)
   })
@@ -207,9 +236,14 @@ describe("pmfx kill / resurrect", () => {
     ok(sandbox, ["stop", "parked"])
     // Crashes at once and waits a minute before its next try: "restarting" with no pid.
     const config = path.join(sandbox.home, "crash.json")
-    fs.writeFileSync(config, JSON.stringify({ apps: [{ name: "crash", script: node, args: ["-e", "process.exit(1)"], restart_delay: "60s" }] }))
+    fs.writeFileSync(
+      config,
+      JSON.stringify({ apps: [{ name: "crash", script: node, args: ["-e", "process.exit(1)"], restart_delay: "60s" }] })
+    )
     ok(sandbox, ["start", config])
-    await eventually(() => expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null }))
+    await eventually(() =>
+      expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null })
+    )
     const ids = list(sandbox)
       .filter((r) => r.name !== "parked")
       .map((r) => r.id)
@@ -221,7 +255,9 @@ describe("pmfx kill / resurrect", () => {
     expect(processesOfHome(sandbox.home)).toEqual([])
     // The JSON shape names the same rows (a new daemon keeps them stopped; kill it again).
     ok(sandbox, ["resurrect"])
-    await eventually(() => expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null }))
+    await eventually(() =>
+      expect(list(sandbox).find((r) => r.name === "crash")).toMatchObject({ status: "restarting", pid: null })
+    )
     const again = json<{ stopped: Array<number> }>(sandbox.pmfx(["kill", "--json"]))
     expect([...again.stopped].sort((a, b) => a - b)).toEqual(ids)
   })

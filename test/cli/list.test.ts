@@ -14,8 +14,9 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup())
 
 /** What does not change between two listings of idle apps. */
-const stable = (rows: Array<Row & { readonly cpu_usage?: number; readonly memory_usage?: number; readonly uptime?: string }>) =>
-  rows.map(({ cpu_usage: _cpu, memory_usage: _memory, uptime: _uptime, ...rest }) => rest)
+const stable = (
+  rows: Array<Row & { readonly cpu_usage?: number; readonly memory_usage?: number; readonly uptime?: string }>
+) => rows.map(({ cpu_usage: _cpu, memory_usage: _memory, uptime: _uptime, ...rest }) => rest)
 
 describe("pmfx list --json", () => {
   it("prints the same rows, key for key, from the launcher's fast path as from the full CLI", async () => {

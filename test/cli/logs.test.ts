@@ -34,8 +34,17 @@ const entry = (fields: Partial<LogEntry>): LogEntry => ({
 
 /** The lines `test/fixtures/log-lines.js` writes per instance, as `logs` prints them. */
 const linesOf = (i: number) => ({
-  out: [`lines[${i}] i${i} hello alpha`, `lines[${i}] [WARN] i${i} disk almost full`, `lines[${i}] DEBUG i${i} cache details`, `lines[${i}] i${i} plain beta`],
-  err: [`lines[${i}] i${i} stderr beta`, `lines[${i}] INFO i${i} informative on stderr`, `lines[${i}] FATAL i${i} meltdown`]
+  out: [
+    `lines[${i}] i${i} hello alpha`,
+    `lines[${i}] [WARN] i${i} disk almost full`,
+    `lines[${i}] DEBUG i${i} cache details`,
+    `lines[${i}] i${i} plain beta`
+  ],
+  err: [
+    `lines[${i}] i${i} stderr beta`,
+    `lines[${i}] INFO i${i} informative on stderr`,
+    `lines[${i}] FATAL i${i} meltdown`
+  ]
 })
 
 const printed = (stdout: string) => stdout.split("\n").filter((line) => line !== "")
@@ -67,11 +76,19 @@ describe("pmfx logs <name>", () => {
 
     // --level: that level and the more severe ones (stderr lines without a level are errors).
     expect(printed(sandbox.pmfx(["logs", "lines", "--level", "warn"]).stdout).sort()).toEqual(
-      [0, 1].flatMap((i) => [`lines[${i}] [WARN] i${i} disk almost full`, `lines[${i}] i${i} stderr beta`, `lines[${i}] FATAL i${i} meltdown`]).sort()
+      [0, 1]
+        .flatMap((i) => [
+          `lines[${i}] [WARN] i${i} disk almost full`,
+          `lines[${i}] i${i} stderr beta`,
+          `lines[${i}] FATAL i${i} meltdown`
+        ])
+        .sort()
     )
 
     // --instance: one instance.
-    expect(printed(sandbox.pmfx(["logs", "lines", "--instance", "1"]).stdout).sort()).toEqual(Object.values(linesOf(1)).flat().sort())
+    expect(printed(sandbox.pmfx(["logs", "lines", "--instance", "1"]).stdout).sort()).toEqual(
+      Object.values(linesOf(1)).flat().sort()
+    )
 
     // --lines: the newest N of what matches.
     const newest = sandbox.pmfx(["logs", "lines", "--instance", "0", "--error", "--lines", "2"])
@@ -85,8 +102,19 @@ describe("pmfx logs <name>", () => {
 
   it("prints the entries as JSON, and timestamps with --timestamps", async () => {
     await startLines()
-    const entries = json<Array<LogEntry>>(sandbox.pmfx(["logs", "lines", "--json", "--error", "--instance", "1", "--lines", "1"]))
-    expect(entries).toEqual([{ timestamp: expect.any(String), app: "lines", instance: 1, stream: "err", level: "fatal", message: "FATAL i1 meltdown" }])
+    const entries = json<Array<LogEntry>>(
+      sandbox.pmfx(["logs", "lines", "--json", "--error", "--instance", "1", "--lines", "1"])
+    )
+    expect(entries).toEqual([
+      {
+        timestamp: expect.any(String),
+        app: "lines",
+        instance: 1,
+        stream: "err",
+        level: "fatal",
+        message: "FATAL i1 meltdown"
+      }
+    ])
 
     const stamped = printed(sandbox.pmfx(["logs", "lines", "--timestamps", "--instance", "0", "--lines", "1"]).stdout)
     expect(stamped).toHaveLength(1)
@@ -136,7 +164,9 @@ describe("pmfx logs --grep", () => {
     // Nothing else was affected.
     const list = sandbox.pmfx(["list", "--json"])
     expect(list.code, list.stderr).toBe(0)
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: "as", status: expect.stringMatching(/^(starting|online)$/) })])
+    expect(JSON.parse(list.stdout)).toEqual([
+      expect.objectContaining({ name: "as", status: expect.stringMatching(/^(starting|online)$/) })
+    ])
   })
 })
 
@@ -228,7 +258,9 @@ describe("log lines for people", () => {
   const plain = { isTTY: false } as NodeJS.WriteStream
   it("prints app[instance] message, the timestamp first with --timestamps", () => {
     expect(formatLogLine(entry({}), { timestamps: false, stream: plain })).toBe("api[0] hello")
-    expect(formatLogLine(entry({ stream: "err", instance: 2 }), { timestamps: true, stream: plain })).toBe("2026-11-21T10:00:00.000Z api[2] hello")
+    expect(formatLogLine(entry({ stream: "err", instance: 2 }), { timestamps: true, stream: plain })).toBe(
+      "2026-11-21T10:00:00.000Z api[2] hello"
+    )
     // Merged logs in text form do not say which instance wrote a line.
     expect(formatLogLine(entry({ instance: null }), { timestamps: false, stream: plain })).toBe("api hello")
   })
@@ -238,7 +270,9 @@ describe("log lines for people", () => {
     delete process.env.NO_COLOR
     try {
       const tty = { isTTY: true } as NodeJS.WriteStream
-      expect(formatLogLine(entry({ stream: "err" }), { timestamps: false, stream: tty })).toBe("\u001b[31mapi[0] hello\u001b[39m")
+      expect(formatLogLine(entry({ stream: "err" }), { timestamps: false, stream: tty })).toBe(
+        "\u001b[31mapi[0] hello\u001b[39m"
+      )
       expect(formatLogLine(entry({}), { timestamps: false, stream: tty })).not.toContain("\u001b[31m")
       process.env.NO_COLOR = "1"
       expect(formatLogLine(entry({ stream: "err" }), { timestamps: false, stream: tty })).toBe("api[0] hello")
@@ -262,7 +296,9 @@ describe("following without losing or repeating a line", () => {
     const tick = (at: string) => entry({ message: "tick", timestamp: at })
     const stored = [tick("2026-11-21T10:00:00.000Z"), tick("2026-11-21T10:00:02.000Z")]
     expect(dropOverlap(stored, [tick("2026-11-21T10:00:04.000Z")])).toHaveLength(1)
-    expect(dropOverlap(stored, [tick("2026-11-21T10:00:02.000Z"), tick("2026-11-21T10:00:04.000Z")])).toEqual([tick("2026-11-21T10:00:04.000Z")])
+    expect(dropOverlap(stored, [tick("2026-11-21T10:00:02.000Z"), tick("2026-11-21T10:00:04.000Z")])).toEqual([
+      tick("2026-11-21T10:00:04.000Z")
+    ])
   })
 
   it("only matches the newest stored lines (as many as the early live ones)", () => {
@@ -284,8 +320,23 @@ describe("Server-Sent Events", () => {
   }
 
   it("dispatches on a blank line, joins data lines, and skips comments", () => {
-    expect(feed(["event: log", "data: {\"a\":1}", "", ": keep-alive", "", "data: x", "data:y", "", "event: other", "", "id: 3", "data: z"])).toEqual([
-      { event: "log", data: "{\"a\":1}" },
+    expect(
+      feed([
+        "event: log",
+        'data: {"a":1}',
+        "",
+        ": keep-alive",
+        "",
+        "data: x",
+        "data:y",
+        "",
+        "event: other",
+        "",
+        "id: 3",
+        "data: z"
+      ])
+    ).toEqual([
+      { event: "log", data: '{"a":1}' },
       { event: "message", data: "x\ny" }
     ])
   })

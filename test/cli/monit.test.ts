@@ -36,7 +36,16 @@ const frame = (rows: ReadonlyArray<ProcessSummary>, extra: Partial<MonitFrame> =
 const rows = [
   row({}),
   row({ id: 1, instance: 1, pid: 4243, cpu_usage: 150, memory_usage: 80 * 1024 * 1024 }),
-  row({ id: 2, name: "worker", pid: null, status: "stopped", cpu_usage: 0, memory_usage: 0, health_status: "none", restarts: 0 })
+  row({
+    id: 2,
+    name: "worker",
+    pid: null,
+    status: "stopped",
+    cpu_usage: 0,
+    memory_usage: 0,
+    health_status: "none",
+    restarts: 0
+  })
 ]
 
 describe("monit's snapshot", () => {
@@ -45,7 +54,8 @@ describe("monit's snapshot", () => {
     expect(lines[0]).toMatch(/^pmfx monit\s+2\/3 online\s+host cpu 37%\s+mem 3\.0 GB \/ 8\.0 GB\s+14:03:09$/)
     expect(lines[0]).toHaveLength(120)
     const header = lines.find((line) => line.startsWith("ID"))!
-    for (const title of ["Name", "Status", "PID", "CPU", "Memory", "Uptime", "Restarts", "Health"]) expect(header).toContain(title)
+    for (const title of ["Name", "Status", "PID", "CPU", "Memory", "Uptime", "Restarts", "Health"])
+      expect(header).toContain(title)
     const api0 = lines.find((line) => line.includes("api[0]"))!
     expect(api0).toMatch(/^ 0\s+api\[0\]\s+online\s+4242\s+12\.5%\s+█*░+\s+40\.0 MB\s+█+░+\s+3m 2s\s+1\s+healthy$/)
     // The CPU bar is full at one whole core and more; the memory bar is relative to the biggest row.
@@ -78,7 +88,10 @@ describe("monit's snapshot", () => {
   })
 
   it("shows why a refresh failed, and an empty table", () => {
-    const failed = renderMonit(frame(rows, { error: "the daemon does not answer; retrying" }), { width: 100, height: 30 })
+    const failed = renderMonit(frame(rows, { error: "the daemon does not answer; retrying" }), {
+      width: 100,
+      height: 30
+    })
     expect(failed[1]).toBe("! the daemon does not answer; retrying")
     const empty = renderMonit(frame([], { host: null }), { width: 100, height: 30 })
     expect(empty[0]).toMatch(/^pmfx monit\s+0\/0 online\s+14:03:09/)
@@ -162,26 +175,34 @@ describe("pmfx monit", () => {
     child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")))
     // "close", not "exit": the last bytes (the terminal given back) may still be in the pipe at exit.
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)))
-    return { type: (keys: string) => child.stdin!.write(keys), output: () => output, text: () => output.replace(/\u001b\[[0-9;]*m/g, ""), exited }
+    return {
+      type: (keys: string) => child.stdin!.write(keys),
+      output: () => output,
+      text: () => output.replace(/\u001b\[[0-9;]*m/g, ""),
+      exited
+    }
   }
 
-  it.runIf(hasScript)("draws on the alternate screen, refreshes, and gives the terminal back when q is typed", async () => {
-    await createApps(sandbox, { name: "idle", script: node, args: ["-e", "setInterval(() => {}, 1000)"] })
-    const monit = monitOnTerminal([])
-    await eventually(() => expect(monit.text()).toMatch(/idle\s+online/), 20_000)
-    // Refreshed: the header (with its clock) is drawn again.
-    await eventually(() => expect(monit.output().split("\u001b[1;1H").length).toBeGreaterThan(3))
-    monit.type("q")
-    expect(await monit.exited).toBe(0)
-    const output = monit.output()
-    const enter = output.indexOf("\u001b[?1049h\u001b[?25l")
-    const leave = output.lastIndexOf("\u001b[?25h\u001b[?1049l")
-    expect(enter).toBeGreaterThanOrEqual(0)
-    expect(leave).toBeGreaterThan(enter)
-    expect(output.slice(enter, leave)).toContain("pmfx monit")
-    // Nothing is drawn after the terminal is given back.
-    expect(output.slice(leave + 14).trim()).toBe("")
-  })
+  it.runIf(hasScript)(
+    "draws on the alternate screen, refreshes, and gives the terminal back when q is typed",
+    async () => {
+      await createApps(sandbox, { name: "idle", script: node, args: ["-e", "setInterval(() => {}, 1000)"] })
+      const monit = monitOnTerminal([])
+      await eventually(() => expect(monit.text()).toMatch(/idle\s+online/), 20_000)
+      // Refreshed: the header (with its clock) is drawn again.
+      await eventually(() => expect(monit.output().split("\u001b[1;1H").length).toBeGreaterThan(3))
+      monit.type("q")
+      expect(await monit.exited).toBe(0)
+      const output = monit.output()
+      const enter = output.indexOf("\u001b[?1049h\u001b[?25l")
+      const leave = output.lastIndexOf("\u001b[?25h\u001b[?1049l")
+      expect(enter).toBeGreaterThanOrEqual(0)
+      expect(leave).toBeGreaterThan(enter)
+      expect(output.slice(enter, leave)).toContain("pmfx monit")
+      // Nothing is drawn after the terminal is given back.
+      expect(output.slice(leave + 14).trim()).toBe("")
+    }
+  )
 
   it.runIf(hasScript)("gives the terminal back on Ctrl-C and on SIGTERM too (exit 0)", async () => {
     const ctrlC = monitOnTerminal([])

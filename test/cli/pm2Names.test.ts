@@ -18,7 +18,11 @@ beforeEach(() => {
 afterEach(() => sandbox.cleanup())
 
 /** An app that prints its name once and stays up. */
-const says = (name: string) => ({ name, script: node, args: ["-e", `console.log("hello from " + ${JSON.stringify(name)}); setInterval(() => {}, 1000)`] })
+const says = (name: string) => ({
+  name,
+  script: node,
+  args: ["-e", `console.log("hello from " + ${JSON.stringify(name)}); setInterval(() => {}, 1000)`]
+})
 
 const NAMES = ["My API", "api (v2)", "web/admin", "café ☕", "100% done", ".hidden", "worker:1"] as const
 
@@ -40,7 +44,15 @@ describe("app names PM2 allows", () => {
       await eventually(() => expect(fs.readFileSync(out, "utf8")).toContain(`hello from ${name}`))
     }
     expect(fs.readdirSync(logs).sort()).toEqual(
-      expect.arrayContaining(["My%20API-0-out.log", "api%20%28v2%29-0-out.log", "web%2Fadmin-0-out.log", "caf%C3%A9%20%E2%98%95-0-out.log", "100%25%20done-0-out.log", "%2Ehidden-0-out.log", "worker:1-0-err.log"])
+      expect.arrayContaining([
+        "My%20API-0-out.log",
+        "api%20%28v2%29-0-out.log",
+        "web%2Fadmin-0-out.log",
+        "caf%C3%A9%20%E2%98%95-0-out.log",
+        "100%25%20done-0-out.log",
+        "%2Ehidden-0-out.log",
+        "worker:1-0-err.log"
+      ])
     )
     expect(fs.readdirSync(path.join(sandbox.home, "pids"))).toContain("My%20API-0.pid")
 
@@ -53,7 +65,9 @@ describe("app names PM2 allows", () => {
     // CLI restart/stop/delete by the name.
     const restarted = json(ok(sandbox, ["restart", "My API", "--json"]))
     expect(restarted.map((r) => r.name)).toEqual(["My API"])
-    expect(json(ok(sandbox, ["stop", "api (v2)", "--json"])).map((r) => [r.name, r.status])).toEqual([["api (v2)", "stopped"]])
+    expect(json(ok(sandbox, ["stop", "api (v2)", "--json"])).map((r) => [r.name, r.status])).toEqual([
+      ["api (v2)", "stopped"]
+    ])
     ok(sandbox, ["delete", "100% done"])
 
     // HTTP with the name percent-encoded.
@@ -64,7 +78,9 @@ describe("app names PM2 allows", () => {
     expect((await request(socket, "POST", idPath("web/admin", "/restart"))).status).toBe(200)
     const stopped = await request(socket, "POST", idPath(".hidden", "/stop"))
     expect(stopped.status).toBe(200)
-    expect(stopped.body.processes.map((p: { name: string; status: string }) => [p.name, p.status])).toEqual([[".hidden", "stopped"]])
+    expect(stopped.body.processes.map((p: { name: string; status: string }) => [p.name, p.status])).toEqual([
+      [".hidden", "stopped"]
+    ])
     expect((await request(socket, "DELETE", idPath("worker:1"))).status).toBe(204)
     const logReply = await request(socket, "GET", `${idPath("My API", "/logs")}?lines=10`)
     expect(logReply.status).toBe(200)
@@ -83,10 +99,15 @@ describe("app names PM2 allows", () => {
 
   it("refuses the names that stay ambiguous or unprintable, with the field, and nothing else breaks", async () => {
     const bad = ["", "  ", "42", "all", "..", " padded", "tab\there", "x".repeat(101)]
-    const file = sandbox.write("bad.json", JSON.stringify({ apps: bad.map((name, i) => ({ name, script: node, args: [String(i)] })) }))
+    const file = sandbox.write(
+      "bad.json",
+      JSON.stringify({ apps: bad.map((name, i) => ({ name, script: node, args: [String(i)] })) })
+    )
     const validated = sandbox.pmfx(["validate", file, "--json"])
     expect(validated.code).toBe(3)
-    const problems = json<{ error: { code: string; details: { problems: Array<{ field: string; message: string }> } } }>(validated).error
+    const problems = json<{
+      error: { code: string; details: { problems: Array<{ field: string; message: string }> } }
+    }>(validated).error
     expect(problems.code).toBe("INVALID_CONFIG")
     expect(problems.details.problems.map((p) => [p.field, p.message])).toEqual([
       ["apps[0].name", "must not be empty"],
@@ -107,14 +128,16 @@ describe("app names PM2 allows", () => {
     expect(settings.status).toBe(422)
     expect(settings.body.error.code).toBe("INVALID_CONFIG")
     expect(settings.body.error.details.problems.map((p: { field: string }) => p.field)).toEqual(["apps[0].name"])
-    const shown = json<{ apps: Array<Record<string, unknown>> }>(ok(sandbox, ["show", sandbox.write("one.json", JSON.stringify({ apps: [says("fine")] })), "--json"]))
+    const shown = json<{ apps: Array<Record<string, unknown>> }>(
+      ok(sandbox, ["show", sandbox.write("one.json", JSON.stringify({ apps: [says("fine")] })), "--json"])
+    )
     const definition: Record<string, unknown> = { ...shown.apps[0], name: "all" }
     delete definition.files
     const resolved = await request(socket, "POST", "/api/processes", { definitions: [definition], env: {} })
     expect(resolved.status).toBe(422)
-    expect(resolved.body.error.details.problems.map((p: { field: string; message: string }) => [p.field, p.message])).toEqual([
-      ["definitions[0].name", '"all" cannot be told apart from the keyword all']
-    ])
+    expect(
+      resolved.body.error.details.problems.map((p: { field: string; message: string }) => [p.field, p.message])
+    ).toEqual([["definitions[0].name", '"all" cannot be told apart from the keyword all']])
     // The daemon still answers and the other app still runs.
     expect(list(sandbox).map((r) => [r.name, r.status])).toEqual([["keep", "online"]])
   })

@@ -88,10 +88,26 @@ describe("pmfx --url", () => {
     expect(json(client.pmfx(["list", "--json"], env)).map((row) => row.name)).toEqual(["svc"])
 
     const out = fs.mkdtempSync(path.join(server.dir, "env-"))
-    const created = client.pmfx(["start", `${node} ${path.join(fixtures, "write-env.js")}`, "--name", "made-remotely", "--env", `ENV_OUT_DIR=${out}`, "--json"], env)
+    const created = client.pmfx(
+      [
+        "start",
+        `${node} ${path.join(fixtures, "write-env.js")}`,
+        "--name",
+        "made-remotely",
+        "--env",
+        `ENV_OUT_DIR=${out}`,
+        "--json"
+      ],
+      env
+    )
     expect(created.code).toBe(0)
     expect(json<Array<Row>>(created).map((row) => row.name)).toEqual(["made-remotely"])
-    await eventually(() => expect(list(server).map((row) => [row.name, row.status])).toEqual([["svc", "online"], ["made-remotely", "online"]]))
+    await eventually(() =>
+      expect(list(server).map((row) => [row.name, row.status])).toEqual([
+        ["svc", "online"],
+        ["made-remotely", "online"]
+      ])
+    )
     const seen = await writtenEnv(out)
     expect(seen.FROM_THE_CLI).toBe("yes")
     expect(seen.PMFX_API_KEY).toBeUndefined()
@@ -114,14 +130,19 @@ describe("pmfx --url", () => {
 
     const wrongJson = client.pmfx(["--url", url, "--api-key", WRONG_KEY, "stop", "svc", "--json"])
     expect(wrongJson.code).toBe(8)
-    expect(json<{ success: boolean; error: { code: string } }>(wrongJson)).toMatchObject({ success: false, error: { code: "UNAUTHORIZED" } })
+    expect(json<{ success: boolean; error: { code: string } }>(wrongJson)).toMatchObject({
+      success: false,
+      error: { code: "UNAUTHORIZED" }
+    })
 
     // The live log stream is refused the same way (it is not the typed client's request).
     const follow = client.pmfx(["--url", url, "--api-key", WRONG_KEY, "logs", "svc", "--follow"])
     expect(follow.code).toBe(8)
 
     // The read-only key reads, and may not change anything.
-    expect(json(client.pmfx(["--url", url, "--api-key", RO_KEY, "list", "--json"])).map((row) => row.name)).toEqual(["svc"])
+    expect(json(client.pmfx(["--url", url, "--api-key", RO_KEY, "list", "--json"])).map((row) => row.name)).toEqual([
+      "svc"
+    ])
     const forbidden = client.pmfx(["--url", url, "--api-key", RO_KEY, "stop", "svc"])
     expect(forbidden.code).toBe(8)
     expect(forbidden.stderr).toContain("FORBIDDEN Access denied: read-only API key")

@@ -4,7 +4,19 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { allOnline, eventually, fixtures, freePorts, idleCommand, isAlive, json, list, node, ok, type Row } from "./helpers"
+import {
+  allOnline,
+  eventually,
+  fixtures,
+  freePorts,
+  idleCommand,
+  isAlive,
+  json,
+  list,
+  node,
+  ok,
+  type Row
+} from "./helpers"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -27,12 +39,22 @@ interface ScaleAnswer {
 /** One HTTP request over the sandbox daemon's unix socket, as any client would make it. */
 const overSocket = (method: string, urlPath: string, body?: unknown) =>
   new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const request = http.request({ socketPath: path.join(sandbox.home, "pmfx.sock"), method, path: urlPath, headers: { "content-type": "application/json" } }, (response) => {
-      let text = ""
-      response.setEncoding("utf8")
-      response.on("data", (chunk: string) => (text += chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) }))
-    })
+    const request = http.request(
+      {
+        socketPath: path.join(sandbox.home, "pmfx.sock"),
+        method,
+        path: urlPath,
+        headers: { "content-type": "application/json" }
+      },
+      (response) => {
+        let text = ""
+        response.setEncoding("utf8")
+        response.on("data", (chunk: string) => (text += chunk))
+        response.on("end", () =>
+          resolve({ status: response.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) })
+        )
+      }
+    )
     request.on("error", reject)
     request.end(body === undefined ? undefined : JSON.stringify(body))
   })
@@ -110,7 +132,11 @@ describe("pmfx scale", () => {
     const noBody = await overSocket("POST", "/api/processes/idle/scale", { count: 2 })
     expect([noBody.status, noBody.body.error.details.field]).toEqual([400, "instances"])
     const zero = await overSocket("POST", "/api/processes/idle/scale", { instances: 0 })
-    expect([zero.status, zero.body.error.code, zero.body.error.details.field]).toEqual([422, "INVALID_CONFIG", "idle.instances"])
+    expect([zero.status, zero.body.error.code, zero.body.error.details.field]).toEqual([
+      422,
+      "INVALID_CONFIG",
+      "idle.instances"
+    ])
     const missing = await overSocket("POST", "/api/processes/nope/scale", { instances: 2 })
     expect([missing.status, missing.body.error.code]).toEqual([404, "PROCESS_NOT_FOUND"])
     // An id or a namespace names no one app.

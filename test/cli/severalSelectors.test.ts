@@ -31,7 +31,11 @@ interface SeveralFailed {
   readonly error: {
     readonly code: string
     readonly message: string
-    readonly details: { readonly process_id: string; readonly failed: ReadonlyArray<{ selector: string; code: string; message: string; suggestion: string | null }>; readonly suggestion: string }
+    readonly details: {
+      readonly process_id: string
+      readonly failed: ReadonlyArray<{ selector: string; code: string; message: string; suggestion: string | null }>
+      readonly suggestion: string
+    }
   }
   readonly done: unknown
 }
@@ -49,8 +53,13 @@ describe("several selectors", () => {
     expect(restarted.map((row) => row.name).sort()).toEqual(["api", "cron", "worker"])
     expect(restarted.every((row) => row.status === "online" || row.status === "starting")).toBe(true)
 
-    expect(json<Array<Row>>(ok(sandbox, ["reset", "api", "cron", "--json"])).map((row) => row.name)).toEqual(["api", "cron"])
-    const reloaded = json<{ processes: Array<Row>; restarted_instead: Array<string> }>(ok(sandbox, ["reload", "api", "worker", "--json"]))
+    expect(json<Array<Row>>(ok(sandbox, ["reset", "api", "cron", "--json"])).map((row) => row.name)).toEqual([
+      "api",
+      "cron"
+    ])
+    const reloaded = json<{ processes: Array<Row>; restarted_instead: Array<string> }>(
+      ok(sandbox, ["reload", "api", "worker", "--json"])
+    )
     expect(reloaded.processes.map((row) => row.name)).toEqual(["api", "worker"])
     expect(reloaded.restarted_instead).toEqual(["api", "worker"])
   })
@@ -61,7 +70,9 @@ describe("several selectors", () => {
     expect(result.code).toBe(9)
     expect(result.stdout).toContain("stopped 2 processes")
     expect(result.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "nope"')
-    expect(result.stderr).toContain('2 of 4 selectors failed: no process with id, name or namespace "nope", "zzz"; the others were stopped')
+    expect(result.stderr).toContain(
+      '2 of 4 selectors failed: no process with id, name or namespace "nope", "zzz"; the others were stopped'
+    )
     expect(result.stderr).toContain("suggestion: check the names with `pmfx list`")
     expect([statusOf("api"), statusOf("worker"), statusOf("cron")]).toEqual(["stopped", "stopped", "online"])
 
@@ -72,7 +83,10 @@ describe("several selectors", () => {
     expect(body.error).toMatchObject({
       code: "PROCESS_NOT_FOUND",
       message: '1 of 2 selectors failed: no process with id, name or namespace "nope"; the others were restarted',
-      details: { process_id: "nope", failed: [{ selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id or name "nope"' }] }
+      details: {
+        process_id: "nope",
+        failed: [{ selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id or name "nope"' }]
+      }
     })
     expect((body.done as Array<Row>).map((row) => row.name)).toEqual(["api"])
     // The daemon still answers, and nothing else changed.
@@ -84,13 +98,18 @@ describe("several selectors", () => {
     const result = sandbox.pmfx(["restart", "nope", "zzz", "--json"])
     expect(result.code).toBe(4)
     const body = JSON.parse(result.stdout) as SeveralFailed
-    expect(body.error.message).toBe('2 of 2 selectors failed: no process with id, name or namespace "nope", "zzz"; nothing was done')
+    expect(body.error.message).toBe(
+      '2 of 2 selectors failed: no process with id, name or namespace "nope", "zzz"; nothing was done'
+    )
     expect(body.error.details.failed.map((f) => f.selector)).toEqual(["nope", "zzz"])
     expect(body.done).toEqual([])
     // One selector keeps the daemon's answer, exactly as before.
     const one = sandbox.pmfx(["stop", "nope", "--json"])
     expect(one.code).toBe(4)
-    expect(JSON.parse(one.stdout)).toMatchObject({ success: false, error: { code: "PROCESS_NOT_FOUND", details: { process_id: "nope" } } })
+    expect(JSON.parse(one.stdout)).toMatchObject({
+      success: false,
+      error: { code: "PROCESS_NOT_FOUND", details: { process_id: "nope" } }
+    })
     expect(list(sandbox).every((row) => row.status === "online")).toBe(true)
   })
 
@@ -114,7 +133,9 @@ describe("several selectors", () => {
     const started = sandbox.pmfx(["start", "api", "nope", "jobs"])
     expect(started.code).toBe(9)
     expect(started.stdout).toContain("started 3 processes")
-    expect(started.stderr).toContain('1 of 3 selectors failed: no process with id, name or namespace "nope"; the others were started')
+    expect(started.stderr).toContain(
+      '1 of 3 selectors failed: no process with id, name or namespace "nope"; the others were started'
+    )
     expect(list(sandbox).map((row) => row.status)).toEqual(["online", "online", "online"])
     const command = sandbox.pmfx(["start", "api", "node x.js", "--json"])
     expect(command.code).toBe(2)
@@ -140,7 +161,8 @@ describe("several selectors", () => {
     await threeApps()
     const port = await freePort()
     ok(sandbox, ["web", "--port", String(port), "--api-key", KEY])
-    const remote = (args: ReadonlyArray<string>) => sandbox.pmfx(["--url", `http://127.0.0.1:${port}`, "--api-key", KEY, ...args])
+    const remote = (args: ReadonlyArray<string>) =>
+      sandbox.pmfx(["--url", `http://127.0.0.1:${port}`, "--api-key", KEY, ...args])
     const result = remote(["stop", "api", "nope", "cron"])
     expect(result.code).toBe(9)
     expect(result.stdout).toContain("stopped 2 processes")
@@ -154,13 +176,20 @@ describe("list with a filter, logs with no argument, restart --watch", () => {
   it("list/ls take ids, names or namespaces; an unknown one is exit 4 with the closest name", async () => {
     await threeApps()
     expect(json<Array<Row>>(ok(sandbox, ["ls", "jobs", "--json"])).map((row) => row.name)).toEqual(["worker", "cron"])
-    expect(json<Array<Row>>(ok(sandbox, ["list", "api", "2", "--json"])).map((row) => row.name)).toEqual(["api", "cron"])
+    expect(json<Array<Row>>(ok(sandbox, ["list", "api", "2", "--json"])).map((row) => row.name)).toEqual([
+      "api",
+      "cron"
+    ])
     expect(ok(sandbox, ["ps", "jobs"]).stdout).not.toContain("api")
     const unknown = sandbox.pmfx(["ls", "jbos", "--json"])
     expect(unknown.code).toBe(4)
     expect(JSON.parse(unknown.stdout)).toEqual({
       success: false,
-      error: { code: "PROCESS_NOT_FOUND", message: 'no process with id, name or namespace "jbos"', details: { process_id: "jbos", suggestion: 'did you mean "jobs"?' } }
+      error: {
+        code: "PROCESS_NOT_FOUND",
+        message: 'no process with id, name or namespace "jbos"',
+        details: { process_id: "jbos", suggestion: 'did you mean "jobs"?' }
+      }
     })
   })
 
@@ -183,7 +212,9 @@ describe("list with a filter, logs with no argument, restart --watch", () => {
     expect(result.code).toBe(2)
     const error = JSON.parse(result.stdout).error
     expect(error).toMatchObject({ code: "BAD_REQUEST", details: { field: "--watch" } })
-    expect(error.details.suggestion).toBe("api was started from the command line: `pmfx delete api` and start it again with `pmfx start <script> --name api --watch`")
+    expect(error.details.suggestion).toBe(
+      "api was started from the command line: `pmfx delete api` and start it again with `pmfx start <script> --name api --watch`"
+    )
     // An app of a file: the file to edit, by its path.
     sandbox.write("idle.js", "setInterval(() => {}, 1000)")
     const eco = sandbox.write("apps.json", JSON.stringify({ apps: [{ name: "filed", script: "idle.js" }] }))

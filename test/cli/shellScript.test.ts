@@ -18,7 +18,11 @@ afterEach(() => sandbox.cleanup())
 const PRINT_ARGS = `console.log("args " + JSON.stringify(process.argv.slice(2))); setInterval(() => {}, 1000)\n`
 
 const outLog = (name: string) => path.join(sandbox.home, "logs", `${name}-0-out.log`)
-const cmdline = (pid: number) => fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((w) => w !== "")
+const cmdline = (pid: number) =>
+  fs
+    .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+    .split("\0")
+    .filter((w) => w !== "")
 
 describe("script as a command line", () => {
   it("runs a script with spaces that is no file through bash -c, args as words, and show says so", async () => {
@@ -40,7 +44,9 @@ describe("script as a command line", () => {
     expect(shownFile.code).toBe(0)
     expect(shownFile.stdout).toContain("shell")
     expect(shownFile.stdout).toContain("bash -c (script is a command line, not a file)")
-    const resolved = json<{ apps: Array<{ name: string; script: string; shell: string | null }> }>(ok(sandbox, ["show", file, "--json"]))
+    const resolved = json<{ apps: Array<{ name: string; script: string; shell: string | null }> }>(
+      ok(sandbox, ["show", file, "--json"])
+    )
     expect(resolved.apps.map((a) => [a.name, a.script, a.shell])).toEqual([
       ["line", `${node} print-args.js --from-script`, "bash"],
       ["spaced", direct, null]
@@ -49,8 +55,14 @@ describe("script as a command line", () => {
     ok(sandbox, ["start", file])
     const rows = await allOnline(sandbox, 2)
     // Each arg reaches the program as one word, unexpanded; the script's own words come first.
-    await eventually(() => expect(fs.readFileSync(outLog("line"), "utf8")).toContain(`args ${JSON.stringify(["--from-script", "--port", "3000 x", "$HOME"])}`))
-    await eventually(() => expect(fs.readFileSync(outLog("spaced"), "utf8")).toContain(`args ${JSON.stringify(["one"])}`))
+    await eventually(() =>
+      expect(fs.readFileSync(outLog("line"), "utf8")).toContain(
+        `args ${JSON.stringify(["--from-script", "--port", "3000 x", "$HOME"])}`
+      )
+    )
+    await eventually(() =>
+      expect(fs.readFileSync(outLog("spaced"), "utf8")).toContain(`args ${JSON.stringify(["one"])}`)
+    )
     // The file with spaces runs directly: node with the path as one argument, no shell.
     expect(cmdline(rows[1]!.pid!)).toEqual([node, direct, "one"])
 
@@ -58,11 +70,16 @@ describe("script as a command line", () => {
     const detail = json<{ config: { script: string; shell: string | null } }>(ok(sandbox, ["show", "line", "--json"]))
     expect(detail.config.shell).toBe("bash -c")
     expect(ok(sandbox, ["show", "line"]).stdout).toMatch(/shell\s+bash -c/)
-    expect(json<{ config: { shell: string | null } }>(ok(sandbox, ["show", "spaced", "--json"])).config.shell).toBeNull()
+    expect(
+      json<{ config: { shell: string | null } }>(ok(sandbox, ["show", "spaced", "--json"])).config.shell
+    ).toBeNull()
   })
 
   it("with an interpreter, a script with spaces is what the interpreter runs, never a shell", () => {
-    const file = sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "interp", script: "app.py --debug", interpreter: "python3" }] }))
+    const file = sandbox.write(
+      "eco.json",
+      JSON.stringify({ apps: [{ name: "interp", script: "app.py --debug", interpreter: "python3" }] })
+    )
     const shown = json<{ apps: Array<{ script: string; shell: string | null }> }>(ok(sandbox, ["show", file, "--json"]))
     expect(shown.apps[0]!.shell).toBeNull()
     expect(shown.apps[0]!.script).toBe("app.py --debug")

@@ -29,7 +29,14 @@ describe("pmfx show", () => {
       min_uptime: 1000,
       max_restarts: 16,
       autorestart: true,
-      health_check: { enabled: true, check_type: "http", url: "http://127.0.0.1:{port}/health", interval: 10_000, timeout: 2000, retries: 3 }
+      health_check: {
+        enabled: true,
+        check_type: "http",
+        url: "http://127.0.0.1:{port}/health",
+        interval: 10_000,
+        timeout: 2000,
+        retries: 3
+      }
     })
     expect(api.files).toEqual([
       {
@@ -55,18 +62,36 @@ describe("pmfx show", () => {
     sandbox.write("app.js", "setInterval(() => {}, 1000)\n")
     const file = sandbox.write(
       "eco.json",
-      JSON.stringify({ apps: [{ name: "web", script: "./app.js", node_args: "--max-old-space-size=512", cron_restart: "0 3 * * *", autostart: false }] })
+      JSON.stringify({
+        apps: [
+          {
+            name: "web",
+            script: "./app.js",
+            node_args: "--max-old-space-size=512",
+            cron_restart: "0 3 * * *",
+            autostart: false
+          }
+        ]
+      })
     )
     const result = sandbox.pmfx(["show", file])
     expect(result.code).toBe(0)
     const command = result.stdout.split("\n").find((line) => line.trimStart().startsWith("command "))
-    expect(command?.trim().replace(/^command +/, "")).toBe(`${process.execPath} --max-old-space-size=512 ${path.join(path.dirname(file), "app.js")}`)
+    expect(command?.trim().replace(/^command +/, "")).toBe(
+      `${process.execPath} --max-old-space-size=512 ${path.join(path.dirname(file), "app.js")}`
+    )
     expect(result.stdout).toMatch(/cron_restart +0 3 \* \* \* \(next \d{4}-\d\d-\d\d 03:00:00 [+-]\d\d:\d\d\)/)
     expect(result.stdout).toMatch(/autostart +false \(registered stopped\)/)
   })
 
   it("merges the env_<name> block chosen with --env", () => {
-    const result = sandbox.pmfx(["show", "--json", "--env", "production", path.join(examples, "pm2/ecosystem.config.js")])
+    const result = sandbox.pmfx([
+      "show",
+      "--json",
+      "--env",
+      "production",
+      path.join(examples, "pm2/ecosystem.config.js")
+    ])
     expect(result.code).toBe(0)
     const web = JSON.parse(result.stdout).apps[0]
     expect(web.env).toEqual({ NODE_ENV: "production", PORT: "5000" })
@@ -77,7 +102,15 @@ describe("pmfx show", () => {
   it("prints a readable block per app", () => {
     const result = sandbox.pmfx(["show", path.join(examples, "ecosystem.json")])
     expect(result.code).toBe(0)
-    for (const text of ["api", "worker", "nightly-job", "4000-4001", "200M", "GREETING=hello", path.join(sandbox.home, "logs/api-1-out.log")]) {
+    for (const text of [
+      "api",
+      "worker",
+      "nightly-job",
+      "4000-4001",
+      "200M",
+      "GREETING=hello",
+      path.join(sandbox.home, "logs/api-1-out.log")
+    ]) {
       expect(result.stdout).toContain(text)
     }
     expect(result.stdout).not.toMatch(/\u001b\[/)

@@ -3,7 +3,21 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { allOnline, eventually, fixtures, freePorts, hasScript, idleCommand, json, list, node, ok, pmfxOnTerminal, type Row, writtenEnv } from "./helpers"
+import {
+  allOnline,
+  eventually,
+  fixtures,
+  freePorts,
+  hasScript,
+  idleCommand,
+  json,
+  list,
+  node,
+  ok,
+  pmfxOnTerminal,
+  type Row,
+  writtenEnv
+} from "./helpers"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -17,7 +31,17 @@ const writeEnv = path.join(fixtures, "write-env.js")
 describe("pmfx start <command>", () => {
   it("starts a command with --name, -i and --port, and prints the rows with --json", async () => {
     const base = await freePorts(2)
-    const result = sandbox.pmfx(["start", `${node} ${healthServer}`, "--name", "api", "-i", "2", "--port", `${base}-${base + 1}`, "--json"])
+    const result = sandbox.pmfx([
+      "start",
+      `${node} ${healthServer}`,
+      "--name",
+      "api",
+      "-i",
+      "2",
+      "--port",
+      `${base}-${base + 1}`,
+      "--json"
+    ])
     expect(result.code).toBe(0)
     const rows = json(result)
     expect(rows.map((r) => [r.name, r.instance, r.port])).toEqual([
@@ -56,7 +80,18 @@ describe("pmfx start <command>", () => {
   it("sets variables with --env KEY=VALUE, taken literally", async () => {
     const outDir = path.join(sandbox.dir, "out")
     fs.mkdirSync(outDir)
-    ok(sandbox, ["start", `${node} ${writeEnv}`, "--name", "envy", "--env", `ENV_OUT_DIR=${outDir}`, "--env", "GREETING=hello world", "--env", "PRICE=$5 ${NOPE}"])
+    ok(sandbox, [
+      "start",
+      `${node} ${writeEnv}`,
+      "--name",
+      "envy",
+      "--env",
+      `ENV_OUT_DIR=${outDir}`,
+      "--env",
+      "GREETING=hello world",
+      "--env",
+      "PRICE=$5 ${NOPE}"
+    ])
     const env = await writtenEnv(outDir)
     expect(env.GREETING).toBe("hello world")
     expect(env.PRICE).toBe("$5 ${NOPE}")
@@ -142,7 +177,13 @@ describe("pmfx start all | <namespace> | <name that is also a file>", () => {
     const front = sandbox.pmfx(["start", "front"])
     expect(front.code, front.stderr).toBe(0)
     expect(front.stdout).toContain("started 2 apps")
-    await eventually(() => expect(list(sandbox).map((r) => [r.name, r.status])).toEqual([["web", "online"], ["cache", "online"], ["jobs", "stopped"]]))
+    await eventually(() =>
+      expect(list(sandbox).map((r) => [r.name, r.status])).toEqual([
+        ["web", "online"],
+        ["cache", "online"],
+        ["jobs", "stopped"]
+      ])
+    )
 
     // all: only the stopped app is started, and nothing new is created.
     const all = sandbox.pmfx(["start", "all"])
@@ -222,7 +263,11 @@ describe("pmfx start <ecosystem file>", () => {
     expect(all.code, all.stderr).toBe(0)
     expect(all.stdout).toMatch(/envs\s+default\s+unchanged/)
     expect(all.stdout).toMatch(/web\s+default\s+create\s+-\s+ok/)
-    expect(list(sandbox).map((r) => r.name).sort()).toEqual(["envs", "web"])
+    expect(
+      list(sandbox)
+        .map((r) => r.name)
+        .sort()
+    ).toEqual(["envs", "web"])
   })
 
   it("starts stopped apps of the file again, and reports running ones unchanged (exit 0)", async () => {
@@ -232,7 +277,10 @@ describe("pmfx start <ecosystem file>", () => {
     const again = sandbox.pmfx(["start", file, "--json"])
     expect(again.code, again.stderr).toBe(0)
     const answer = json<{ apps: Array<{ name: string; action: string }>; processes: Array<Row> }>(again)
-    expect(answer.apps.map((app) => [app.name, app.action])).toEqual([["web", "unchanged"], ["envs", "start"]])
+    expect(answer.apps.map((app) => [app.name, app.action])).toEqual([
+      ["web", "unchanged"],
+      ["envs", "start"]
+    ])
     expect(answer.processes.map((r) => r.name)).toContain("envs")
     await allOnline(sandbox, 2)
 
@@ -271,7 +319,18 @@ describe("pmfx start --wait-ready", () => {
   it("returns once the health check passes", async () => {
     const base = await freePorts(1)
     const result = sandbox.pmfx(
-      ["start", healthServer, "--name", "web", "--port", String(base), "--health-check-url", "http://127.0.0.1:{port}/health", "--wait-ready", "--json"],
+      [
+        "start",
+        healthServer,
+        "--name",
+        "web",
+        "--port",
+        String(base),
+        "--health-check-url",
+        "http://127.0.0.1:{port}/health",
+        "--wait-ready",
+        "--json"
+      ],
       { HEALTHY_FOR_MS: "100000000" }
     )
     expect(result.code, result.stderr).toBe(0)
@@ -285,7 +344,19 @@ describe("pmfx start --wait-ready", () => {
   it("exits 6 with READY_TIMEOUT when the app does not become ready in --wait-timeout", async () => {
     const base = await freePorts(1)
     const result = sandbox.pmfx(
-      ["start", healthServer, "--name", "sick", "--port", String(base), "--health-check-url", "http://127.0.0.1:{port}/health", "--wait-ready", "--wait-timeout", "1s"],
+      [
+        "start",
+        healthServer,
+        "--name",
+        "sick",
+        "--port",
+        String(base),
+        "--health-check-url",
+        "http://127.0.0.1:{port}/health",
+        "--wait-ready",
+        "--wait-timeout",
+        "1s"
+      ],
       { HEALTHY_FOR_MS: "0" }
     )
     expect(result.code).toBe(6)
@@ -326,7 +397,9 @@ describe("pmfx start errors", () => {
     expect(result.stderr).toContain("PROCESS_ALREADY_EXISTS")
     expect(result.stderr).toContain("suggestion:")
     expect(result.stdout).toBe("")
-    const asJson = json<{ success: boolean; error: { code: string } }>(sandbox.pmfx(["start", idleCommand, "--name", "dup", "--json"]))
+    const asJson = json<{ success: boolean; error: { code: string } }>(
+      sandbox.pmfx(["start", idleCommand, "--name", "dup", "--json"])
+    )
     expect(asJson).toMatchObject({ success: false, error: { code: "PROCESS_ALREADY_EXISTS" } })
   })
 

@@ -46,7 +46,10 @@ const stored = (name: string) =>
 
 /** A script that writes its arguments (as JSON) to the file named by ARGS_OUT, then idles. */
 const argsWriter = () =>
-  sandbox.write("args-writer.js", `require("fs").writeFileSync(process.env.ARGS_OUT, JSON.stringify(process.argv.slice(2))); setInterval(() => {}, 1000)\n`)
+  sandbox.write(
+    "args-writer.js",
+    `require("fs").writeFileSync(process.env.ARGS_OUT, JSON.stringify(process.argv.slice(2))); setInterval(() => {}, 1000)\n`
+  )
 
 const readJson = (file: string) => eventually(() => JSON.parse(fs.readFileSync(file, "utf8")) as unknown)
 
@@ -56,12 +59,46 @@ describe("pmfx start flags → ecosystem keys", () => {
     const out = path.join(sandbox.dir, "out.log")
     const err = path.join(sandbox.dir, "err.log")
     ok(sandbox, [
-      "start", idleCommand, "--name", "every-flag",
-      "--watch", "--ignore-watch", "*.{log,tmp}, dist", "--ignore-watch", "cache",
-      "--interpreter", "none", "--max-memory-restart", "200M", "--no-autorestart",
-      "--cron", "0 3 * * *", "--namespace", "jobs", "--time", "--log-date-format", "YYYY-MM-DD hh:mm:ss A",
-      "--merge-logs", "-o", out, "-e", err, "--cwd", sandbox.dir, "--kill-timeout", "2s", "--kill-signal", "int", "--restart-delay", "150",
-      "--exp-backoff-restart-delay", "50ms", "--max-restarts", "4", "--min-uptime", "3s"
+      "start",
+      idleCommand,
+      "--name",
+      "every-flag",
+      "--watch",
+      "--ignore-watch",
+      "*.{log,tmp}, dist",
+      "--ignore-watch",
+      "cache",
+      "--interpreter",
+      "none",
+      "--max-memory-restart",
+      "200M",
+      "--no-autorestart",
+      "--cron",
+      "0 3 * * *",
+      "--namespace",
+      "jobs",
+      "--time",
+      "--log-date-format",
+      "YYYY-MM-DD hh:mm:ss A",
+      "--merge-logs",
+      "-o",
+      out,
+      "-e",
+      err,
+      "--cwd",
+      sandbox.dir,
+      "--kill-timeout",
+      "2s",
+      "--kill-signal",
+      "int",
+      "--restart-delay",
+      "150",
+      "--exp-backoff-restart-delay",
+      "50ms",
+      "--max-restarts",
+      "4",
+      "--min-uptime",
+      "3s"
     ])
     const d = await stored("every-flag")
     expect(d).toMatchObject({
@@ -92,10 +129,39 @@ describe("pmfx start flags → ecosystem keys", () => {
   it("--watch takes paths (--watch=a,b, or after the command), --node-args and --cron-restart", async () => {
     fs.mkdirSync(path.join(sandbox.dir, "src"))
     fs.mkdirSync(path.join(sandbox.dir, "lib"))
-    ok(sandbox, ["start", idleCommand, "--name", "w1", "--cwd", sandbox.dir, "--watch=src,lib", "--node-args", "--max-old-space-size=64 --no-warnings"])
-    ok(sandbox, ["start", idleCommand, "--name", "w2", "--cwd", sandbox.dir, "--watch", "src", "--cron-restart", "@daily"])
-    expect(await stored("w1")).toMatchObject({ watch: true, watch_paths: [path.join(sandbox.dir, "src"), path.join(sandbox.dir, "lib")], interpreter_args: ["--max-old-space-size=64", "--no-warnings"] })
-    expect(await stored("w2")).toMatchObject({ watch: true, watch_paths: [path.join(sandbox.dir, "src")], cron_restart: "@daily" })
+    ok(sandbox, [
+      "start",
+      idleCommand,
+      "--name",
+      "w1",
+      "--cwd",
+      sandbox.dir,
+      "--watch=src,lib",
+      "--node-args",
+      "--max-old-space-size=64 --no-warnings"
+    ])
+    ok(sandbox, [
+      "start",
+      idleCommand,
+      "--name",
+      "w2",
+      "--cwd",
+      sandbox.dir,
+      "--watch",
+      "src",
+      "--cron-restart",
+      "@daily"
+    ])
+    expect(await stored("w1")).toMatchObject({
+      watch: true,
+      watch_paths: [path.join(sandbox.dir, "src"), path.join(sandbox.dir, "lib")],
+      interpreter_args: ["--max-old-space-size=64", "--no-warnings"]
+    })
+    expect(await stored("w2")).toMatchObject({
+      watch: true,
+      watch_paths: [path.join(sandbox.dir, "src")],
+      cron_restart: "@daily"
+    })
   })
 })
 
@@ -104,7 +170,21 @@ describe("pmfx start flags at work", () => {
   it("passes the words after -- to the app, with --node-args before the script", async () => {
     const script = argsWriter()
     const outFile = path.join(sandbox.dir, "args.json")
-    ok(sandbox, ["start", script, "--name", "argv", "--node-args", "--no-warnings", "--env", `ARGS_OUT=${outFile}`, "--", "a", "--port", "4000", "b c"])
+    ok(sandbox, [
+      "start",
+      script,
+      "--name",
+      "argv",
+      "--node-args",
+      "--no-warnings",
+      "--env",
+      `ARGS_OUT=${outFile}`,
+      "--",
+      "a",
+      "--port",
+      "4000",
+      "b c"
+    ])
     expect(await readJson(outFile)).toEqual(["a", "--port", "4000", "b c"])
     const pid = list(sandbox).find((r) => r.name === "argv")!.pid!
     const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")
@@ -114,7 +194,10 @@ describe("pmfx start flags at work", () => {
   it("--interpreter none runs a script by its #! line; --interpreter python3 and bash run any file", async () => {
     const direct = sandbox.write("direct", `#!/bin/sh\necho "$@" > "$OUT_DIR/direct.txt"\nexec sleep 100\n`)
     fs.chmodSync(direct, 0o755)
-    const py = sandbox.write("job.txt", `import os, sys, time\nopen(os.environ["OUT_DIR"] + "/py.txt", "w").write(" ".join(sys.argv[1:]))\ntime.sleep(100)\n`)
+    const py = sandbox.write(
+      "job.txt",
+      `import os, sys, time\nopen(os.environ["OUT_DIR"] + "/py.txt", "w").write(" ".join(sys.argv[1:]))\ntime.sleep(100)\n`
+    )
     const sh = sandbox.write("job.data", `echo "bash $1" > "$OUT_DIR/sh.txt"\nexec sleep 100\n`)
     const env = ["--env", `OUT_DIR=${sandbox.dir}`]
     ok(sandbox, ["start", direct, "--name", "direct", "--interpreter", "none", ...env, "--", "x", "y"])
@@ -142,8 +225,21 @@ describe("pmfx start flags at work", () => {
     const recorder = path.join(fixtures, "record-signal.js")
     const signals = (name: string) => path.join(sandbox.dir, `${name}.signals`)
     const ready = (name: string) => path.join(sandbox.dir, `${name}.ready`)
-    for (const [name, extra] of [["int", ["--kill-signal", "INT"]], ["term", []]] as const) {
-      ok(sandbox, ["start", recorder, "--name", name, ...extra, "--env", `SIGNAL_FILE=${signals(name)}`, "--env", `READY_FILE=${ready(name)}`])
+    for (const [name, extra] of [
+      ["int", ["--kill-signal", "INT"]],
+      ["term", []]
+    ] as const) {
+      ok(sandbox, [
+        "start",
+        recorder,
+        "--name",
+        name,
+        ...extra,
+        "--env",
+        `SIGNAL_FILE=${signals(name)}`,
+        "--env",
+        `READY_FILE=${ready(name)}`
+      ])
       await eventually(() => expect(fs.existsSync(ready(name))).toBe(true))
     }
     ok(sandbox, ["stop", "int", "term"])
@@ -152,8 +248,20 @@ describe("pmfx start flags at work", () => {
   })
 
   it("--max-memory-restart restarts an app that grows above the size", async () => {
-    ok(sandbox, ["start", path.join(fixtures, "grow-memory.js"), "--name", "leak", "--max-memory-restart", "60M", "--env", "GROW_TO_MB=150"])
-    await eventually(() => expect(list(sandbox).find((r) => r.name === "leak")!.restarts).toBeGreaterThanOrEqual(1), 30_000)
+    ok(sandbox, [
+      "start",
+      path.join(fixtures, "grow-memory.js"),
+      "--name",
+      "leak",
+      "--max-memory-restart",
+      "60M",
+      "--env",
+      "GROW_TO_MB=150"
+    ])
+    await eventually(
+      () => expect(list(sandbox).find((r) => r.name === "leak")!.restarts).toBeGreaterThanOrEqual(1),
+      30_000
+    )
     // It grows to 150 MB again after each restart: not beside the tests that follow.
     ok(sandbox, ["delete", "leak"])
   })
@@ -180,13 +288,20 @@ describe("pmfx start flags: bad values", () => {
     ["--port", "70000", "port"],
     ["--port", "5-3", "port"]
   ]
-  const flagName = (flag: string) => (flag === "-i" ? "--instances" : flag === "--cron" ? "--cron-restart" : flag === "--max-memory" ? "--max-memory-restart" : flag)
+  const flagName = (flag: string) =>
+    flag === "-i"
+      ? "--instances"
+      : flag === "--cron"
+        ? "--cron-restart"
+        : flag === "--max-memory"
+          ? "--max-memory-restart"
+          : flag
   type ErrorBody = { error: { code: string; details: { field: string; value: unknown; suggestion: string } } }
   it("each gives exit 3 with the field named after the flag and the suggestion a file gets for its key", async () => {
     // (A few at a time: each case is one short CLI run.)
     for (let i = 0; i < cases.length; i += 5) {
       await Promise.all(
-          cases.slice(i, i + 5).map(async ([flag, value, key], j) => {
+        cases.slice(i, i + 5).map(async ([flag, value, key], j) => {
           const what = `${flag} ${JSON.stringify(value)}`
           const result = await sandbox.pmfxAsync(["start", idleCommand, "--name", "bad", flag, value, "--json"])
           expect(result.code, `${what}: ${result.stdout}`).toBe(3)
@@ -195,9 +310,16 @@ describe("pmfx start flags: bad values", () => {
           expect(error.details.field, what).toBe(flagName(flag))
           expect(error.details.value, what).toBe(value)
           // The same value under the key in a file, through the same validator.
-          const file = sandbox.write(`bad-${i + j}.json`, JSON.stringify({ apps: [{ name: "bad", script: "sleep", args: ["9"], [key]: value }] }))
+          const file = sandbox.write(
+            `bad-${i + j}.json`,
+            JSON.stringify({ apps: [{ name: "bad", script: "sleep", args: ["9"], [key]: value }] })
+          )
           const fromFile = await Effect.runPromise(
-            Effect.flip(Effect.flatMap(ConfigLoader, (loader) => loader.loadFile(file, { environment: process.env })).pipe(Effect.provide(ConfigLoader.Default)))
+            Effect.flip(
+              Effect.flatMap(ConfigLoader, (loader) => loader.loadFile(file, { environment: process.env })).pipe(
+                Effect.provide(ConfigLoader.Default)
+              )
+            )
           )
           expect(fromFile._tag, what).toBe("INVALID_CONFIG")
           const details = fromFile._tag === "INVALID_CONFIG" ? fromFile.details : undefined
@@ -228,20 +350,34 @@ describe("bareWatchFlag and splitPathList", () => {
   it("gives a bare --watch the value true, and --watch the paths after the command", () => {
     expect(bareWatchFlag(argv("start", "app.js", "--watch"))).toEqual(argv("start", "app.js", "--watch=true"))
     expect(bareWatchFlag(argv("start", "--watch", "app.js"))).toEqual(argv("start", "--watch=true", "app.js"))
-    expect(bareWatchFlag(argv("start", "app.js", "--watch", "src,lib", "--json"))).toEqual(argv("start", "app.js", "--watch=src,lib", "--json"))
-    expect(bareWatchFlag(argv("start", "app.js", "--watch", "--time"))).toEqual(argv("start", "app.js", "--watch=true", "--time"))
+    expect(bareWatchFlag(argv("start", "app.js", "--watch", "src,lib", "--json"))).toEqual(
+      argv("start", "app.js", "--watch=src,lib", "--json")
+    )
+    expect(bareWatchFlag(argv("start", "app.js", "--watch", "--time"))).toEqual(
+      argv("start", "app.js", "--watch=true", "--time")
+    )
     // The value of another option is not the command.
-    expect(bareWatchFlag(argv("start", "--name", "api", "--watch", "app.js"))).toEqual(argv("start", "--name", "api", "--watch=true", "app.js"))
-    expect(bareWatchFlag(argv("--url", "http://h:1", "start", "a.js", "--watch"))).toEqual(argv("--url", "http://h:1", "start", "a.js", "--watch=true"))
+    expect(bareWatchFlag(argv("start", "--name", "api", "--watch", "app.js"))).toEqual(
+      argv("start", "--name", "api", "--watch=true", "app.js")
+    )
+    expect(bareWatchFlag(argv("--url", "http://h:1", "start", "a.js", "--watch"))).toEqual(
+      argv("--url", "http://h:1", "start", "a.js", "--watch=true")
+    )
     // Nothing after -- and no other command is touched.
     expect(bareWatchFlag(argv("start", "a.js", "--", "--watch"))).toEqual(argv("start", "a.js", "--", "--watch"))
     expect(bareWatchFlag(argv("logs", "--watch"))).toEqual(argv("logs", "--watch"))
   })
 
   it("takes the words after -- out of a start command line as the app's arguments", () => {
-    expect(splitStartArgv(argv("start", "a.js", "--watch", "--", "--watch", "x"))).toEqual({ argv: argv("start", "a.js", "--watch=true"), appArgs: ["--watch", "x"] })
+    expect(splitStartArgv(argv("start", "a.js", "--watch", "--", "--watch", "x"))).toEqual({
+      argv: argv("start", "a.js", "--watch=true"),
+      appArgs: ["--watch", "x"]
+    })
     expect(splitStartArgv(argv("start", "a.js"))).toEqual({ argv: argv("start", "a.js"), appArgs: [] })
-    expect(splitStartArgv(argv("logs", "api", "--", "x"))).toEqual({ argv: argv("logs", "api", "--", "x"), appArgs: [] })
+    expect(splitStartArgv(argv("logs", "api", "--", "x"))).toEqual({
+      argv: argv("logs", "api", "--", "x"),
+      appArgs: []
+    })
   })
 
   it("splits at commas and spaces but not inside braces", () => {

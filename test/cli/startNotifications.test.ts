@@ -46,9 +46,14 @@ const CRASHES_PER_START = crashingApp.max_restarts + 1
 
 const hook = (url: string, enabled = true) => ({ enabled, url, events: ["process_crash"] })
 
-const writeFile = (webhooks: ReadonlyArray<ReturnType<typeof hook>>) => tests.sandbox().write("eco.json", JSON.stringify({ webhooks, apps: [crashingApp] }, null, 2))
+const writeFile = (webhooks: ReadonlyArray<ReturnType<typeof hook>>) =>
+  tests.sandbox().write("eco.json", JSON.stringify({ webhooks, apps: [crashingApp] }, null, 2))
 
-const readState = () => JSON.parse(fs.readFileSync(path.join(tests.sandbox().home, "state.json"), "utf8")) as { webhooks?: unknown; processes?: unknown }
+const readState = () =>
+  JSON.parse(fs.readFileSync(path.join(tests.sandbox().home, "state.json"), "utf8")) as {
+    webhooks?: unknown
+    processes?: unknown
+  }
 
 const row = (): Row => {
   const rows = list(tests.sandbox()).filter((r) => r.name === APP)
@@ -58,7 +63,9 @@ const row = (): Row => {
 
 /** The app's process_crash bodies a receiver got whose alert was raised at or after `since`. */
 const crashesSince = (receiver: Receiver, since: number) =>
-  receiver.bodies.filter((body) => body.event === "process_crash" && body.process.name === APP && Date.parse(body.timestamp) >= since)
+  receiver.bodies.filter(
+    (body) => body.event === "process_crash" && body.process.name === APP && Date.parse(body.timestamp) >= since
+  )
 
 /** Waits until the app has used up its restarts (errored), and returns its row. */
 const untilErrored = () =>
@@ -112,7 +119,12 @@ describe("pmfx start <file> with top-level webhooks", () => {
     expect(firstCrash).toEqual({
       event: "process_crash",
       process: { id: created.id, name: APP },
-      data: expect.objectContaining({ instance: 0, exit_code: 1, signal: null, message: expect.stringContaining(`${APP} (id ${created.id}) crashed`) }),
+      data: expect.objectContaining({
+        instance: 0,
+        exit_code: 1,
+        signal: null,
+        message: expect.stringContaining(`${APP} (id ${created.id}) crashed`)
+      }),
       timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
     })
     // It crashes a few times and then gives up (max_restarts), each crash delivered to A.
@@ -134,7 +146,11 @@ describe("pmfx start <file> with top-level webhooks", () => {
       expect(crash, "receiver B got no process_crash: the second start did not apply the file's webhooks").toBeDefined()
       return crash!
     }, 30_000)
-    expect(crashAtB).toMatchObject({ event: "process_crash", process: { id: created.id, name: APP }, data: { exit_code: 1, instance: 0 } })
+    expect(crashAtB).toMatchObject({
+      event: "process_crash",
+      process: { id: created.id, name: APP },
+      data: { exit_code: 1, instance: 0 }
+    })
     // Merged by url, not replaced: A was only left out of the file, so it stays in the daemon's
     // list, still enabled, and keeps getting the app's crashes.
     await eventually(() => expect(readState().webhooks).toEqual([hook(a.url), hook(b.url)]))

@@ -30,7 +30,9 @@ describe("pmfx start <PM2 JSON5 file>", () => {
     )
     const result = sandbox.pmfx(["start", file])
     expect(result.code).toBe(0)
-    expect(result.stderr).toContain('apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)')
+    expect(result.stderr).toContain(
+      'apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)'
+    )
     expect(result.stdout).toMatch(/ticker\s+default\s+create\s+-\s+ok/)
     const online = await allOnline(sandbox, 1)
     expect(online.map((row) => row.name)).toEqual(["ticker"])
@@ -40,6 +42,10 @@ describe("pmfx start <PM2 JSON5 file>", () => {
     const second = sandbox.pmfx(["start", path.join(sandbox.dir, "second.json"), "--json"])
     expect(second.code).toBe(0)
     expect(json<{ processes: Array<{ name: string }> }>(second).processes.map((row) => row.name)).toEqual(["second"])
-    expect(JSON.parse(second.stderr.trim())).toEqual({ warnings: ['apps[0].colour: unknown setting "colour" (ignored; the settings pmfx knows are listed in docs/configuration.md)'] })
+    expect(JSON.parse(second.stderr.trim())).toEqual({
+      warnings: [
+        'apps[0].colour: unknown setting "colour" (ignored; the settings pmfx knows are listed in docs/configuration.md)'
+      ]
+    })
   })
 })

@@ -26,7 +26,11 @@ const settings: UnitSettings = {
 }
 
 /** The value of the first `Key=value` line of a unit. */
-const setting = (unit: string, key: string) => unit.split("\n").find((line) => line.startsWith(`${key}=`))?.slice(key.length + 1)
+const setting = (unit: string, key: string) =>
+  unit
+    .split("\n")
+    .find((line) => line.startsWith(`${key}=`))
+    ?.slice(key.length + 1)
 
 describe("pmfx startup", () => {
   it("prints a unit that runs `pmfx daemon` in the foreground as the current user", () => {
@@ -37,7 +41,9 @@ describe("pmfx startup", () => {
     expect(unit).toContain("[Unit]")
     expect(unit).toContain("[Service]")
     expect(unit).toContain("[Install]")
-    expect(setting(unit, "ExecStart")).toBe(`${process.execPath} --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 ${fs.realpathSync(PMFX_BIN)} daemon`)
+    expect(setting(unit, "ExecStart")).toBe(
+      `${process.execPath} --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 ${fs.realpathSync(PMFX_BIN)} daemon`
+    )
     expect(setting(unit, "User")).toBe(user)
     expect(unit).toContain(`Environment=PMFX_HOME=${sandbox.home}\n`)
     expect(setting(unit, "Type")).toBe("simple")
@@ -63,7 +69,9 @@ describe("pmfx startup", () => {
     const unit = renderUnit({ ...settings, home: "/srv/my apps/100%", node: "/opt/node $x/bin/node" })
     expect(setting(unit, "Environment")).toBe('"PMFX_HOME=/srv/my apps/100%%"')
     expect(setting(unit, "WorkingDirectory")).toBe("-/srv/my apps/100%%")
-    expect(setting(unit, "ExecStart")).toBe('"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 /opt/pmfx/dist/pmfx.cjs daemon')
+    expect(setting(unit, "ExecStart")).toBe(
+      '"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 /opt/pmfx/dist/pmfx.cjs daemon'
+    )
     expect(renderUnit(settings)).toContain("Environment=PATH=/usr/local/bin:/usr/bin:/bin\n")
   })
 
@@ -73,7 +81,11 @@ describe("pmfx startup", () => {
     const result = spawnSync(process.execPath, [PMFX_BIN, "startup", "--install"], {
       cwd: os.tmpdir(),
       encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: os.tmpdir(), PMFX_HOME: path.join(os.tmpdir(), "pmfx-startup-never-created") },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: os.tmpdir(),
+        PMFX_HOME: path.join(os.tmpdir(), "pmfx-startup-never-created")
+      },
       ...(asRoot ? { uid: 65534, gid: 65534 } : {}),
       timeout: 30_000
     })

@@ -23,7 +23,12 @@ const startApps = async () => {
   await createApps(sandbox, {
     apps: [
       { name: "web", script: node, args: idle, instances: 2, namespace: "front", env: { GREETING: "hi" } },
-      { name: "checked", script: node, args: idle, health_check: { check_type: "script", script: healthScript, interval: 1 } }
+      {
+        name: "checked",
+        script: node,
+        args: idle,
+        health_check: { check_type: "script", script: healthScript, interval: 1 }
+      }
     ]
   })
   await eventually(() => {
@@ -48,8 +53,14 @@ describe("pmfx status", () => {
     expect(text.stdout).toMatch(/processes\s+3: 3 online/)
     expect(text.stdout).toMatch(/web\s+off/)
 
-    const body = json<{ pid: number; home: string; processes: { total: number; by_status: Record<string, number> } }>(sandbox.pmfx(["status", "--json"]))
-    expect(body).toMatchObject({ pid: Number(pid), home: sandbox.home, processes: { total: 3, by_status: { online: 3, stopped: 0 } } })
+    const body = json<{ pid: number; home: string; processes: { total: number; by_status: Record<string, number> } }>(
+      sandbox.pmfx(["status", "--json"])
+    )
+    expect(body).toMatchObject({
+      pid: Number(pid),
+      home: sandbox.home,
+      processes: { total: 3, by_status: { online: 3, stopped: 0 } }
+    })
   })
 
   it("with a name, an id or a namespace, prints those rows with their health", async () => {
@@ -65,7 +76,13 @@ describe("pmfx status", () => {
 
     const byId = json<Array<Record<string, unknown>>>(sandbox.pmfx(["status", "2", "--json"]))
     expect(byId).toEqual([
-      expect.objectContaining({ id: 2, name: "checked", status: "online", health_status: "healthy", health_check: expect.objectContaining({ enabled: true, check_type: "script", status: "healthy" }) })
+      expect.objectContaining({
+        id: 2,
+        name: "checked",
+        status: "online",
+        health_status: "healthy",
+        health_check: expect.objectContaining({ enabled: true, check_type: "script", status: "healthy" })
+      })
     ])
     expect(byId[0]).not.toHaveProperty("config")
 
@@ -91,7 +108,12 @@ describe("pmfx status", () => {
     await startApps()
     const file = sandbox.write(
       "apps.json",
-      JSON.stringify({ apps: [{ name: "web", script: node, instances: 2, namespace: "front" }, { name: "later", script: node }] })
+      JSON.stringify({
+        apps: [
+          { name: "web", script: node, instances: 2, namespace: "front" },
+          { name: "later", script: node }
+        ]
+      })
     )
     const text = sandbox.pmfx(["status", "apps.json"])
     expect(text.code).toBe(0)
@@ -99,7 +121,9 @@ describe("pmfx status", () => {
     expect(text.stdout).toMatch(/web\s+running\s+2\/2 online\s+ids 0, 1\s+namespace front/)
     expect(text.stdout).toMatch(/later\s+not started/)
 
-    const body = json<{ apps: Array<{ name: string; state: string; running: boolean; processes: Array<{ id: number }> }> }>(sandbox.pmfx(["status", file, "--json"]))
+    const body = json<{
+      apps: Array<{ name: string; state: string; running: boolean; processes: Array<{ id: number }> }>
+    }>(sandbox.pmfx(["status", file, "--json"]))
     expect(body.apps.map((app) => [app.name, app.state, app.running, app.processes.map((row) => row.id)])).toEqual([
       ["web", "running", true, [0, 1]],
       ["later", "not started", false, []]
@@ -117,7 +141,14 @@ describe("pmfx show <name|id>", () => {
     const text = sandbox.pmfx(["show", "web"])
     expect(text.code).toBe(0)
     expect(text.stdout).toMatch(/^web id 0, instance 0, namespace front/)
-    for (const pattern of [/status\s+online/, /pid\s+\d+/, /restarts\s+0/, /instances\s+2 \(ids 0, 1\)/, /env\s+GREETING=hi/, /health\s+no check/]) {
+    for (const pattern of [
+      /status\s+online/,
+      /pid\s+\d+/,
+      /restarts\s+0/,
+      /instances\s+2 \(ids 0, 1\)/,
+      /env\s+GREETING=hi/,
+      /health\s+no check/
+    ]) {
       expect(text.stdout).toMatch(pattern)
     }
     expect(text.stdout).toContain(node)
@@ -133,7 +164,10 @@ describe("pmfx show <name|id>", () => {
       app_instances: [0, 1],
       config: { script: node, args: idle, instances: 2, env: { GREETING: "hi" } },
       health_check: { enabled: false },
-      logs: { out_file: path.join(sandbox.home, "logs/web-1-out.log"), error_file: path.join(sandbox.home, "logs/web-1-err.log") }
+      logs: {
+        out_file: path.join(sandbox.home, "logs/web-1-out.log"),
+        error_file: path.join(sandbox.home, "logs/web-1-err.log")
+      }
     })
 
     const checked = sandbox.pmfx(["show", "checked"])
@@ -155,7 +189,11 @@ describe("pmfx validate <name|id>", () => {
     const ok = sandbox.pmfx(["validate", "web"])
     expect(ok.code).toBe(0)
     expect(ok.stdout).toContain("OK web is defined in the daemon (ids 0, 1, namespace front)")
-    expect(json<Record<string, unknown>>(sandbox.pmfx(["validate", "2", "--json"]))).toMatchObject({ success: true, name: "checked", app_instances: [2] })
+    expect(json<Record<string, unknown>>(sandbox.pmfx(["validate", "2", "--json"]))).toMatchObject({
+      success: true,
+      name: "checked",
+      app_instances: [2]
+    })
 
     const missing = sandbox.pmfx(["validate", "nope"])
     expect(missing.code).toBe(4)
@@ -182,7 +220,8 @@ describe("a file or a process", () => {
     expect(classifyTarget("conf/apps.YAML", "/srv")).toEqual({ _tag: "File", file: "/srv/conf/apps.YAML" })
     expect(classifyTarget("./Procfile", "/srv")).toEqual({ _tag: "File", file: "/srv/Procfile" })
     expect(classifyTarget("/etc/pmfx/apps.toml", "/srv")).toEqual({ _tag: "File", file: "/etc/pmfx/apps.toml" })
-    for (const id of ["api", "3", "all", "api.v2", "front"]) expect(classifyTarget(id, "/srv")).toEqual({ _tag: "Process", id })
+    for (const id of ["api", "3", "all", "api.v2", "front"])
+      expect(classifyTarget(id, "/srv")).toEqual({ _tag: "Process", id })
   })
 
   it("selects rows the way the daemon resolves a target: id, all, name, namespace", () => {

@@ -44,13 +44,25 @@ setInterval(() => {}, 1000)
   const file = sandbox.write(
     "ecosystem.json",
     JSON.stringify({
-      apps: [entry("top", 0, ["mid"]), entry("mid", 150, ["base"]), entry("side", 150, ["base"]), entry("base", 0, []), entry("other", 0, [], "default")]
+      apps: [
+        entry("top", 0, ["mid"]),
+        entry("mid", 150, ["base"]),
+        entry("side", 150, ["base"]),
+        entry("base", 0, []),
+        entry("other", 0, [], "default")
+      ]
     })
   )
   return { file, stops, ups }
 }
 
-const stopsOf = (file: string): Array<string> => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : [])
+const stopsOf = (file: string): Array<string> =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+    : []
 
 /** top before mid; mid and side (one level, either order) before base. */
 const expectReverseOrder = (order: ReadonlyArray<string>) => {
@@ -62,7 +74,9 @@ const expectReverseOrder = (order: ReadonlyArray<string>) => {
 
 /** Every app is online and has its SIGTERM handler in place (`ups` lists each start). */
 const allUp = async (ups: string, starts: number) => {
-  await eventually(() => expect(list(sandbox).map((r) => r.status)).toEqual(["online", "online", "online", "online", "online"]))
+  await eventually(() =>
+    expect(list(sandbox).map((r) => r.status)).toEqual(["online", "online", "online", "online", "online"])
+  )
   await eventually(() => expect(stopsOf(ups).length).toBe(starts))
 }
 

@@ -63,12 +63,22 @@ describe("pmfx validate", () => {
     expect(body.success).toBe(true)
     expect(body.file).toBe(path.join(examples, "ecosystem.yaml"))
     expect(body.apps.map((a: { name: string }) => a.name)).toEqual(["api", "worker", "nightly-job"])
-    expect(body.apps[0]).toMatchObject({ instances: 2, port: "4000-4001", script: path.join(examples, "apps/server.js") })
+    expect(body.apps[0]).toMatchObject({
+      instances: 2,
+      port: "4000-4001",
+      script: path.join(examples, "apps/server.js")
+    })
     expect(body.warnings).toEqual([])
   })
 
   it("loads a PM2 ecosystem.config.js unchanged: its PM2 settings honoured, deploy warned", () => {
-    const result = sandbox.pmfx(["validate", "--json", "--env", "production", path.join(examples, "pm2/ecosystem.config.js")])
+    const result = sandbox.pmfx([
+      "validate",
+      "--json",
+      "--env",
+      "production",
+      path.join(examples, "pm2/ecosystem.config.js")
+    ])
     expect(result.code).toBe(0)
     const body = JSON.parse(result.stdout)
     expect(body.apps.map((a: { name: string }) => a.name)).toEqual(["web", "ticker"])
@@ -91,7 +101,13 @@ describe("pmfx validate", () => {
     expect(result.code).toBe(3)
     expect(result.stdout).toBe("")
     expect(result.stderr).toContain("INVALID_CONFIG")
-    for (const field of ["apps[0].script", "apps[0].max_memory_restart", "apps[1].name", "apps[1].port", "apps[1].min_uptime"]) {
+    for (const field of [
+      "apps[0].script",
+      "apps[0].max_memory_restart",
+      "apps[1].name",
+      "apps[1].port",
+      "apps[1].min_uptime"
+    ]) {
       expect(result.stderr).toContain(field)
     }
     expect(result.stderr).toContain('rename "scirpt" to "script"')
@@ -118,10 +134,16 @@ describe("pmfx validate", () => {
     const file = sandbox.write("typo.json", '{ apps: [ { name: "api", script: "server.js", instance: 2, }, ], }')
     const result = sandbox.pmfx(["validate", file])
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)')
+    expect(result.stdout).toContain(
+      'apps[0].instance: unknown setting "instance" — did you mean "instances"? (ignored)'
+    )
     const strict = sandbox.pmfx(["validate", "--strict", "--json", file])
     expect(strict.code).toBe(3)
-    expect(JSON.parse(strict.stdout).error.details).toMatchObject({ field: "apps[0].instance", value: 2, suggestion: 'did you mean "instances"?' })
+    expect(JSON.parse(strict.stdout).error.details).toMatchObject({
+      field: "apps[0].instance",
+      value: 2,
+      suggestion: 'did you mean "instances"?'
+    })
   })
 
   it("reports a syntax error with its line as CONFIG_PARSE_ERROR, exit 3", () => {

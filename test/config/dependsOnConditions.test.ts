@@ -11,7 +11,14 @@ import { loadFiles, loadFilesError } from "./helpers"
 const expected = [
   ["db", [], "listening on port \\d+"],
   ["migrate", [{ name: "db", condition: "log_ready" }], null],
-  ["api", [{ name: "migrate", condition: "completed_successfully" }, { name: "db", condition: "online" }], null],
+  [
+    "api",
+    [
+      { name: "migrate", condition: "completed_successfully" },
+      { name: "db", condition: "online" }
+    ],
+    null
+  ],
   ["web", [{ name: "api", condition: "healthy" }], null]
 ]
 
@@ -19,7 +26,12 @@ const json = {
   apps: [
     { name: "db", script: "db.js", ready_log_line: "listening on port \\d+" },
     { name: "migrate", script: "m.js", autorestart: false, depends_on: [{ name: "db", condition: "log_ready" }] },
-    { name: "api", script: "a.js", health_check: { url: "http://127.0.0.1:3000/health" }, depends_on: [{ name: "migrate", condition: "completed_successfully" }, "db"] },
+    {
+      name: "api",
+      script: "a.js",
+      health_check: { url: "http://127.0.0.1:3000/health" },
+      depends_on: [{ name: "migrate", condition: "completed_successfully" }, "db"]
+    },
     { name: "web", script: "w.js", depends_on: [{ name: "api", condition: "healthy" }] }
   ]
 }
@@ -69,7 +81,11 @@ depends_on = [{ name = "api", condition = "healthy" }]
 
 const js = `module.exports = ${JSON.stringify(json, null, 2)}\n`
 
-const expectProblems = (doc: object, problems: ReadonlyArray<ConfigProblem>, options: { readonly strict?: boolean } = {}) =>
+const expectProblems = (
+  doc: object,
+  problems: ReadonlyArray<ConfigProblem>,
+  options: { readonly strict?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const { error } = yield* loadFilesError({ "pmfx.json": JSON.stringify(doc) }, "pmfx.json", options)
     expect(error._tag).toBe("INVALID_CONFIG")
@@ -81,10 +97,13 @@ describe("depends_on conditions", () => {
   for (const [file, text] of [
     ["eco.json", JSON.stringify(json)],
     // JSON files are read as JSON5: comments, unquoted keys, trailing commas.
-    ["ecosystem.json", `// JSON5\n{ apps: [ { name: "db", script: "db.js", ready_log_line: 'listening on port \\\\d+' },
+    [
+      "ecosystem.json",
+      `// JSON5\n{ apps: [ { name: "db", script: "db.js", ready_log_line: 'listening on port \\\\d+' },
       { name: "migrate", script: "m.js", autorestart: false, depends_on: [{ name: "db", condition: "log_ready" }] },
       { name: "api", script: "a.js", health_check: { url: "http://127.0.0.1:3000/health" }, depends_on: [{ name: "migrate", condition: "completed_successfully" }, "db",] },
-      { name: "web", script: "w.js", depends_on: [{ name: "api", condition: "healthy" }] }, ] }`],
+      { name: "web", script: "w.js", depends_on: [{ name: "api", condition: "healthy" }] }, ] }`
+    ],
     ["eco.yaml", yaml],
     ["eco.toml", toml],
     ["eco.config.js", js]
@@ -99,22 +118,53 @@ describe("depends_on conditions", () => {
   }
 
   it.effect("an unknown condition: its field, and the closest condition", () =>
-    expectProblems({ apps: [{ name: "db", script: "db.js" }, { name: "api", script: "a.js", depends_on: ["db", { name: "db", condition: "helthy" }] }] }, [
-      { field: "apps[1].depends_on[1].condition", value: "helthy", message: 'unknown condition "helthy"', suggestion: 'did you mean "healthy"?' }
-    ])
+    expectProblems(
+      {
+        apps: [
+          { name: "db", script: "db.js" },
+          { name: "api", script: "a.js", depends_on: ["db", { name: "db", condition: "helthy" }] }
+        ]
+      },
+      [
+        {
+          field: "apps[1].depends_on[1].condition",
+          value: "helthy",
+          message: 'unknown condition "helthy"',
+          suggestion: 'did you mean "healthy"?'
+        }
+      ]
+    )
   )
 
   it.effect("a condition that is not a word, and an entry without a name or of the wrong type", () =>
-    expectProblems({ apps: [{ name: "db", script: "db.js" }, { name: "api", script: "a.js", depends_on: [{ name: "db", condition: 3 }, { condition: "online" }, 7] }] }, [
+    expectProblems(
       {
-        field: "apps[1].depends_on[0].condition",
-        value: 3,
-        message: "expected one of online, healthy, completed_successfully, log_ready, got number 3",
-        suggestion: "write one of online, healthy, completed_successfully, log_ready"
+        apps: [
+          { name: "db", script: "db.js" },
+          { name: "api", script: "a.js", depends_on: [{ name: "db", condition: 3 }, { condition: "online" }, 7] }
+        ]
       },
-      { field: "apps[1].depends_on[1].name", value: null, message: "is required", suggestion: "add name: the app to wait for" },
-      { field: "apps[1].depends_on[2]", value: 7, message: "expected an app name or { name, condition }, got number 7", suggestion: 'write "db" or { "name": "db", "condition": "healthy" }' }
-    ])
+      [
+        {
+          field: "apps[1].depends_on[0].condition",
+          value: 3,
+          message: "expected one of online, healthy, completed_successfully, log_ready, got number 3",
+          suggestion: "write one of online, healthy, completed_successfully, log_ready"
+        },
+        {
+          field: "apps[1].depends_on[1].name",
+          value: null,
+          message: "is required",
+          suggestion: "add name: the app to wait for"
+        },
+        {
+          field: "apps[1].depends_on[2]",
+          value: 7,
+          message: "expected an app name or { name, condition }, got number 7",
+          suggestion: 'write "db" or { "name": "db", "condition": "healthy" }'
+        }
+      ]
+    )
   )
 
   it.effect("conditions the dependency can never meet are refused, each saying what to add", () =>
@@ -144,13 +194,15 @@ describe("depends_on conditions", () => {
           field: "apps[1].depends_on[1].condition",
           value: "log_ready",
           message: '"db" has no ready_log_line, so no line of its output can say it is ready',
-          suggestion: 'set ready_log_line on db (a regular expression like "listening on"), or wait for condition "online"'
+          suggestion:
+            'set ready_log_line on db (a regular expression like "listening on"), or wait for condition "online"'
         },
         {
           field: "apps[1].depends_on[2].condition",
           value: "completed_successfully",
           message: '"db" is restarted when it exits, so it never stays completed',
-          suggestion: "set autorestart: false on db (a one-shot app such as a migration), or add 0 to its stop_exit_codes"
+          suggestion:
+            "set autorestart: false on db (a one-shot app such as a migration), or add 0 to its stop_exit_codes"
         }
       ]
     )
@@ -161,29 +213,58 @@ describe("depends_on conditions", () => {
       {
         field: "apps[0].ready_log_line",
         value: "(ready) \\1",
-        message: "backreferences like \\1 are not supported (ready_log_line uses RE2 syntax (like grep -E and Go), see docs/configuration.md)",
-        suggestion: "match the repeated text itself, like (\\w+) \\w+ or error: error, or narrow the search with level, stream or since"
+        message:
+          "backreferences like \\1 are not supported (ready_log_line uses RE2 syntax (like grep -E and Go), see docs/configuration.md)",
+        suggestion:
+          "match the repeated text itself, like (\\w+) \\w+ or error: error, or narrow the search with level, stream or since"
       }
     ])
   )
 
   it.effect("an unknown key in an entry is a warning naming the closest key (a problem with --strict)", () =>
     Effect.gen(function* () {
-      const doc = { apps: [{ name: "db", script: "db.js" }, { name: "api", script: "a.js", depends_on: [{ name: "db", conditon: "healthy" }] }] }
+      const doc = {
+        apps: [
+          { name: "db", script: "db.js" },
+          { name: "api", script: "a.js", depends_on: [{ name: "db", conditon: "healthy" }] }
+        ]
+      }
       const loaded = yield* loadFiles({ "pmfx.json": doc }, "pmfx.json")
-      expect(loaded.warnings).toEqual(['apps[1].depends_on[0].conditon: unknown setting "conditon" — did you mean "condition"? (ignored)'])
+      expect(loaded.warnings).toEqual([
+        'apps[1].depends_on[0].conditon: unknown setting "conditon" — did you mean "condition"? (ignored)'
+      ])
       expect(loaded.apps[1]!.depends_on).toEqual([{ name: "db", condition: "online" }])
       yield* expectProblems(
         doc,
-        [{ field: "apps[1].depends_on[0].conditon", value: "healthy", message: 'unknown setting "conditon"', suggestion: 'did you mean "condition"?' }],
+        [
+          {
+            field: "apps[1].depends_on[0].conditon",
+            value: "healthy",
+            message: 'unknown setting "conditon"',
+            suggestion: 'did you mean "condition"?'
+          }
+        ],
         { strict: true }
       )
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("an unknown app in an entry is still found, with the closest name", () =>
-    expectProblems({ apps: [{ name: "db", script: "db.js" }, { name: "api", script: "a.js", depends_on: [{ name: "dbb", condition: "online" }] }] }, [
-      { field: "apps[1].depends_on[0]", value: "dbb", message: 'no app named "dbb" in this file', suggestion: 'did you mean "db"?' }
-    ])
+    expectProblems(
+      {
+        apps: [
+          { name: "db", script: "db.js" },
+          { name: "api", script: "a.js", depends_on: [{ name: "dbb", condition: "online" }] }
+        ]
+      },
+      [
+        {
+          field: "apps[1].depends_on[0]",
+          value: "dbb",
+          message: 'no app named "dbb" in this file',
+          suggestion: 'did you mean "db"?'
+        }
+      ]
+    )
   )
 })

@@ -57,13 +57,19 @@ describe("parseEnvFile", () => {
   })
 
   it("a line that is not KEY=value is an error on its line", () => {
-    expect(parseEnvFile("A=1\n# ok\nnot a definition\n")).toEqual(Either.left({ line: 3, message: 'expected KEY=value, got "not a definition"' }))
+    expect(parseEnvFile("A=1\n# ok\nnot a definition\n")).toEqual(
+      Either.left({ line: 3, message: 'expected KEY=value, got "not a definition"' })
+    )
     expect(parseEnvFile("A=1\n1BAD=x\n")).toEqual(Either.left({ line: 2, message: 'expected KEY=value, got "1BAD=x"' }))
   })
 
   it("an unterminated quote is an error on the line where it opens", () => {
-    expect(parseEnvFile("A=1\nB='open\nC=3\n")).toEqual(Either.left({ line: 2, message: "unterminated single quote in B" }))
-    expect(parseEnvFile('A=1\n\nB="open\nC=3\n')).toEqual(Either.left({ line: 3, message: "unterminated double quote in B" }))
+    expect(parseEnvFile("A=1\nB='open\nC=3\n")).toEqual(
+      Either.left({ line: 2, message: "unterminated single quote in B" })
+    )
+    expect(parseEnvFile('A=1\n\nB="open\nC=3\n')).toEqual(
+      Either.left({ line: 3, message: "unterminated double quote in B" })
+    )
   })
 })
 
@@ -83,7 +89,10 @@ describe("env_file in a configuration", () => {
 
   it.effect("a missing env_file is INVALID_CONFIG at apps[0].env_file", () =>
     Effect.gen(function* () {
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", env_file: ".env.local" }) }, "pmfx.json")
+      const { error, dir } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", script: "a.js", env_file: ".env.local" }) },
+        "pmfx.json"
+      )
       const problem = {
         field: "apps[0].env_file",
         value: ".env.local",
@@ -104,7 +113,10 @@ describe("env_file in a configuration", () => {
   it.effect("an env_file with a bad line is INVALID_CONFIG naming the file and line", () =>
     Effect.gen(function* () {
       const { error, dir } = yield* loadFilesError(
-        { ".env": "A=1\n\nthis is not dotenv\n", "pmfx.json": ecosystem({ name: "ok", script: "a.js" }, { name: "api", script: "a.js", env_file: ".env" }) },
+        {
+          ".env": "A=1\n\nthis is not dotenv\n",
+          "pmfx.json": ecosystem({ name: "ok", script: "a.js" }, { name: "api", script: "a.js", env_file: ".env" })
+        },
         "pmfx.json"
       )
       expect(error._tag).toBe("INVALID_CONFIG")
@@ -112,7 +124,11 @@ describe("env_file in a configuration", () => {
         field: "apps[1].env_file",
         value: ".env",
         suggestion: "write one KEY=value per line",
-        problems: [expect.objectContaining({ message: `${path.join(dir, ".env")}:3: expected KEY=value, got "this is not dotenv"` })]
+        problems: [
+          expect.objectContaining({
+            message: `${path.join(dir, ".env")}:3: expected KEY=value, got "this is not dotenv"`
+          })
+        ]
       })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -120,7 +136,10 @@ describe("env_file in a configuration", () => {
   it.effect("env_file may be substituted", () =>
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
-        { ".env.staging": "A=1\n", "pmfx.json": ecosystem({ name: "api", script: "a.js", env_file: ".env.${STAGE:-dev}" }) },
+        {
+          ".env.staging": "A=1\n",
+          "pmfx.json": ecosystem({ name: "api", script: "a.js", env_file: ".env.${STAGE:-dev}" })
+        },
         "pmfx.json",
         { environment: { STAGE: "staging" } }
       )
@@ -171,7 +190,10 @@ describe("env_<name> blocks", () => {
 
   it.effect("a block that is not an object of variables is INVALID_CONFIG at its path", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", env_production: ["NODE_ENV=production"] }) }, "pmfx.json")
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", script: "a.js", env_production: ["NODE_ENV=production"] }) },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({ field: "apps[0].env_production", value: ["NODE_ENV=production"] })
     }).pipe(Effect.provide(ConfigLoader.Default))
@@ -179,7 +201,10 @@ describe("env_<name> blocks", () => {
 
   it.effect("a bad variable name in env is INVALID_CONFIG", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", env: { "BAD-NAME": "x" } }) }, "pmfx.json")
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", script: "a.js", env: { "BAD-NAME": "x" } }) },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({ field: "apps[0].env" })
     }).pipe(Effect.provide(ConfigLoader.Default))

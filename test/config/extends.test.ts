@@ -16,7 +16,13 @@ describe("extends at the top of a file", () => {
       const loaded = yield* loadFiles(
         {
           "base.json": ecosystem(
-            { name: "api", script: "./server.js", instances: 2, env: { NODE_ENV: "production", LOG: "info" }, kill_timeout: "3s" },
+            {
+              name: "api",
+              script: "./server.js",
+              instances: 2,
+              env: { NODE_ENV: "production", LOG: "info" },
+              kill_timeout: "3s"
+            },
             { name: "worker", script: "./worker.js" }
           ),
           "prod.yaml": [
@@ -62,8 +68,15 @@ describe("extends at the top of a file", () => {
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
         {
-          "shared/root.json": ecosystem({ name: "api", script: "./server.js", env: { A: "root", B: "root", C: "root" } }),
-          "shared/team/middle.json": { extends: "../root.json", apps: [{ name: "api", env: { B: "middle", C: "middle" } }] },
+          "shared/root.json": ecosystem({
+            name: "api",
+            script: "./server.js",
+            env: { A: "root", B: "root", C: "root" }
+          }),
+          "shared/team/middle.json": {
+            extends: "../root.json",
+            apps: [{ name: "api", env: { B: "middle", C: "middle" } }]
+          },
           "deploy/pmfx.json": { extends: "../shared/team/middle.json", apps: [{ name: "api", env: { C: "top" } }] }
         },
         "deploy/pmfx.json"
@@ -93,7 +106,11 @@ describe("extends at the top of a file", () => {
       const loaded = yield* loadFiles(
         {
           "base.json": { apps: [{ name: "api", script: "a.js" }], alerts: { memory: "1G", cpu_percent: 90 } },
-          "pmfx.json": { extends: "base.json", alerts: { cpu_percent: 80 }, webhooks: [{ url: "http://127.0.0.1:9/hook" }] }
+          "pmfx.json": {
+            extends: "base.json",
+            alerts: { cpu_percent: 80 },
+            webhooks: [{ url: "http://127.0.0.1:9/hook" }]
+          }
         },
         "pmfx.json"
       )
@@ -147,7 +164,10 @@ describe("extends at the top of a file", () => {
 
   it.effect("a missing base file is INVALID_CONFIG at field extends", () =>
     Effect.gen(function* () {
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": { extends: "./nope/base.json", apps: [] } }, "pmfx.json")
+      const { error, dir } = yield* loadFilesError(
+        { "pmfx.json": { extends: "./nope/base.json", apps: [] } },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toEqual({
         field: "extends",
@@ -176,7 +196,10 @@ describe("extends at the top of a file", () => {
 
   it.effect("a base with a syntax error is CONFIG_PARSE_ERROR naming the base", () =>
     Effect.gen(function* () {
-      const { error, dir } = yield* loadFilesError({ "base.json": '{ "apps": [ }', "pmfx.json": { extends: "base.json" } }, "pmfx.json")
+      const { error, dir } = yield* loadFilesError(
+        { "base.json": '{ "apps": [ }', "pmfx.json": { extends: "base.json" } },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
       expect(error.details).toMatchObject({ file: path.join(dir, "base.json"), line: 1 })
     }).pipe(Effect.provide(ConfigLoader.Default))
@@ -188,7 +211,11 @@ describe("extends in one app", () => {
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
         {
-          "common/node.json": { script: "./server.js", max_memory_restart: "256M", env: { NODE_ENV: "production", A: "1" } },
+          "common/node.json": {
+            script: "./server.js",
+            max_memory_restart: "256M",
+            env: { NODE_ENV: "production", A: "1" }
+          },
           "pmfx.json": ecosystem(
             { name: "api", extends: "./common/node.json", env: { A: "2" } },
             { name: "worker", script: "./worker.js", extends: "common/node.json", max_memory_restart: "1G" }
@@ -204,7 +231,11 @@ describe("extends in one app", () => {
         max_memory_restart: 256 * 1024 ** 2,
         env: { NODE_ENV: "production", A: "2" }
       })
-      expect(worker).toMatchObject({ name: "worker", script: path.join(dir, "worker.js"), max_memory_restart: 1024 ** 3 })
+      expect(worker).toMatchObject({
+        name: "worker",
+        script: path.join(dir, "worker.js"),
+        max_memory_restart: 1024 ** 3
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -212,7 +243,8 @@ describe("extends in one app", () => {
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
         {
-          "base.yaml": "apps:\n  - name: other\n    script: other.js\n  - name: api\n    script: api.js\n    instances: 3\n",
+          "base.yaml":
+            "apps:\n  - name: other\n    script: other.js\n  - name: api\n    script: api.js\n    instances: 3\n",
           "pmfx.json": ecosystem({ name: "api", extends: "./base.yaml", port: "3000-3002" })
         },
         "pmfx.json"
@@ -257,7 +289,10 @@ describe("extends in one app", () => {
 
   it.effect("a missing base file is INVALID_CONFIG at field apps[i].extends", () =>
     Effect.gen(function* () {
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", extends: "./missing.json" }) }, "pmfx.json")
+      const { error, dir } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", extends: "./missing.json" }) },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({
         field: "apps[0].extends",
@@ -296,7 +331,13 @@ describe("mergeSettings", () => {
   it("apps merge by name; unnamed apps are added", () => {
     expect(
       mergeEcosystems(
-        { apps: [{ name: "a", script: "a.js" }, { name: "b", script: "b.js" }], alerts: { memory: "1G" } },
+        {
+          apps: [
+            { name: "a", script: "a.js" },
+            { name: "b", script: "b.js" }
+          ],
+          alerts: { memory: "1G" }
+        },
         { apps: [{ name: "b", instances: 2 }, { script: "c.js" }], alerts: { cpu_percent: 50 } }
       )
     ).toEqual({

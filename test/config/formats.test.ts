@@ -161,7 +161,10 @@ describe("formats and extensions", () => {
   it.effect(".yml is read as YAML", () =>
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
-        { "pmfx.yml": "apps:\n  - name: api\n    script: ./server.js\n    max_memory_restart: 1G\n    kill_timeout: 1m\n" },
+        {
+          "pmfx.yml":
+            "apps:\n  - name: api\n    script: ./server.js\n    max_memory_restart: 1G\n    kill_timeout: 1m\n"
+        },
         "pmfx.yml"
       )
       expectApi(loaded.apps)
@@ -170,21 +173,30 @@ describe("formats and extensions", () => {
 
   it.effect(".cjs with module.exports", () =>
     Effect.gen(function* () {
-      const loaded = yield* loadFiles({ "ecosystem.config.cjs": `module.exports = ${JSON.stringify(ecosystem(app))}\n` }, "ecosystem.config.cjs")
+      const loaded = yield* loadFiles(
+        { "ecosystem.config.cjs": `module.exports = ${JSON.stringify(ecosystem(app))}\n` },
+        "ecosystem.config.cjs"
+      )
       expectApi(loaded.apps)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect(".js (CommonJS) with module.exports", () =>
     Effect.gen(function* () {
-      const loaded = yield* loadFiles({ "ecosystem.config.js": `module.exports = ${JSON.stringify(ecosystem(app))}\n` }, "ecosystem.config.js")
+      const loaded = yield* loadFiles(
+        { "ecosystem.config.js": `module.exports = ${JSON.stringify(ecosystem(app))}\n` },
+        "ecosystem.config.js"
+      )
       expectApi(loaded.apps)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect(".mjs with a named apps export", () =>
     Effect.gen(function* () {
-      const loaded = yield* loadFiles({ "ecosystem.config.mjs": `export const apps = ${JSON.stringify([app])}\n` }, "ecosystem.config.mjs")
+      const loaded = yield* loadFiles(
+        { "ecosystem.config.mjs": `export const apps = ${JSON.stringify([app])}\n` },
+        "ecosystem.config.mjs"
+      )
       expectApi(loaded.apps)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -193,7 +205,13 @@ describe("formats and extensions", () => {
     Effect.gen(function* () {
       const json = yield* loadFiles({ "pmfx.json": "\uFEFF" + JSON.stringify(ecosystem(app)) }, "pmfx.json")
       expectApi(json.apps)
-      const yaml = yield* loadFiles({ "pmfx.yaml": "\uFEFFapps:\n  - name: api\n    script: ./server.js\n    max_memory_restart: 1G\n    kill_timeout: 1m\n" }, "pmfx.yaml")
+      const yaml = yield* loadFiles(
+        {
+          "pmfx.yaml":
+            "\uFEFFapps:\n  - name: api\n    script: ./server.js\n    max_memory_restart: 1G\n    kill_timeout: 1m\n"
+        },
+        "pmfx.yaml"
+      )
       expectApi(yaml.apps)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -263,14 +281,22 @@ describe("formats and extensions", () => {
         )
         fs.mkdirSync(path.join(dir, "esm"))
         fs.writeFileSync(path.join(dir, "esm/package.json"), '{ "type": "module" }')
-        const output = execFileSync(process.execPath, [path.join(dir, "probe.cjs"), path.join(dir, "a.config.mjs"), path.join(dir, "esm/b.config.js")], {
-          encoding: "utf8"
-        })
+        const output = execFileSync(
+          process.execPath,
+          [path.join(dir, "probe.cjs"), path.join(dir, "a.config.mjs"), path.join(dir, "esm/b.config.js")],
+          {
+            encoding: "utf8"
+          }
+        )
         const [mjsOne, mjsTwo, mjsBroken, jsOne, jsTwo, jsBroken] = JSON.parse(output) as Array<unknown>
         expect([mjsOne, mjsTwo, jsOne, jsTwo]).toEqual([["one"], ["two"], ["one"], ["two"]])
         // An edit that breaks the file is reported, not hidden behind the cached module.
-        expect(mjsBroken).toMatchObject({ message: "the file threw while loading: SyntaxError: Unexpected identifier 'script'" })
-        expect(jsBroken).toMatchObject({ message: "the file threw while loading: SyntaxError: Unexpected identifier 'script'" })
+        expect(mjsBroken).toMatchObject({
+          message: "the file threw while loading: SyntaxError: Unexpected identifier 'script'"
+        })
+        expect(jsBroken).toMatchObject({
+          message: "the file threw while loading: SyntaxError: Unexpected identifier 'script'"
+        })
       })
     )
   )

@@ -13,10 +13,16 @@ describe("fromDocument", () => {
   it.effect("a single app object, its relative script resolved against baseDir", () =>
     Effect.gen(function* () {
       const loader = yield* ConfigLoader
-      const loaded = yield* loader.fromDocument({ name: "api", script: "./bin/server.js", instances: "2", env: { A: 1 } }, "/srv/app", defaultOptions)
+      const loaded = yield* loader.fromDocument(
+        { name: "api", script: "./bin/server.js", instances: "2", env: { A: 1 } },
+        "/srv/app",
+        defaultOptions
+      )
       expect(loaded.file).toBeNull()
       // The one warning: instances without exec_mode run in fork mode, where PM2 would pick cluster.
-      expect(loaded.warnings).toEqual([expect.stringMatching(/^apps\[0\]\.instances "2" without exec_mode: pmfx runs these instances in fork mode/)])
+      expect(loaded.warnings).toEqual([
+        expect.stringMatching(/^apps\[0\]\.instances "2" without exec_mode: pmfx runs these instances in fork mode/)
+      ])
       expect(loaded.apps).toHaveLength(1)
       expect(loaded.apps[0]).toMatchObject({
         name: "api",
@@ -62,7 +68,16 @@ describe("fromDocument", () => {
       Effect.gen(function* () {
         writeFiles(dir, { "run.sh": "#!/bin/sh\n" })
         const loader = yield* ConfigLoader
-        const loaded = yield* loader.fromDocument({ apps: [{ name: "a", script: "npm", args: ["start"] }, { name: "b", script: "run.sh" }] }, dir, defaultOptions)
+        const loaded = yield* loader.fromDocument(
+          {
+            apps: [
+              { name: "a", script: "npm", args: ["start"] },
+              { name: "b", script: "run.sh" }
+            ]
+          },
+          dir,
+          defaultOptions
+        )
         expect(loaded.apps.map((a) => a.script)).toEqual(["npm", path.join(dir, "run.sh")])
         expect(fs.existsSync(path.join(dir, "run.sh"))).toBe(true)
       })
@@ -72,7 +87,10 @@ describe("fromDocument", () => {
   it.effect("substitutes from the given environment", () =>
     Effect.gen(function* () {
       const loader = yield* ConfigLoader
-      const loaded = yield* loader.fromDocument({ script: "a.js", instances: "${N:-3}" }, "/srv", { ...defaultOptions, environment: { N: "5" } })
+      const loaded = yield* loader.fromDocument({ script: "a.js", instances: "${N:-3}" }, "/srv", {
+        ...defaultOptions,
+        environment: { N: "5" }
+      })
       expect(loaded.apps[0]).toMatchObject({ name: "a", instances: 5 })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -83,7 +101,12 @@ describe("fromDocument", () => {
       const error = yield* Effect.flip(loader.fromDocument({ name: "api", instances: 2 }, "/srv", defaultOptions))
       const problem = { field: "apps[0].script", value: null, message: "is required", suggestion: "add script" }
       expect(error._tag).toBe("INVALID_CONFIG")
-      expect(error.details).toEqual({ field: problem.field, value: null, suggestion: problem.suggestion, problems: [problem] })
+      expect(error.details).toEqual({
+        field: problem.field,
+        value: null,
+        suggestion: problem.suggestion,
+        problems: [problem]
+      })
       expect(error.message).toBe("apps[0].script: is required")
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -93,8 +116,12 @@ describe("fromDocument", () => {
       const loader = yield* ConfigLoader
       const error = yield* Effect.flip(loader.fromDocument({ name: "api", scirpt: "a.js" }, "/srv", defaultOptions))
       expect(error._tag).toBe("INVALID_CONFIG")
-      expect(error.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([["apps[0].script", 'rename "scirpt" to "script"']])
-      const strict = yield* Effect.flip(loader.fromDocument({ name: "api", scirpt: "a.js" }, "/srv", { ...defaultOptions, strict: true }))
+      expect(error.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([
+        ["apps[0].script", 'rename "scirpt" to "script"']
+      ])
+      const strict = yield* Effect.flip(
+        loader.fromDocument({ name: "api", scirpt: "a.js" }, "/srv", { ...defaultOptions, strict: true })
+      )
       expect(strict.details.problems?.map((p) => [p.field, p.suggestion])).toEqual([
         ["apps[0].scirpt", 'did you mean "script"?'],
         ["apps[0].script", 'rename "scirpt" to "script"']

@@ -61,8 +61,14 @@ export const loadFilesError = (
   files: Readonly<Record<string, string | object>>,
   entry: string,
   options: Partial<LoadOptions> = {}
-): Effect.Effect<{ readonly error: ConfigParseError | InvalidConfig; readonly dir: string }, LoadedEcosystem, ConfigLoader> =>
-  withTempDir((dir) => Effect.map(loadError(path.join(writeFiles(dir, files), entry), options), (error) => ({ error, dir })))
+): Effect.Effect<
+  { readonly error: ConfigParseError | InvalidConfig; readonly dir: string },
+  LoadedEcosystem,
+  ConfigLoader
+> =>
+  withTempDir((dir) =>
+    Effect.map(loadError(path.join(writeFiles(dir, files), entry), options), (error) => ({ error, dir }))
+  )
 
 /** The `{apps:[...]}` JSON of the given apps. */
 export const ecosystem = (...apps: ReadonlyArray<object>): object => ({ apps })

@@ -33,7 +33,9 @@ describe("JSON5 in .json files", () => {
       ])
       expect(loaded.apps[0]!.env).toEqual({ NODE_ENV: "production" })
       // The one warning: instances without exec_mode run in fork mode, where PM2 would pick cluster.
-      expect(loaded.warnings).toEqual([expect.stringMatching(/^apps\[0\]\.instances 2 without exec_mode: pmfx runs these instances in fork mode/)])
+      expect(loaded.warnings).toEqual([
+        expect.stringMatching(/^apps\[0\]\.instances 2 without exec_mode: pmfx runs these instances in fork mode/)
+      ])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 

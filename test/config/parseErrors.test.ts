@@ -34,7 +34,12 @@ describe("malformed JSON", () => {
       const text = lines("{", '  "apps": [ { "script": "a.js" } ]', "  /* the end")
       const { error, dir } = yield* loadFilesError({ "pmfx.json": text }, "pmfx.json")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.json"), line: 4, column: 1, suggestion: "fix the JSON syntax at line 4" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.json"),
+        line: 4,
+        column: 1,
+        suggestion: "fix the JSON syntax at line 4"
+      })
       expect(error.message).toMatch(/invalid JSON: invalid end of input$/)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -51,7 +56,12 @@ describe("malformed JSON", () => {
       )
       const { error, dir } = yield* loadFilesError({ "pmfx.json": text }, "pmfx.json")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.json"), line: 4, column: 15, suggestion: "fix the JSON syntax at line 4" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.json"),
+        line: 4,
+        column: 15,
+        suggestion: "fix the JSON syntax at line 4"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -69,7 +79,12 @@ describe("malformed JSON", () => {
       )
       const { error, dir } = yield* loadFilesError({ "pmfx.json": text }, "pmfx.json")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.json"), line: 4, column: 20, suggestion: "fix the JSON syntax at line 4" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.json"),
+        line: 4,
+        column: 20,
+        suggestion: "fix the JSON syntax at line 4"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -78,7 +93,12 @@ describe("malformed JSON", () => {
       const text = lines("{", '  "apps": [', '    { "name": "api" "script": "a.js" }', "  ]", "}")
       const { error, dir } = yield* loadFilesError({ "pmfx.json": text }, "pmfx.json")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.json"), line: 3, column: 21, suggestion: "fix the JSON syntax at line 3" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.json"),
+        line: 3,
+        column: 21,
+        suggestion: "fix the JSON syntax at line 3"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -86,7 +106,12 @@ describe("malformed JSON", () => {
     Effect.gen(function* () {
       const { error, dir } = yield* loadFilesError({ "pmfx.json": "" }, "pmfx.json")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.json"), line: 1, column: 1, suggestion: "fix the JSON syntax at line 1" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.json"),
+        line: 1,
+        column: 1,
+        suggestion: "fix the JSON syntax at line 1"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
@@ -103,7 +128,12 @@ describe("malformed YAML", () => {
       )
       const { error, dir } = yield* loadFilesError({ "pmfx.yaml": text }, "pmfx.yaml")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.yaml"), line: 5, column: 1, suggestion: "fix the YAML syntax at line 5" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.yaml"),
+        line: 5,
+        column: 1,
+        suggestion: "fix the YAML syntax at line 5"
+      })
       expect(error.message).toBe(`${path.join(dir, "pmfx.yaml")}:5:1: invalid YAML: Sequence item without - indicator`)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -113,16 +143,33 @@ describe("malformed YAML", () => {
       const text = lines("apps:", "  - name: api", "    script: a.js", "    name: other")
       const { error, dir } = yield* loadFilesError({ "pmfx.yml": text }, "pmfx.yml")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.yml"), line: 4, column: 5, suggestion: "fix the YAML syntax at line 4" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.yml"),
+        line: 4,
+        column: 5,
+        suggestion: "fix the YAML syntax at line 4"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("an unclosed flow sequence is reported where the parser finds it out, not on line 1", () =>
     Effect.gen(function* () {
-      const text = lines("apps:", "  - name: api", "    script: a.js", "    args: [--port, 3000", "  - name: worker", "    script: b.js")
+      const text = lines(
+        "apps:",
+        "  - name: api",
+        "    script: a.js",
+        "    args: [--port, 3000",
+        "  - name: worker",
+        "    script: b.js"
+      )
       const { error, dir } = yield* loadFilesError({ "pmfx.yaml": text }, "pmfx.yaml")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.yaml"), line: 5, column: 3, suggestion: "fix the YAML syntax at line 5" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.yaml"),
+        line: 5,
+        column: 3,
+        suggestion: "fix the YAML syntax at line 5"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
@@ -133,7 +180,12 @@ describe("malformed TOML", () => {
       const text = lines("[[apps]]", 'name = "api"', "script = server.js")
       const { error, dir } = yield* loadFilesError({ "pmfx.toml": text }, "pmfx.toml")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.toml"), line: 3, column: 10, suggestion: "fix the TOML syntax at line 3" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.toml"),
+        line: 3,
+        column: 10,
+        suggestion: "fix the TOML syntax at line 3"
+      })
       expect(error.message).toMatch(new RegExp(`^${path.join(dir, "pmfx.toml")}:3:10: invalid TOML: `))
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -143,7 +195,12 @@ describe("malformed TOML", () => {
       const text = lines("[[apps]]", 'name = "api"', 'script = "a.js"', 'name = "again"')
       const { error, dir } = yield* loadFilesError({ "pmfx.toml": text }, "pmfx.toml")
       expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-      expect(error.details).toEqual({ file: path.join(dir, "pmfx.toml"), line: 4, column: 1, suggestion: "fix the TOML syntax at line 4" })
+      expect(error.details).toEqual({
+        file: path.join(dir, "pmfx.toml"),
+        line: 4,
+        column: 1,
+        suggestion: "fix the TOML syntax at line 4"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
@@ -228,7 +285,11 @@ describe("files that cannot be read", () => {
         const file = path.join(dir, "nope.json")
         const error = yield* loadError(file)
         expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-        expect(error.details).toEqual({ file, line: 0, suggestion: "check the path; relative paths start from the current folder" })
+        expect(error.details).toEqual({
+          file,
+          line: 0,
+          suggestion: "check the path; relative paths start from the current folder"
+        })
       })
     ).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -240,7 +301,11 @@ describe("files that cannot be read", () => {
         yield* Effect.promise(() => import("node:fs").then((fs) => fs.mkdirSync(folder)))
         const error = yield* loadError(folder)
         expect(error._tag).toBe("CONFIG_PARSE_ERROR")
-        expect(error.details).toEqual({ file: folder, line: 0, suggestion: "check the path; relative paths start from the current folder" })
+        expect(error.details).toEqual({
+          file: folder,
+          line: 0,
+          suggestion: "check the path; relative paths start from the current folder"
+        })
       })
     ).pipe(Effect.provide(ConfigLoader.Default))
   )

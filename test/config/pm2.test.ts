@@ -77,7 +77,10 @@ describe("the example PM2 file", () => {
 
 describe("instances as PM2 writes them", () => {
   const instancesOf = (instances: unknown, cpus: number) =>
-    Effect.map(loadFiles({ "pmfx.json": ecosystem({ name: "api", script: "a.js", instances }) }, "pmfx.json", { cpus }), (l) => l.apps[0]!.instances)
+    Effect.map(
+      loadFiles({ "pmfx.json": ecosystem({ name: "api", script: "a.js", instances }) }, "pmfx.json", { cpus }),
+      (l) => l.apps[0]!.instances
+    )
 
   it.effect("max, MAX and 0 are the CPU count; -1 is one less, never below 1; numeric strings count", () =>
     Effect.gen(function* () {
@@ -95,7 +98,10 @@ describe("instances as PM2 writes them", () => {
 
   it.effect("-2 is refused", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", instances: -2 }) }, "pmfx.json")
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", script: "a.js", instances: -2 }) },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({ field: "apps[0].instances", value: -2 })
     }).pipe(Effect.provide(ConfigLoader.Default))
@@ -115,7 +121,10 @@ describe("PM2 keys and spellings", () => {
         combine_logs: true,
         exec_interpreter: "node"
       }
-      const loaded = yield* loadFiles({ "ecosystem.config.js": `module.exports = ${JSON.stringify(ecosystem(app))}` }, "ecosystem.config.js")
+      const loaded = yield* loadFiles(
+        { "ecosystem.config.js": `module.exports = ${JSON.stringify(ecosystem(app))}` },
+        "ecosystem.config.js"
+      )
       const dir = path.dirname(loaded.file!)
       expect(loaded.apps[0]).toMatchObject({
         out_file: path.join(dir, "logs/out.log"),
@@ -161,7 +170,13 @@ describe("PM2 keys and spellings", () => {
   it.effect("PM2 keys with no meaning here are accepted, each said once per file with why", () =>
     Effect.gen(function* () {
       const first = { name: "api", script: "a.js", vizion: false, pmx: true, treekill: false, kill_retry_time: 300 }
-      const second = { name: "worker", script: "w.js", vizion: true, windowsHide: true, max_memory_restart_interval: 5000 }
+      const second = {
+        name: "worker",
+        script: "w.js",
+        vizion: true,
+        windowsHide: true,
+        max_memory_restart_interval: 5000
+      }
       const loaded = yield* loadFiles({ "pmfx.json": { apps: [first, second] } }, "pmfx.json")
       expect(loaded.apps).toHaveLength(2)
       expect(loaded.warnings.map((w) => w.split(" has no effect")[0])).toEqual([
@@ -172,56 +187,98 @@ describe("PM2 keys and spellings", () => {
         "windowsHide",
         "max_memory_restart_interval"
       ])
-      expect(loaded.warnings[0]).toBe("vizion has no effect in pmfx: it turns PM2's git versioning metadata on or off; pmfx keeps none")
+      expect(loaded.warnings[0]).toBe(
+        "vizion has no effect in pmfx: it turns PM2's git versioning metadata on or off; pmfx keeps none"
+      )
       expect(loaded.warnings[2]).toContain("stops the whole process group")
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
 
 describe("cluster mode settings", () => {
-  it.effect("exec_mode (PM2's four spellings), wait_ready, listen_timeout and shutdown_with_message are read, with PM2's defaults", () =>
-    Effect.gen(function* () {
-      const apps = [
-        { name: "a", script: "a.js", exec_mode: "cluster", instances: 2, wait_ready: true, listen_timeout: 8000, shutdown_with_message: true },
-        { name: "b", script: "b.mjs", exec_mode: "cluster_mode", port: 3000, listen_timeout: "2s" },
-        { name: "c", script: "c.js", exec_mode: "fork_mode" },
-        { name: "d", script: "d.py", exec_mode: "fork" },
-        { name: "e", script: "e.py" }
-      ]
-      const loaded = yield* loadFiles({ "pmfx.json": ecosystem(...apps) }, "pmfx.json")
-      expect(loaded.warnings).toEqual([])
-      expect(loaded.apps.map((a) => [a.name, a.exec_mode, a.wait_ready, a.listen_timeout, a.shutdown_with_message])).toEqual([
-        ["a", "cluster", true, 8000, true],
-        ["b", "cluster", false, 2000, false],
-        ["c", "fork", false, 3000, false],
-        ["d", "fork", false, 3000, false],
-        ["e", "fork", false, 3000, false]
-      ])
-    }).pipe(Effect.provide(ConfigLoader.Default))
+  it.effect(
+    "exec_mode (PM2's four spellings), wait_ready, listen_timeout and shutdown_with_message are read, with PM2's defaults",
+    () =>
+      Effect.gen(function* () {
+        const apps = [
+          {
+            name: "a",
+            script: "a.js",
+            exec_mode: "cluster",
+            instances: 2,
+            wait_ready: true,
+            listen_timeout: 8000,
+            shutdown_with_message: true
+          },
+          { name: "b", script: "b.mjs", exec_mode: "cluster_mode", port: 3000, listen_timeout: "2s" },
+          { name: "c", script: "c.js", exec_mode: "fork_mode" },
+          { name: "d", script: "d.py", exec_mode: "fork" },
+          { name: "e", script: "e.py" }
+        ]
+        const loaded = yield* loadFiles({ "pmfx.json": ecosystem(...apps) }, "pmfx.json")
+        expect(loaded.warnings).toEqual([])
+        expect(
+          loaded.apps.map((a) => [a.name, a.exec_mode, a.wait_ready, a.listen_timeout, a.shutdown_with_message])
+        ).toEqual([
+          ["a", "cluster", true, 8000, true],
+          ["b", "cluster", false, 2000, false],
+          ["c", "fork", false, 3000, false],
+          ["d", "fork", false, 3000, false],
+          ["e", "fork", false, 3000, false]
+        ])
+      }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("cluster mode for a script that is not Node is INVALID_CONFIG at exec_mode, suggesting instances with a port range", () =>
-    Effect.gen(function* () {
-      const { error } = yield* loadFilesError(
-        { "pmfx.json": ecosystem({ name: "py", script: "worker.py", exec_mode: "cluster", instances: 2 }, { name: "ok", script: "a.js", exec_mode: "cluster" }) },
-        "pmfx.json"
-      )
-      expect(error._tag).toBe("INVALID_CONFIG")
-      const problems = (error as { details: { problems: ReadonlyArray<{ field: string; value: unknown; message: string; suggestion: string }> } }).details.problems
-      expect(problems).toHaveLength(1)
-      expect(problems[0]).toMatchObject({ field: "apps[0].exec_mode", value: "cluster" })
-      expect(problems[0]!.message).toContain("cluster mode runs Node scripts only")
-      expect(problems[0]!.suggestion).toContain('"port": "3000-3003"')
-    }).pipe(Effect.provide(ConfigLoader.Default))
+  it.effect(
+    "cluster mode for a script that is not Node is INVALID_CONFIG at exec_mode, suggesting instances with a port range",
+    () =>
+      Effect.gen(function* () {
+        const { error } = yield* loadFilesError(
+          {
+            "pmfx.json": ecosystem(
+              { name: "py", script: "worker.py", exec_mode: "cluster", instances: 2 },
+              { name: "ok", script: "a.js", exec_mode: "cluster" }
+            )
+          },
+          "pmfx.json"
+        )
+        expect(error._tag).toBe("INVALID_CONFIG")
+        const problems = (
+          error as {
+            details: { problems: ReadonlyArray<{ field: string; value: unknown; message: string; suggestion: string }> }
+          }
+        ).details.problems
+        expect(problems).toHaveLength(1)
+        expect(problems[0]).toMatchObject({ field: "apps[0].exec_mode", value: "cluster" })
+        expect(problems[0]!.message).toContain("cluster mode runs Node scripts only")
+        expect(problems[0]!.suggestion).toContain('"port": "3000-3003"')
+      }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("a node interpreter makes any script a cluster script; a port range in cluster mode is INVALID_CONFIG at port", () =>
-    Effect.gen(function* () {
-      const loaded = yield* loadFiles({ "pmfx.json": ecosystem({ name: "bin", script: "server", interpreter: "node", exec_mode: "cluster" }) }, "pmfx.json")
-      expect(loaded.apps[0]!.exec_mode).toBe("cluster")
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "web", script: "a.js", exec_mode: "cluster", instances: 2, port: "3000-3001" }) }, "pmfx.json")
-      const problems = (error as { details: { problems: ReadonlyArray<{ field: string; value: unknown }> } }).details.problems
-      expect(problems.map((p) => [p.field, p.value])).toEqual([["apps[0].port", "3000-3001"]])
-    }).pipe(Effect.provide(ConfigLoader.Default))
+  it.effect(
+    "a node interpreter makes any script a cluster script; a port range in cluster mode is INVALID_CONFIG at port",
+    () =>
+      Effect.gen(function* () {
+        const loaded = yield* loadFiles(
+          { "pmfx.json": ecosystem({ name: "bin", script: "server", interpreter: "node", exec_mode: "cluster" }) },
+          "pmfx.json"
+        )
+        expect(loaded.apps[0]!.exec_mode).toBe("cluster")
+        const { error } = yield* loadFilesError(
+          {
+            "pmfx.json": ecosystem({
+              name: "web",
+              script: "a.js",
+              exec_mode: "cluster",
+              instances: 2,
+              port: "3000-3001"
+            })
+          },
+          "pmfx.json"
+        )
+        const problems = (error as { details: { problems: ReadonlyArray<{ field: string; value: unknown }> } }).details
+          .problems
+        expect(problems.map((p) => [p.field, p.value])).toEqual([["apps[0].port", "3000-3001"]])
+      }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })

@@ -16,7 +16,10 @@ import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { load, withTempDir } from "./helpers"
 
 const fixtures = fileURLToPath(new URL("../fixtures/pm2-real", import.meta.url))
-const files = fs.readdirSync(fixtures).filter((name) => name !== "SOURCES.md").sort()
+const files = fs
+  .readdirSync(fixtures)
+  .filter((name) => name !== "SOURCES.md")
+  .sort()
 
 /** Files that do not load yet: the field of the first problem and a piece of its message. */
 const expectedProblems: Readonly<Record<string, { readonly field: string; readonly message: string }>> = {}

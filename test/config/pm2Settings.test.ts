@@ -10,16 +10,22 @@ import { testApp } from "../logs/helpers"
 import { ecosystem, loadFiles, loadFilesError } from "./helpers"
 
 const appWith = (settings: object) =>
-  Effect.map(loadFiles({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"), (loaded) => ({
-    app: loaded.apps[0]!,
-    warnings: loaded.warnings
-  }))
+  Effect.map(
+    loadFiles({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"),
+    (loaded) => ({
+      app: loaded.apps[0]!,
+      warnings: loaded.warnings
+    })
+  )
 
 const problemOf = (settings: object) =>
-  Effect.map(loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"), ({ error }) => {
-    expect(error._tag).toBe("INVALID_CONFIG")
-    return error._tag === "INVALID_CONFIG" ? error.details.problems![0]! : undefined
-  })
+  Effect.map(
+    loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", ...settings }) }, "pmfx.json"),
+    ({ error }) => {
+      expect(error._tag).toBe("INVALID_CONFIG")
+      return error._tag === "INVALID_CONFIG" ? error.details.problems![0]! : undefined
+    }
+  )
 
 describe("instances without exec_mode (docs/configuration.md, exec_mode)", () => {
   it.effect("warns for a Node script that PM2 would run in cluster mode; exec_mode or one instance says nothing", () =>
@@ -82,31 +88,38 @@ describe("PM2 settings with PM2's meaning", () => {
 
   it.effect("node_args as a string or an array; interpreter_args is the same setting; node_args wins", () =>
     Effect.gen(function* () {
-      expect((yield* appWith({ node_args: "--max-old-space-size=512 --trace-warnings" })).app.interpreter_args).toEqual([
-        "--max-old-space-size=512",
-        "--trace-warnings"
-      ])
+      expect((yield* appWith({ node_args: "--max-old-space-size=512 --trace-warnings" })).app.interpreter_args).toEqual(
+        ["--max-old-space-size=512", "--trace-warnings"]
+      )
       expect((yield* appWith({ interpreter_args: ["--inspect=0"] })).app.interpreter_args).toEqual(["--inspect=0"])
       expect((yield* appWith({ node_args: "--a", interpreter_args: "--b" })).app.interpreter_args).toEqual(["--a"])
-      expect(yield* problemOf({ node_args: { max: 1 } })).toMatchObject({ field: "apps[0].node_args", value: { max: 1 } })
+      expect(yield* problemOf({ node_args: { max: 1 } })).toMatchObject({
+        field: "apps[0].node_args",
+        value: { max: 1 }
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
-  it.effect("a relative cwd loads with a warning naming PM2's different base folder; an absolute or \".\" one does not", () =>
-    Effect.gen(function* () {
-      const relative = yield* appWith({ cwd: "./app" })
-      expect(relative.app.cwd.endsWith("/app")).toBe(true)
-      expect(relative.warnings).toEqual([
-        `apps[0].cwd "./app" is relative: pmfx resolves it from the ecosystem file's folder, PM2 from the folder you run pm2 in; write an absolute path if the file relied on that`
-      ])
-      expect((yield* appWith({ cwd: "/srv" })).warnings).toEqual([])
-      expect((yield* appWith({ cwd: "." })).warnings).toEqual([])
-    }).pipe(Effect.provide(ConfigLoader.Default))
+  it.effect(
+    'a relative cwd loads with a warning naming PM2\'s different base folder; an absolute or "." one does not',
+    () =>
+      Effect.gen(function* () {
+        const relative = yield* appWith({ cwd: "./app" })
+        expect(relative.app.cwd.endsWith("/app")).toBe(true)
+        expect(relative.warnings).toEqual([
+          `apps[0].cwd "./app" is relative: pmfx resolves it from the ecosystem file's folder, PM2 from the folder you run pm2 in; write an absolute path if the file relied on that`
+        ])
+        expect((yield* appWith({ cwd: "/srv" })).warnings).toEqual([])
+        expect((yield* appWith({ cwd: "." })).warnings).toEqual([])
+      }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("instance_var and increment_var are variable names", () =>
     Effect.gen(function* () {
-      expect((yield* appWith({ instance_var: "INSTANCE_ID", increment_var: "PORT" })).app).toMatchObject({ instance_var: "INSTANCE_ID", increment_var: "PORT" })
+      expect((yield* appWith({ instance_var: "INSTANCE_ID", increment_var: "PORT" })).app).toMatchObject({
+        instance_var: "INSTANCE_ID",
+        increment_var: "PORT"
+      })
       // PM2 takes any name the environment can hold, as real files use (`my-app`).
       expect((yield* appWith({ instance_var: "my-app" })).app.instance_var).toBe("my-app")
       expect(yield* problemOf({ instance_var: "A=B" })).toEqual({
@@ -122,7 +135,9 @@ describe("PM2 settings with PM2's meaning", () => {
     Effect.gen(function* () {
       expect((yield* appWith({ time: true })).app.log_date_format).toBe("YYYY-MM-DDTHH:mm:ss.SSSZ")
       expect((yield* appWith({ time: false })).app.log_date_format).toBe("none")
-      expect((yield* appWith({ time: false, log_date_format: "YYYY-MM-DD HH:mm" })).app.log_date_format).toBe("YYYY-MM-DD HH:mm")
+      expect((yield* appWith({ time: false, log_date_format: "YYYY-MM-DD HH:mm" })).app.log_date_format).toBe(
+        "YYYY-MM-DD HH:mm"
+      )
       expect((yield* appWith({ time: true, log_date_format: "HH:mm:ss" })).app.log_date_format).toBe("HH:mm:ss")
       expect(yield* problemOf({ time: "sometimes" })).toMatchObject({ field: "apps[0].time", value: "sometimes" })
     }).pipe(Effect.provide(ConfigLoader.Default))
@@ -132,7 +147,9 @@ describe("PM2 settings with PM2's meaning", () => {
     Effect.gen(function* () {
       expect((yield* appWith({ source_map_support: true })).app.source_map_support).toBe(true)
       expect((yield* appWith({ source_map_support: false })).app.source_map_support).toBe(false)
-      expect((yield* appWith({ source_map_support: true, disable_source_map_support: true })).app.source_map_support).toBe(false)
+      expect(
+        (yield* appWith({ source_map_support: true, disable_source_map_support: true })).app.source_map_support
+      ).toBe(false)
       expect((yield* appWith({ disable_source_map_support: false })).app.source_map_support).toBeNull()
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -170,9 +187,21 @@ describe("PM2 settings with PM2's meaning", () => {
         message: '"SIGFOO" is not a signal this system knows',
         suggestion: "write a signal name like SIGINT, SIGTERM or SIGUSR2 (INT, sigint and a number like 2 work too)"
       })
-      expect(yield* problemOf({ kill_signal: 99 })).toMatchObject({ field: "apps[0].kill_signal", value: 99, message: "99 is not a signal number (1-64)" })
-      expect(yield* problemOf({ kill_signal: 40 })).toMatchObject({ field: "apps[0].kill_signal", value: 40, message: "40 is not a signal pmfx can send by name" })
-      expect(yield* problemOf({ kill_signal: true })).toMatchObject({ field: "apps[0].kill_signal", value: true, message: "expected a signal name, got boolean true" })
+      expect(yield* problemOf({ kill_signal: 99 })).toMatchObject({
+        field: "apps[0].kill_signal",
+        value: 99,
+        message: "99 is not a signal number (1-64)"
+      })
+      expect(yield* problemOf({ kill_signal: 40 })).toMatchObject({
+        field: "apps[0].kill_signal",
+        value: 40,
+        message: "40 is not a signal pmfx can send by name"
+      })
+      expect(yield* problemOf({ kill_signal: true })).toMatchObject({
+        field: "apps[0].kill_signal",
+        value: true,
+        message: "expected a signal name, got boolean true"
+      })
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 

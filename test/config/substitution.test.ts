@@ -76,7 +76,12 @@ describe("substitution in a loaded file", () => {
   it.effect("an empty variable uses the default (as Docker Compose's :-); without one it stays empty", () =>
     Effect.gen(function* () {
       const app = yield* loadApp(
-        { name: "api", script: "a.js", instances: "${WORKERS:-3}", env: { A: "${EMPTY:-fallback}", B: "[${EMPTY}]", C: "${UNSET:-}" } },
+        {
+          name: "api",
+          script: "a.js",
+          instances: "${WORKERS:-3}",
+          env: { A: "${EMPTY:-fallback}", B: "[${EMPTY}]", C: "${UNSET:-}" }
+        },
         { WORKERS: "", EMPTY: "" }
       )
       expect(app.instances).toBe(3)
@@ -153,13 +158,18 @@ describe("unset variables", () => {
 
   it.effect("an unset variable in a number setting is reported by name (and the value it left behind)", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem({ name: "api", script: "a.js", instances: "${WORKERS}" }) }, "pmfx.json")
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem({ name: "api", script: "a.js", instances: "${WORKERS}" }) },
+        "pmfx.json"
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       if (error._tag !== "INVALID_CONFIG") return
       expect(error.details.field).toBe("apps[0].instances")
       expect(error.details.value).toBe("${WORKERS}")
       expect(error.message).toContain("WORKERS")
-      expect(error.details.problems?.[0]?.message).toBe("environment variable WORKERS is not set and ${WORKERS} has no default")
+      expect(error.details.problems?.[0]?.message).toBe(
+        "environment variable WORKERS is not set and ${WORKERS} has no default"
+      )
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
@@ -176,7 +186,10 @@ describe("substituteEnv", () => {
   })
 
   it("names that are not variable names are left as written", () => {
-    expect(substituteEnv("${1X} ${A-B} $NAME ${}", { NAME: "n" })).toEqual({ value: "${1X} ${A-B} $NAME ${}", problems: [] })
+    expect(substituteEnv("${1X} ${A-B} $NAME ${}", { NAME: "n" })).toEqual({
+      value: "${1X} ${A-B} $NAME ${}",
+      problems: []
+    })
   })
 })
 
@@ -184,7 +197,14 @@ describe("substitution skips what will not be used", () => {
   it.effect("an unset variable in PM2's deploy section or an unselected env_<name> block is not an error", () =>
     Effect.gen(function* () {
       const doc = {
-        apps: [{ name: "a", script: "node", env_staging: { URL: "${STAGING_URL}" }, env_production: { URL: "${PROD_URL:-https://prod}" } }],
+        apps: [
+          {
+            name: "a",
+            script: "node",
+            env_staging: { URL: "${STAGING_URL}" },
+            env_production: { URL: "${PROD_URL:-https://prod}" }
+          }
+        ],
         deploy: { production: { host: "${DEPLOY_HOST}" } }
       }
       const loaded = yield* loadFiles({ "pmfx.json": doc }, "pmfx.json", { environment: {}, envName: "production" })
@@ -195,7 +215,10 @@ describe("substitution skips what will not be used", () => {
   it.effect("the selected env_<name> block is still substituted and checked", () =>
     Effect.gen(function* () {
       const doc = { apps: [{ name: "a", script: "node", env_staging: { URL: "${STAGING_URL}" } }] }
-      const { error } = yield* loadFilesError({ "pmfx.json": doc }, "pmfx.json", { environment: {}, envName: "staging" })
+      const { error } = yield* loadFilesError({ "pmfx.json": doc }, "pmfx.json", {
+        environment: {},
+        envName: "staging"
+      })
       expect(error._tag).toBe("INVALID_CONFIG")
       if (error._tag === "INVALID_CONFIG") expect(error.details.field).toBe("apps[0].env_staging.URL")
     }).pipe(Effect.provide(ConfigLoader.Default))

@@ -16,17 +16,33 @@ const portHint = "a port (3000), a range (3000-3003) or an automatic range (auto
 const instancesHint = 'an instance count (a whole number, "max", 0 for one per CPU or -1 for one per CPU but one)'
 
 /** Asserts an INVALID_CONFIG carrying exactly `problems`, headed by the first, for `file`. */
-const expectProblems = (error: ConfigParseError | InvalidConfig, file: string, problems: ReadonlyArray<ConfigProblem>) => {
+const expectProblems = (
+  error: ConfigParseError | InvalidConfig,
+  file: string,
+  problems: ReadonlyArray<ConfigProblem>
+) => {
   expect(error._tag).toBe("INVALID_CONFIG")
   const first = problems[0]!
-  expect(error.details).toEqual({ field: first.field, value: first.value, suggestion: first.suggestion, file, problems })
+  expect(error.details).toEqual({
+    field: first.field,
+    value: first.value,
+    suggestion: first.suggestion,
+    file,
+    problems
+  })
   expect(error.message).toBe(
-    problems.length === 1 ? `${first.field}: ${first.message}` : `${problems.length} problems in ${file}; first ${first.field}: ${first.message}`
+    problems.length === 1
+      ? `${first.field}: ${first.message}`
+      : `${problems.length} problems in ${file}; first ${first.field}: ${first.message}`
   )
 }
 
 /** Writes `doc` as pmfx.json, loads it (`strict`: unknown keys are problems), and checks the problems it yields. */
-const expectInvalid = (doc: unknown, problems: ReadonlyArray<ConfigProblem>, options: { readonly strict?: boolean } = {}) =>
+const expectInvalid = (
+  doc: unknown,
+  problems: ReadonlyArray<ConfigProblem>,
+  options: { readonly strict?: boolean } = {}
+) =>
   Effect.gen(function* () {
     const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify(doc) }, "pmfx.json", options)
     expectProblems(error, path.join(dir, "pmfx.json"), problems)
@@ -58,9 +74,9 @@ describe("the shape of the file", () => {
   )
 
   it.effect("an empty apps array", () =>
-    expectInvalid({ apps: [] }, [{ field: "apps", value: [], message: "has no app", suggestion: "define at least one app with a script" }]).pipe(
-      Effect.provide(ConfigLoader.Default)
-    )
+    expectInvalid({ apps: [] }, [
+      { field: "apps", value: [], message: "has no app", suggestion: "define at least one app with a script" }
+    ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a bare list of apps is the app list, as PM2 reads it", () =>
@@ -72,20 +88,32 @@ describe("the shape of the file", () => {
 
   it.effect("a string is not an ecosystem", () =>
     expectInvalid("server.js", [
-      { field: "", value: "server.js", message: "an ecosystem file must be an object with an apps array", suggestion: 'write { "apps": [ { "name": "api", "script": "server.js" } ] }' }
+      {
+        field: "",
+        value: "server.js",
+        message: "an ecosystem file must be an object with an apps array",
+        suggestion: 'write { "apps": [ { "name": "api", "script": "server.js" } ] }'
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("an app that is not an object", () =>
     expectInvalid({ apps: [api(), "worker.js"] }, [
-      { field: "apps[1]", value: "worker.js", message: "must be an object of settings", suggestion: 'write { "name": "api", "script": "server.js" }' }
+      {
+        field: "apps[1]",
+        value: "worker.js",
+        message: "must be an object of settings",
+        suggestion: 'write { "name": "api", "script": "server.js" }'
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("an unknown top-level key suggests the closest (--strict)", () =>
-    expectInvalid({ apps: [api()], webhook: [] }, [
-      { field: "webhook", value: [], message: 'unknown setting "webhook"', suggestion: 'did you mean "webhooks"?' }
-    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
+    expectInvalid(
+      { apps: [api()], webhook: [] },
+      [{ field: "webhook", value: [], message: 'unknown setting "webhook"', suggestion: 'did you mean "webhooks"?' }],
+      { strict: true }
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
 
@@ -98,29 +126,52 @@ describe("one setting", () => {
 
   it.effect("a wrong type: autorestart [1]", () =>
     expectInvalid({ apps: [api({ autorestart: [1] })] }, [
-      { field: "apps[0].autorestart", value: [1], message: "expected true or false, got an array", suggestion: "write true or false" }
+      {
+        field: "apps[0].autorestart",
+        value: [1],
+        message: "expected true or false, got an array",
+        suggestion: "write true or false"
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('max_memory_restart "12X" in the second app: apps[1].max_memory_restart', () =>
     expectInvalid({ apps: [api(), { name: "worker", script: "w.js", max_memory_restart: "12X" }] }, [
-      { field: "apps[1].max_memory_restart", value: "12X", message: `"12X" is not ${sizeHint}`, suggestion: `write ${sizeHint}` }
+      {
+        field: "apps[1].max_memory_restart",
+        value: "12X",
+        message: `"12X" is not ${sizeHint}`,
+        suggestion: `write ${sizeHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("max_line_length outside 1K to 16M, or not a size, names the range", () => {
     const suggestion = "write a size from 1K to 16M, like 1M or 4M"
-    return expectInvalid({ apps: [api({ max_line_length: "512" }), api({ name: "b", log: { max_line_length: "1G" } }), api({ name: "c", max_line_length: "lots" })] }, [
-      { field: "apps[0].max_line_length", value: "512", message: "512 is below the minimum 1K", suggestion },
-      { field: "apps[1].log.max_line_length", value: "1G", message: "1G is above the maximum 16M", suggestion },
-      { field: "apps[2].max_line_length", value: "lots", message: `"lots" is not ${sizeHint}`, suggestion }
-    ]).pipe(Effect.provide(ConfigLoader.Default))
+    return expectInvalid(
+      {
+        apps: [
+          api({ max_line_length: "512" }),
+          api({ name: "b", log: { max_line_length: "1G" } }),
+          api({ name: "c", max_line_length: "lots" })
+        ]
+      },
+      [
+        { field: "apps[0].max_line_length", value: "512", message: "512 is below the minimum 1K", suggestion },
+        { field: "apps[1].log.max_line_length", value: "1G", message: "1G is above the maximum 16M", suggestion },
+        { field: "apps[2].max_line_length", value: "lots", message: `"lots" is not ${sizeHint}`, suggestion }
+      ]
+    ).pipe(Effect.provide(ConfigLoader.Default))
   })
 
   it.effect("max_line_length defaults to 1M and is read on the app or in log", () =>
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
-        { "pmfx.json": { apps: [api(), api({ name: "b", max_line_length: "4M" }), api({ name: "c", log: { max_line_length: 2048 } })] } },
+        {
+          "pmfx.json": {
+            apps: [api(), api({ name: "b", max_line_length: "4M" }), api({ name: "c", log: { max_line_length: 2048 } })]
+          }
+        },
         "pmfx.json"
       )
       expect(loaded.apps.map((app) => app.max_line_length)).toEqual([1024 * 1024, 4 * 1024 * 1024, 2048])
@@ -129,31 +180,56 @@ describe("one setting", () => {
 
   it.effect('min_uptime "ten seconds"', () =>
     expectInvalid({ apps: [api({ min_uptime: "ten seconds" })] }, [
-      { field: "apps[0].min_uptime", value: "ten seconds", message: `"ten seconds" is not ${durationHint}`, suggestion: `write ${durationHint}` }
+      {
+        field: "apps[0].min_uptime",
+        value: "ten seconds",
+        message: `"ten seconds" is not ${durationHint}`,
+        suggestion: `write ${durationHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('port "70000" is out of range', () =>
     expectInvalid({ apps: [api({ port: "70000" })] }, [
-      { field: "apps[0].port", value: "70000", message: '"70000" is outside the port numbers 1-65535', suggestion: `write ${portHint}` }
+      {
+        field: "apps[0].port",
+        value: "70000",
+        message: '"70000" is outside the port numbers 1-65535',
+        suggestion: `write ${portHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('port "5-3" is a backwards range', () =>
     expectInvalid({ apps: [api({ port: "5-3" })] }, [
-      { field: "apps[0].port", value: "5-3", message: '"5-3" is a range whose last port is below its first', suggestion: `write ${portHint}` }
+      {
+        field: "apps[0].port",
+        value: "5-3",
+        message: '"5-3" is a range whose last port is below its first',
+        suggestion: `write ${portHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('port "auto:x" is not a range', () =>
     expectInvalid({ apps: [api({ port: "auto:x" })] }, [
-      { field: "apps[0].port", value: "auto:x", message: `"auto:x" is not ${portHint}`, suggestion: `write ${portHint}` }
+      {
+        field: "apps[0].port",
+        value: "auto:x",
+        message: `"auto:x" is not ${portHint}`,
+        suggestion: `write ${portHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('port "auto:5000" needs a range', () =>
     expectInvalid({ apps: [api({ port: "auto:5000" })] }, [
-      { field: "apps[0].port", value: "auto:5000", message: '"auto:5000" needs a range after auto:, like auto:5000-5100', suggestion: `write ${portHint}` }
+      {
+        field: "apps[0].port",
+        value: "auto:5000",
+        message: '"auto:5000" needs a range after auto:, like auto:5000-5100',
+        suggestion: `write ${portHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -170,42 +246,73 @@ describe("one setting", () => {
 
   it.effect('instances "lots"', () =>
     expectInvalid({ apps: [api({ instances: "lots" })] }, [
-      { field: "apps[0].instances", value: "lots", message: `"lots" is not ${instancesHint}`, suggestion: `write ${instancesHint}` }
+      {
+        field: "apps[0].instances",
+        value: "lots",
+        message: `"lots" is not ${instancesHint}`,
+        suggestion: `write ${instancesHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("instances 1.5", () =>
     expectInvalid({ apps: [api({ instances: 1.5 })] }, [
-      { field: "apps[0].instances", value: 1.5, message: `1.5 is not ${instancesHint}`, suggestion: `write ${instancesHint}` }
+      {
+        field: "apps[0].instances",
+        value: 1.5,
+        message: `1.5 is not ${instancesHint}`,
+        suggestion: `write ${instancesHint}`
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("more than 1024 instances, written or substituted; the port check does not repeat it", () =>
     Effect.gen(function* () {
       const suggestion = "write at most 1024 instances"
-      yield* expectInvalid({ apps: [api({ instances: 1025, port: "3000" }), api({ name: "worker", instances: 1e12 })] }, [
-        { field: "apps[0].instances", value: 1025, message: "asks for 1025 instances, more than 1024", suggestion },
-        { field: "apps[1].instances", value: 1e12, message: `asks for ${1e12} instances, more than 1024`, suggestion }
+      yield* expectInvalid(
+        { apps: [api({ instances: 1025, port: "3000" }), api({ name: "worker", instances: 1e12 })] },
+        [
+          { field: "apps[0].instances", value: 1025, message: "asks for 1025 instances, more than 1024", suggestion },
+          { field: "apps[1].instances", value: 1e12, message: `asks for ${1e12} instances, more than 1024`, suggestion }
+        ]
+      )
+      const { error, dir } = yield* loadFilesError(
+        { "pmfx.json": JSON.stringify({ apps: [api({ instances: "${WORKERS}" })] }) },
+        "pmfx.json",
+        {
+          environment: { WORKERS: "2000" }
+        }
+      )
+      expectProblems(error, path.join(dir, "pmfx.json"), [
+        { field: "apps[0].instances", value: "2000", message: "asks for 2000 instances, more than 1024", suggestion }
       ])
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify({ apps: [api({ instances: "${WORKERS}" })] }) }, "pmfx.json", {
-        environment: { WORKERS: "2000" }
-      })
-      expectProblems(error, path.join(dir, "pmfx.json"), [{ field: "apps[0].instances", value: "2000", message: "asks for 2000 instances, more than 1024", suggestion }])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect('instances "max" on a machine with more than 1024 CPUs', () =>
     Effect.gen(function* () {
-      const { error, dir } = yield* loadFilesError({ "pmfx.json": JSON.stringify({ apps: [api({ instances: "max" })] }) }, "pmfx.json", { cpus: 2048 })
+      const { error, dir } = yield* loadFilesError(
+        { "pmfx.json": JSON.stringify({ apps: [api({ instances: "max" })] }) },
+        "pmfx.json",
+        { cpus: 2048 }
+      )
       expectProblems(error, path.join(dir, "pmfx.json"), [
-        { field: "apps[0].instances", value: "max", message: "asks for 2048 instances, more than 1024", suggestion: "write at most 1024 instances" }
+        {
+          field: "apps[0].instances",
+          value: "max",
+          message: "asks for 2048 instances, more than 1024",
+          suggestion: "write at most 1024 instances"
+        }
       ])
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("exactly 1024 instances are accepted", () =>
     Effect.gen(function* () {
-      const loaded = yield* loadFiles({ "pmfx.json": JSON.stringify({ apps: [api({ instances: 1024 })] }) }, "pmfx.json")
+      const loaded = yield* loadFiles(
+        { "pmfx.json": JSON.stringify({ apps: [api({ instances: 1024 })] }) },
+        "pmfx.json"
+      )
       expect(loaded.apps[0]!.instances).toBe(1024)
     }).pipe(Effect.provide(ConfigLoader.Default))
   )
@@ -223,7 +330,12 @@ describe("one setting", () => {
 
   it.effect("a nested wrong value: apps[0].log.log_type", () =>
     expectInvalid({ apps: [api({ log: { log_type: "xml" } })] }, [
-      { field: "apps[0].log.log_type", value: "xml", message: 'expected one of "text", "json", got string "xml"', suggestion: 'write one of "text", "json"' }
+      {
+        field: "apps[0].log.log_type",
+        value: "xml",
+        message: 'expected one of "text", "json", got string "xml"',
+        suggestion: 'write one of "text", "json"'
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
@@ -259,60 +371,110 @@ describe("names", () => {
 
   it.effect("two apps with the same name: apps[1].name", () =>
     expectInvalid({ apps: [api(), api({ script: "other.js" })] }, [
-      { field: "apps[1].name", value: "api", message: '"api" is already the name of apps[0]', suggestion: "give every app its own name" }
+      {
+        field: "apps[1].name",
+        value: "api",
+        message: '"api" is already the name of apps[0]',
+        suggestion: "give every app its own name"
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("two apps named after the same script file", () =>
     expectInvalid({ apps: [{ script: "./a/server.js" }, { script: "./b/server.js" }] }, [
-      { field: "apps[1].name", value: "server", message: '"server" is already the name of apps[0]', suggestion: "give every app its own name" }
+      {
+        field: "apps[1].name",
+        value: "server",
+        message: '"server" is already the name of apps[0]',
+        suggestion: "give every app its own name"
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 })
 
 describe("unknown keys, with --strict", () => {
   it.effect("scirpt suggests script, and script is then reported missing", () =>
-    expectInvalid({ apps: [{ name: "api", scirpt: "server.js" }] }, [
-      { field: "apps[0].scirpt", value: "server.js", message: 'unknown setting "scirpt"', suggestion: 'did you mean "script"?' },
-      { field: "apps[0].script", value: null, message: "is required", suggestion: 'rename "scirpt" to "script"' }
-    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
+    expectInvalid(
+      { apps: [{ name: "api", scirpt: "server.js" }] },
+      [
+        {
+          field: "apps[0].scirpt",
+          value: "server.js",
+          message: 'unknown setting "scirpt"',
+          suggestion: 'did you mean "script"?'
+        },
+        { field: "apps[0].script", value: null, message: "is required", suggestion: 'rename "scirpt" to "script"' }
+      ],
+      { strict: true }
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("health_check.urll suggests url", () =>
-    expectInvalid({ apps: [api({ health_check: { urll: "http://127.0.0.1:3000/health" } })] }, [
-      {
-        field: "apps[0].health_check.urll",
-        value: "http://127.0.0.1:3000/health",
-        message: 'unknown setting "urll"',
-        suggestion: 'did you mean "url"?'
-      },
-      // (Without --strict, only this one is a problem; the unknown key is a warning.)
-      {
-        field: "apps[0].health_check.url",
-        value: null,
-        message: "is required for an http health check",
-        suggestion: "write the URL to check, like http://127.0.0.1:3000/health"
-      }
-    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
+    expectInvalid(
+      { apps: [api({ health_check: { urll: "http://127.0.0.1:3000/health" } })] },
+      [
+        {
+          field: "apps[0].health_check.urll",
+          value: "http://127.0.0.1:3000/health",
+          message: 'unknown setting "urll"',
+          suggestion: 'did you mean "url"?'
+        },
+        // (Without --strict, only this one is a problem; the unknown key is a warning.)
+        {
+          field: "apps[0].health_check.url",
+          value: null,
+          message: "is required for an http health check",
+          suggestion: "write the URL to check, like http://127.0.0.1:3000/health"
+        }
+      ],
+      { strict: true }
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a typo in a webhook suggests the webhook's key", () =>
-    expectInvalid({ apps: [api()], webhooks: [{ url: "http://127.0.0.1:9/a" }, { urll: "http://127.0.0.1:9/b" }] }, [
-      { field: "webhooks[1].urll", value: "http://127.0.0.1:9/b", message: 'unknown setting "urll"', suggestion: 'did you mean "url"?' },
-      { field: "webhooks[1].url", value: null, message: "is required", suggestion: 'rename "urll" to "url"' }
-    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
+    expectInvalid(
+      { apps: [api()], webhooks: [{ url: "http://127.0.0.1:9/a" }, { urll: "http://127.0.0.1:9/b" }] },
+      [
+        {
+          field: "webhooks[1].urll",
+          value: "http://127.0.0.1:9/b",
+          message: 'unknown setting "urll"',
+          suggestion: 'did you mean "url"?'
+        },
+        { field: "webhooks[1].url", value: null, message: "is required", suggestion: 'rename "urll" to "url"' }
+      ],
+      { strict: true }
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("typos in nested alert settings suggest their keys", () =>
-    expectInvalid({ apps: [api({ alerts: { memroy: "1G" } })], alerts: { restart_loop: { restart: 3 } } }, [
-      { field: "alerts.restart_loop.restart", value: 3, message: 'unknown setting "restart"', suggestion: 'did you mean "restarts"?' },
-      { field: "apps[0].alerts.memroy", value: "1G", message: 'unknown setting "memroy"', suggestion: 'did you mean "memory"?' }
-    ], { strict: true }).pipe(Effect.provide(ConfigLoader.Default))
+    expectInvalid(
+      { apps: [api({ alerts: { memroy: "1G" } })], alerts: { restart_loop: { restart: 3 } } },
+      [
+        {
+          field: "alerts.restart_loop.restart",
+          value: 3,
+          message: 'unknown setting "restart"',
+          suggestion: 'did you mean "restarts"?'
+        },
+        {
+          field: "apps[0].alerts.memroy",
+          value: "1G",
+          message: 'unknown setting "memroy"',
+          suggestion: 'did you mean "memory"?'
+        }
+      ],
+      { strict: true }
+    ).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a key like no known one gets no guess", () =>
     Effect.gen(function* () {
-      const { error } = yield* loadFilesError({ "pmfx.json": ecosystem(api({ frobnicate_everything: 1 })) }, "pmfx.json", { strict: true })
+      const { error } = yield* loadFilesError(
+        { "pmfx.json": ecosystem(api({ frobnicate_everything: 1 })) },
+        "pmfx.json",
+        { strict: true }
+      )
       expect(error._tag).toBe("INVALID_CONFIG")
       expect(error.details).toMatchObject({ field: "apps[0].frobnicate_everything", value: 1 })
       expect(error.details.suggestion).not.toContain("did you mean")
@@ -323,7 +485,12 @@ describe("unknown keys, with --strict", () => {
 describe("depends_on", () => {
   it.effect("naming an unknown app: apps[0].depends_on[0], suggesting the closest name", () =>
     expectInvalid({ apps: [api({ depends_on: ["wroker"] }), { name: "worker", script: "w.js" }] }, [
-      { field: "apps[0].depends_on[0]", value: "wroker", message: 'no app named "wroker" in this file', suggestion: 'did you mean "worker"?' }
+      {
+        field: "apps[0].depends_on[0]",
+        value: "wroker",
+        message: 'no app named "wroker" in this file',
+        suggestion: 'did you mean "worker"?'
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
@@ -361,14 +528,25 @@ describe("depends_on", () => {
 
   it.effect("an app depending on itself", () =>
     expectInvalid({ apps: [api({ depends_on: ["api"] })] }, [
-      { field: "apps[0].depends_on[0]", value: "api", message: "an app cannot depend on itself", suggestion: "remove it" }
+      {
+        field: "apps[0].depends_on[0]",
+        value: "api",
+        message: "an app cannot depend on itself",
+        suggestion: "remove it"
+      }
     ]).pipe(Effect.provide(ConfigLoader.Default))
   )
 
   it.effect("a valid order loads", () =>
     Effect.gen(function* () {
       const loaded = yield* loadFiles(
-        { "pmfx.json": ecosystem(api({ depends_on: ["db", "cache"] }), { name: "db", script: "db.js" }, { name: "cache", script: "c.js", depends_on: "db" }) },
+        {
+          "pmfx.json": ecosystem(
+            api({ depends_on: ["db", "cache"] }),
+            { name: "db", script: "db.js" },
+            { name: "cache", script: "c.js", depends_on: "db" }
+          )
+        },
         "pmfx.json"
       )
       // A bare name is the condition online.

@@ -21,7 +21,11 @@ const bigState = (count: number, tag: string): StateFileContent => ({
   saved_at: new Date().toISOString(),
   killed: false,
   engine: { next_id: 0, apps: [] },
-  webhooks: Array.from({ length: count }, (_, i) => ({ enabled: true, url: `http://127.0.0.1:8080/${tag}/${i}/${"p".repeat(200)}`, events: ["process_crash"] as const }))
+  webhooks: Array.from({ length: count }, (_, i) => ({
+    enabled: true,
+    url: `http://127.0.0.1:8080/${tag}/${i}/${"p".repeat(200)}`,
+    events: ["process_crash"] as const
+  }))
 })
 
 describe("writing a file atomically", () => {
@@ -37,7 +41,10 @@ describe("writing a file atomically", () => {
       expect(fs.readFileSync(path.join(target, "inside"), "utf8")).toBe("kept")
       expect(leftovers(dir)).toEqual([])
       // A folder that does not exist: nothing is created anywhere.
-      const missing = unsafeWriteFileAtomically(path.join(dir, "no", "state.json"), Buffer.from("x"), { mode: 0o600, durable: true })
+      const missing = unsafeWriteFileAtomically(path.join(dir, "no", "state.json"), Buffer.from("x"), {
+        mode: 0o600,
+        durable: true
+      })
       expect(missing).toMatchObject({ code: "ENOENT" })
       expect(fs.readdirSync(dir).sort()).toEqual(["state.json"])
     } finally {

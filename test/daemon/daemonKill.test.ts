@@ -24,7 +24,9 @@ interface SavedRow {
 }
 
 const savedRows = (home: string): Array<SavedRow> => {
-  const state = JSON.parse(fs.readFileSync(path.join(home, "state.json"), "utf8")) as { engine: { apps: Array<{ rows: Array<SavedRow> }> } }
+  const state = JSON.parse(fs.readFileSync(path.join(home, "state.json"), "utf8")) as {
+    engine: { apps: Array<{ rows: Array<SavedRow> }> }
+  }
   return state.engine.apps.flatMap((app) => app.rows)
 }
 
@@ -38,7 +40,11 @@ describe("daemon SIGKILL", () => {
       script: process.execPath,
       args: ["-e", "setInterval(() => {}, 1000)", marker],
       env: { HEALTH_EXIT_CODE: "1" },
-      health_check: { check_type: "script", script: path.resolve(__dirname, "../fixtures/health-exit.sh"), interval: "60s" }
+      health_check: {
+        check_type: "script",
+        script: path.resolve(__dirname, "../fixtures/health-exit.sh"),
+        interval: "60s"
+      }
     })
     expect(reply.status).toBe(201)
     const [row] = (await daemon.call("GET", "/api/processes")).body as Array<{ pid: number; status: string }>

@@ -15,7 +15,10 @@ afterEach(async () => {
 /** An app whose processes can be counted in /proc by a unique marker in their command line. */
 const markedApp = (name: string, instances = 1) => {
   const marker = `pmfx-test-${name}-${Math.random().toString(36).slice(2)}`
-  return { marker, body: { name, script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)", marker], instances } }
+  return {
+    marker,
+    body: { name, script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)", marker], instances }
+  }
 }
 
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)
@@ -28,7 +31,11 @@ describe("the daemon", () => {
     expect(mode(daemon.socket)).toBe("600")
     await waitFor(() => fs.existsSync(path.join(daemon.home, "state.json")), "state.json")
     expect(mode(path.join(daemon.home, "state.json"))).toBe("600")
-    const second = spawnSync(process.execPath, [DAEMON_BIN], { env: { PMFX_HOME: daemon.home, PATH: process.env.PATH }, encoding: "utf8", timeout: 20_000 })
+    const second = spawnSync(process.execPath, [DAEMON_BIN], {
+      env: { PMFX_HOME: daemon.home, PATH: process.env.PATH },
+      encoding: "utf8",
+      timeout: 20_000
+    })
     expect(second.status).not.toBe(0)
     expect(second.stderr).toContain(`another daemon (pid ${daemon.pid()}) already runs`)
     // The first one is unharmed.
@@ -41,7 +48,10 @@ describe("the daemon", () => {
     const worker = markedApp("worker")
     await daemon.call("POST", "/api/processes", web.body)
     await daemon.call("POST", "/api/processes", worker.body)
-    await waitFor(() => processesWith(web.marker).length === 2 && processesWith(worker.marker).length === 1, "apps running")
+    await waitFor(
+      () => processesWith(web.marker).length === 2 && processesWith(worker.marker).length === 1,
+      "apps running"
+    )
     const before = (await daemon.call("GET", "/api/processes")).body as Array<{ id: number; pid: number }>
     process.kill(first.pid!, "SIGKILL")
     await waitFor(() => !isAlive(first.pid!), "the daemon to die")
@@ -55,7 +65,13 @@ describe("the daemon", () => {
       [1, "web"],
       [2, "worker"]
     ])
-    await waitFor(async () => ((await daemon.call("GET", "/api/processes")).body as Array<{ pid: number | null }>).every((row) => row.pid !== null), "rows running")
+    await waitFor(
+      async () =>
+        ((await daemon.call("GET", "/api/processes")).body as Array<{ pid: number | null }>).every(
+          (row) => row.pid !== null
+        ),
+      "rows running"
+    )
     expect(processesWith(web.marker)).toHaveLength(2)
     expect(processesWith(worker.marker)).toHaveLength(1)
     expect(after.map((row) => row.pid)).toEqual(before.map((row) => row.pid))
@@ -94,7 +110,10 @@ describe("the daemon", () => {
     process.kill(first.pid!, "SIGTERM")
     await waitFor(async () => (await daemon.call("GET", "/api/processes")).status === 503, "503 while stopping", 5_000)
     const reply = await daemon.call("GET", "/api/status")
-    expect(reply.body).toMatchObject({ success: false, error: { code: "SERVICE_UNAVAILABLE", details: { reason: "shutting down" } } })
+    expect(reply.body).toMatchObject({
+      success: false,
+      error: { code: "SERVICE_UNAVAILABLE", details: { reason: "shutting down" } }
+    })
     await waitFor(() => !isAlive(first.pid!), "the daemon to exit")
     expect(isAlive(pids.child)).toBe(false)
     expect(isAlive(pids.grandchild)).toBe(false)

@@ -32,7 +32,12 @@ const startDaemonAgain = () => {
 }
 
 /** An app that exits with code 1 shortly after it starts, once per start. */
-const crashingApp = (name: string) => ({ name, script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false })
+const crashingApp = (name: string) => ({
+  name,
+  script: fixture("crash-after.js"),
+  env: { CRASH_AFTER_MS: "300" },
+  autorestart: false
+})
 
 const start = (file: string) => {
   const result = tests.sandbox().pmfx(["start", file])
@@ -82,7 +87,11 @@ describe("webhooks and alert thresholds across daemon restarts", () => {
     const before = receiver.bodies.length
     startDaemonAgain()
     await waitFor(() => receiver.bodies.length > before, "a high_memory webhook from the new daemon")
-    expect(receiver.bodies.at(-1)).toMatchObject({ event: "high_memory", process: { name: "grower" }, data: { threshold: 30 * 1024 * 1024 } })
+    expect(receiver.bodies.at(-1)).toMatchObject({
+      event: "high_memory",
+      process: { name: "grower" },
+      data: { threshold: 30 * 1024 * 1024 }
+    })
     expect(readState().alerts).toEqual({ memory: 30 * 1024 * 1024 })
   })
 })
@@ -125,13 +134,22 @@ describe("webhooks and alert thresholds from several starts", () => {
     ])
     expect(state.alerts).toEqual({ memory: 2 * 1024 * 1024 * 1024 })
     // A file without top-level settings leaves them as they were.
-    start(tests.sandbox().write("three.json", JSON.stringify({ apps: [{ name: "three", script: "sleep", args: ["300"] }] })))
+    start(
+      tests.sandbox().write("three.json", JSON.stringify({ apps: [{ name: "three", script: "sleep", args: ["300"] }] }))
+    )
     expect(readState()).toMatchObject({ webhooks: state.webhooks, alerts: state.alerts })
   })
 
   it("a failed start leaves the webhooks and thresholds as they were", async () => {
     const kept = await listen()
-    start(tests.sandbox().write("one.json", JSON.stringify({ alerts: { memory: "1G" }, webhooks: [{ url: kept.url }], apps: [crashingApp("one")] })))
+    start(
+      tests
+        .sandbox()
+        .write(
+          "one.json",
+          JSON.stringify({ alerts: { memory: "1G" }, webhooks: [{ url: kept.url }], apps: [crashingApp("one")] })
+        )
+    )
     const saved = readState()
     // The name is taken: the whole start is refused, settings included.
     const refused = await request(socket(), "POST", "/api/processes", {

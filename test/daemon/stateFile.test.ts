@@ -15,7 +15,13 @@ const oldStateJson = (definition: unknown) => ({
   killed: false,
   engine: {
     next_id: 1,
-    apps: [{ definition, env: { PATH: "/usr/bin:/bin" }, rows: [{ id: 0, instance: 0, port: null, restarts: 2, desired: "running", pid: null, pid_start_time: null }] }]
+    apps: [
+      {
+        definition,
+        env: { PATH: "/usr/bin:/bin" },
+        rows: [{ id: 0, instance: 0, port: null, restarts: 2, desired: "running", pid: null, pid_start_time: null }]
+      }
+    ]
   }
 })
 
@@ -42,9 +48,23 @@ describe("state.json", () => {
     withTempDir((dir) =>
       Effect.gen(function* () {
         const file = path.join(dir, "state.json")
-        const webhooks = [{ enabled: false, url: "http://127.0.0.1:8080/hook", events: ["process_crash", "cpu_threshold"] as const }]
-        const alerts = { memory: 1024, cpu_percent: 75.5, cpu_duration: 2_000, restart_loop: { restarts: 3, window: 10_000 } }
-        yield* writeStateFile(file, { version: 1, saved_at: new Date().toISOString(), killed: false, engine: { next_id: 0, apps: [] }, webhooks, alerts })
+        const webhooks = [
+          { enabled: false, url: "http://127.0.0.1:8080/hook", events: ["process_crash", "cpu_threshold"] as const }
+        ]
+        const alerts = {
+          memory: 1024,
+          cpu_percent: 75.5,
+          cpu_duration: 2_000,
+          restart_loop: { restarts: 3, window: 10_000 }
+        }
+        yield* writeStateFile(file, {
+          version: 1,
+          saved_at: new Date().toISOString(),
+          killed: false,
+          engine: { next_id: 0, apps: [] },
+          webhooks,
+          alerts
+        })
         const loaded = yield* readStateFile(file)
         expect(loaded).toMatchObject({ _tag: "Loaded", state: { webhooks, alerts } })
       })

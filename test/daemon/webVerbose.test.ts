@@ -34,10 +34,20 @@ const freePort = async (): Promise<number> => {
 /** A GET to the listener on localhost; resolves with the status. */
 const get = (port: number, urlPath: string, headers: Record<string, string>): Promise<number> =>
   new Promise((resolve, reject) => {
-    const req = http.request({ host: "localhost", port, method: "GET", path: urlPath, headers: { host: `localhost:${port}`, ...headers }, agent: false }, (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-    })
+    const req = http.request(
+      {
+        host: "localhost",
+        port,
+        method: "GET",
+        path: urlPath,
+        headers: { host: `localhost:${port}`, ...headers },
+        agent: false
+      },
+      (res) => {
+        res.resume()
+        res.on("end", () => resolve(res.statusCode ?? 0))
+      }
+    )
     req.on("error", reject)
     req.setTimeout(15_000, () => req.destroy(new Error(`GET ${urlPath}: no answer`)))
     req.end()
@@ -60,8 +70,15 @@ describe("pmfx web --verbose", () => {
     expect(await get(port, `/api/processes/nope/logs?grep=${needle}&lines=5`, { "x-api-key": key })).toBe(404)
 
     const log = path.join(sandbox.home, "daemon.log")
-    const expected = [/\bweb GET \/api\/processes 200 \d+ms\b/, /\bweb GET \/api\/processes 401 \d+ms\b/, /\bweb GET \/api\/processes\/nope\/logs 404 \d+ms\b/]
-    await waitFor(() => expected.every((line) => line.test(fs.readFileSync(log, "utf8"))), "the request lines in daemon.log")
+    const expected = [
+      /\bweb GET \/api\/processes 200 \d+ms\b/,
+      /\bweb GET \/api\/processes 401 \d+ms\b/,
+      /\bweb GET \/api\/processes\/nope\/logs 404 \d+ms\b/
+    ]
+    await waitFor(
+      () => expected.every((line) => line.test(fs.readFileSync(log, "utf8"))),
+      "the request lines in daemon.log"
+    )
     const text = fs.readFileSync(log, "utf8")
     expect(text).not.toContain(key)
     expect(text).not.toContain(wrongKey)

@@ -42,7 +42,8 @@ const newPage = async (width = 1280, height = 800): Promise<Page> => {
 }
 
 /** The table row of the app `name` (its name link reads exactly that). */
-const row = (page: Page, name: string) => page.locator("#processes tbody tr[data-id]").filter({ has: page.locator("a", { hasText: new RegExp(`^${name}$`) }) })
+const row = (page: Page, name: string) =>
+  page.locator("#processes tbody tr[data-id]").filter({ has: page.locator("a", { hasText: new RegExp(`^${name}$`) }) })
 const cell = (page: Page, name: string, index: number) => row(page, name).locator("td").nth(index)
 /** Column indexes: 0 is the checkbox. */
 const STATUS = 4
@@ -112,7 +113,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
 
     const crashy = sandbox.write("crashy.js", "setTimeout(() => process.exit(3), 700)\n")
     cli(sandbox, "start", crashy, "--name", "crashy", "--restart-delay", "500")
-    await expect.poll(async () => Number(await cell(page, "crashy", RESTARTS).textContent()), WAIT).toBeGreaterThanOrEqual(2)
+    await expect
+      .poll(async () => Number(await cell(page, "crashy", RESTARTS).textContent()), WAIT)
+      .toBeGreaterThanOrEqual(2)
 
     cli(sandbox, "stop", "beta")
     await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("stopped")
@@ -140,7 +143,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await press("gamma", "start")
     await expect.poll(() => cell(page, "gamma", STATUS).textContent(), WAIT).toBe("online")
     await press("gamma", "restart")
-    await expect.poll(async () => Number(await cell(page, "gamma", RESTARTS).textContent()), WAIT).toBeGreaterThanOrEqual(1)
+    await expect
+      .poll(async () => Number(await cell(page, "gamma", RESTARTS).textContent()), WAIT)
+      .toBeGreaterThanOrEqual(1)
     await press("gamma", "reload")
     await expect.poll(() => status.textContent(), WAIT).toBe("reload gamma: done")
 
@@ -157,7 +162,12 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await row(page, "gamma2").locator("input[type=checkbox]").check()
     await row(page, "gamma").locator("input[type=checkbox]").check()
     await page.locator(".bulk button.action-stop").click()
-    await expect.poll(async () => [await cell(page, "gamma", STATUS).textContent(), await cell(page, "gamma2", STATUS).textContent()], WAIT).toEqual(["stopped", "stopped"])
+    await expect
+      .poll(
+        async () => [await cell(page, "gamma", STATUS).textContent(), await cell(page, "gamma2", STATUS).textContent()],
+        WAIT
+      )
+      .toEqual(["stopped", "stopped"])
 
     // Delete asks first: dismissed, nothing happens; accepted, the row goes.
     page.once("dialog", (dialog) => void dialog.dismiss())
@@ -167,7 +177,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
 
     // A filter that hides every row says so, and the count says how many are shown.
     await page.fill("#filter", "no-such-app")
-    await expect.poll(() => page.locator("#no-match").textContent(), WAIT).toBe("No process matches “no-such-app”: clear the filter to see all 2.")
+    await expect
+      .poll(() => page.locator("#no-match").textContent(), WAIT)
+      .toBe("No process matches “no-such-app”: clear the filter to see all 2.")
     expect(await page.locator(".count").textContent()).toBe("0 of 2 processes, 2 selected")
     await page.fill("#filter", "")
     page.once("dialog", (dialog) => void dialog.accept())
@@ -180,7 +192,19 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
   it("shows a process: details with masked secrets, a chart with data, logs that follow and filter", async () => {
     const { sandbox, url } = open
     const script = tickerScript(sandbox, "delta", 250)
-    cli(sandbox, "start", script, "--name", "delta", "--namespace", "shop", "--env", "API_TOKEN=s3cr3t-value", "--env", "MODE=demo")
+    cli(
+      sandbox,
+      "start",
+      script,
+      "--name",
+      "delta",
+      "--namespace",
+      "shop",
+      "--env",
+      "API_TOKEN=s3cr3t-value",
+      "--env",
+      "MODE=demo"
+    )
     cli(sandbox, "start", tickerScript(sandbox, "api"), "--name", "api", "--namespace", "shop")
     cli(sandbox, "start", tickerScript(sandbox, "worker"), "--name", "worker", "--namespace", "jobs", "-i", "2")
     const page = await newPage()
@@ -193,7 +217,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await page.locator("#config dd").first().waitFor()
     expect(await page.locator("#env").textContent()).toContain("MODE")
     expect(await page.locator("#env").textContent()).not.toContain("s3cr3t-value")
-    await expect.poll(async () => Number(await page.locator("#cpu-chart svg").getAttribute("data-points")), WAIT).toBeGreaterThanOrEqual(3)
+    await expect
+      .poll(async () => Number(await page.locator("#cpu-chart svg").getAttribute("data-points")), WAIT)
+      .toBeGreaterThanOrEqual(3)
     expect(await page.locator("#memory-chart polyline").count()).toBe(1)
 
     // Following: new lines arrive without asking.
@@ -206,18 +232,28 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     // Filters: stderr only, then a grep; followed lines keep to them.
     await page.selectOption("#log-stream", "err")
     await expect.poll(async () => (await lines.allTextContents()).length, WAIT).toBeGreaterThan(0)
-    await expect.poll(async () => (await lines.allTextContents()).every((line) => line.includes(" err ") && line.includes("error: tick")), WAIT).toBe(true)
+    await expect
+      .poll(
+        async () =>
+          (await lines.allTextContents()).every((line) => line.includes(" err ") && line.includes("error: tick")),
+        WAIT
+      )
+      .toBe(true)
     await page.selectOption("#log-stream", "all")
     await page.fill("#log-grep", "tick [0-9]*5$")
     await page.press("#log-grep", "Enter")
-    await expect.poll(async () => {
-      const shown = await lines.allTextContents()
-      return shown.length > 0 && shown.every((line) => /tick \d*5\n?$/.test(line))
-    }, WAIT).toBe(true)
+    await expect
+      .poll(async () => {
+        const shown = await lines.allTextContents()
+        return shown.length > 0 && shown.every((line) => /tick \d*5\n?$/.test(line))
+      }, WAIT)
+      .toBe(true)
     // An invalid grep: the API's message and suggestion stay shown, with no stale lines under them.
     await page.fill("#log-grep", "(unclosed")
     await page.press("#log-grep", "Enter")
-    await expect.poll(() => page.locator(".log-status").textContent(), WAIT).toMatch(/^Could not read the logs: Invalid grep: .* — give a valid RE2/)
+    await expect
+      .poll(() => page.locator(".log-status").textContent(), WAIT)
+      .toMatch(/^Could not read the logs: Invalid grep: .* — give a valid RE2/)
     await new Promise((resolve) => setTimeout(resolve, 1000))
     expect(await page.locator(".log-status").textContent()).toMatch(/^Could not read the logs/)
     expect(await lines.count()).toBe(0)
@@ -231,7 +267,12 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     for await (const chunk of saved) chunks.push(chunk as Buffer)
     const text = Buffer.concat(chunks).toString("utf8")
     expect(text.trim().split("\n").length).toBeGreaterThan(0)
-    expect(text.trim().split("\n").every((line) => /tick \d*5$/.test(line))).toBe(true)
+    expect(
+      text
+        .trim()
+        .split("\n")
+        .every((line) => /tick \d*5$/.test(line))
+    ).toBe(true)
     await page.locator("#log-lines").scrollIntoViewIfNeeded()
     await screenshot(page, "logs")
     await page.close()
@@ -264,12 +305,16 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
       fetch("http://localhost:${port}/api/processes/target/stop", { method: "POST", mode: "no-cors" })
         .then(() => { window.result.fetch = "sent" }, () => { window.result.fetch = "failed" });
     </script>`
-    const server = http.createServer((_, response) => response.writeHead(200, { "content-type": "text/html" }).end(attack))
+    const server = http.createServer((_, response) =>
+      response.writeHead(200, { "content-type": "text/html" }).end(attack)
+    )
     await new Promise<void>((resolve) => server.listen(otherPort, "127.0.0.1", resolve))
     try {
       const page = await newPage()
       await page.goto(`http://127.0.0.1:${otherPort}/`)
-      await expect.poll(() => page.evaluate("window.result"), WAIT).toEqual({ ws: "refused", fetch: expect.stringMatching(/sent|failed/) })
+      await expect
+        .poll(() => page.evaluate("window.result"), WAIT)
+        .toEqual({ ws: "refused", fetch: expect.stringMatching(/sent|failed/) })
       await page.close()
     } finally {
       server.close()

@@ -12,7 +12,9 @@ import { freeListenerPort } from "../api/tcp"
 const CANDIDATES = [process.env["PMFX_CHROMIUM"], "/usr/bin/chromium", "/usr/bin/chromium-browser"]
 
 /** The Chromium to drive, or undefined when none is installed (the tests are then skipped). */
-export const chromiumPath: string | undefined = CANDIDATES.find((candidate): candidate is string => candidate !== undefined && candidate !== "" && fs.existsSync(candidate))
+export const chromiumPath: string | undefined = CANDIDATES.find(
+  (candidate): candidate is string => candidate !== undefined && candidate !== "" && fs.existsSync(candidate)
+)
 
 export const launchBrowser = (): Promise<Browser> =>
   chromium.launch({ executablePath: chromiumPath!, args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] })
@@ -29,7 +31,8 @@ export const openDashboard = async (args: ReadonlyArray<string> = []): Promise<D
   const port = await freeListenerPort()
   const web = sandbox.pmfx(["web", "--port", String(port), ...args])
   if (web.code !== 0) throw new Error(`pmfx web failed: ${web.stderr}`)
-  if (!web.stdout.includes(`dashboard: http://localhost:${port}/ui/`)) throw new Error(`pmfx web did not print the dashboard's address: ${web.stdout}`)
+  if (!web.stdout.includes(`dashboard: http://localhost:${port}/ui/`))
+    throw new Error(`pmfx web did not print the dashboard's address: ${web.stdout}`)
   return { sandbox, port, url: `http://localhost:${port}/ui/` }
 }
 

@@ -72,10 +72,12 @@ describe("the dashboard's files", () => {
       expect(reply.status, bad).toBe(404)
     }
     // The first load (page, script, stylesheet, gzipped) stays far under 150 KB.
-    const sizes = await Promise.all([`/ui/`, `/ui/${script}`, `/ui/${style}`].map(async (file) => {
-      const reply = await tcp(port, "HEAD", file, { "accept-encoding": "gzip" })
-      return Number(reply.headers["content-length"])
-    }))
+    const sizes = await Promise.all(
+      [`/ui/`, `/ui/${script}`, `/ui/${style}`].map(async (file) => {
+        const reply = await tcp(port, "HEAD", file, { "accept-encoding": "gzip" })
+        return Number(reply.headers["content-length"])
+      })
+    )
     expect(sizes.every((size) => size > 0)).toBe(true)
     expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThan(150 * 1024)
   })
@@ -99,8 +101,13 @@ describe("the dashboard's files", () => {
     // A page of another origin may not act, nor open the feed.
     const stop = await tcp(port, "POST", "/api/processes/d-app/stop", { origin: "http://evil.example" })
     expect(stop.status).toBe(403)
-    expect(stop.body).toEqual({ error: "forbidden", message: "Access denied: origin http://evil.example is not allowed" })
-    await expect(connectWs(`ws://localhost:${port}/ws`, { origin: "http://evil.example" })).rejects.toThrow("handshake refused: 403")
+    expect(stop.body).toEqual({
+      error: "forbidden",
+      message: "Access denied: origin http://evil.example is not allowed"
+    })
+    await expect(connectWs(`ws://localhost:${port}/ws`, { origin: "http://evil.example" })).rejects.toThrow(
+      "handshake refused: 403"
+    )
     // The dashboard's own origin may.
     const own = await tcp(port, "POST", "/api/processes/d-app/stop", { origin: `http://localhost:${port}` })
     expect(own.status, own.raw).toBe(200)
@@ -117,7 +124,9 @@ describe("GET /api/processes/{id}/metrics?history=", () => {
       return reply.status === 200 && reply.body.history.length >= 3 ? reply : undefined
     }, "three samples in the history")
     const reply = await daemon.request("GET", "/api/processes/d-app/metrics?history=15m")
-    const times = (reply.body.history as Array<{ timestamp: string; cpu_usage: number; rss: number }>).map((point) => Date.parse(point.timestamp))
+    const times = (reply.body.history as Array<{ timestamp: string; cpu_usage: number; rss: number }>).map((point) =>
+      Date.parse(point.timestamp)
+    )
     expect([...times].sort((a, b) => a - b)).toEqual(times)
     expect(reply.body.history.every((point: { rss: number }) => point.rss > 0)).toBe(true)
     // A shorter window gives fewer (or as many) points, all inside it.

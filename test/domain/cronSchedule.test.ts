@@ -20,7 +20,9 @@ describe("cron_restart schedules (effect's Cron)", () => {
     expect(parseCronSchedule("* * * *")).toEqual(Either.left(expect.stringContaining('"* * * *" has 4 fields')))
     expect(parseCronSchedule("* * * * * * *")).toEqual(Either.left(expect.stringContaining("has 7 fields")))
     // The reason only: INVALID_CONFIG's suggestion says what a schedule looks like (said once).
-    expect(parseCronSchedule("61 * * * *")).toEqual(Either.left('"61 * * * *" is not a cron schedule (expected a value between 0 and 59)'))
+    expect(parseCronSchedule("61 * * * *")).toEqual(
+      Either.left('"61 * * * *" is not a cron schedule (expected a value between 0 and 59)')
+    )
     expect(parseCronSchedule("* * * *")).toEqual(Either.left('"* * * *" has 4 fields, not 5 or 6'))
     expect(parseCronSchedule("0 0 31 2 *")).toEqual(Either.left(expect.stringContaining("never matches a date")))
   })

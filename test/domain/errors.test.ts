@@ -256,9 +256,19 @@ describe.each(cases)("$code", (c) => {
 
 describe("wire details validation", () => {
   it("rejects details of the wrong shape", () => {
-    const badPid = { success: false, error: { code: "PROCESS_ALREADY_RUNNING", message: "m", details: { process_id: "api", pid: "4242", suggestion: "s" } } }
+    const badPid = {
+      success: false,
+      error: {
+        code: "PROCESS_ALREADY_RUNNING",
+        message: "m",
+        details: { process_id: "api", pid: "4242", suggestion: "s" }
+      }
+    }
     expect(Either.isLeft(Schema.decodeUnknownEither(W.ProcessAlreadyRunningWire)(badPid))).toBe(true)
-    const fractionalPort = { success: false, error: { code: "PORT_IN_USE", message: "m", details: { port: 3000.5, suggestion: "s" } } }
+    const fractionalPort = {
+      success: false,
+      error: { code: "PORT_IN_USE", message: "m", details: { port: 3000.5, suggestion: "s" } }
+    }
     expect(Either.isLeft(Schema.decodeUnknownEither(W.PortInUseWire)(fractionalPort))).toBe(true)
   })
 
@@ -268,10 +278,17 @@ describe("wire details validation", () => {
   })
 
   it("optional details are left out of the wire body when absent", () => {
-    const error = new E.ConfigParseError({ message: "bad YAML", details: { file: "/a/pmfx.yaml", line: 3, suggestion: "Fix the indentation" } })
+    const error = new E.ConfigParseError({
+      message: "bad YAML",
+      details: { file: "/a/pmfx.yaml", line: 3, suggestion: "Fix the indentation" }
+    })
     expect(json(W.toWire(error))).toStrictEqual({
       success: false,
-      error: { code: "CONFIG_PARSE_ERROR", message: "bad YAML", details: { file: "/a/pmfx.yaml", line: 3, suggestion: "Fix the indentation" } }
+      error: {
+        code: "CONFIG_PARSE_ERROR",
+        message: "bad YAML",
+        details: { file: "/a/pmfx.yaml", line: 3, suggestion: "Fix the indentation" }
+      }
     })
   })
 })
@@ -289,7 +306,12 @@ describe("InvalidConfig.fromProblems", () => {
     message: "unknown setting",
     suggestion: "Did you mean script?"
   }
-  const third: E.ConfigProblem = { field: "apps[2].instances", value: -5, message: "expected an integer >= -1", suggestion: "" }
+  const third: E.ConfigProblem = {
+    field: "apps[2].instances",
+    value: -5,
+    message: "expected an integer >= -1",
+    suggestion: ""
+  }
 
   it("builds an error from one problem", () => {
     const error = E.InvalidConfig.fromProblems([first])
@@ -354,15 +376,19 @@ describe("InvalidConfig.fromProblems", () => {
 
 describe("catching errors by code", () => {
   it.effect("Effect.catchTag catches PROCESS_NOT_FOUND", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const result = yield* Effect.fail(
-        new E.ProcessNotFound({ message: "No process matches 'web'", details: { process_id: "web", suggestion: "Run pmfx list" } })
+        new E.ProcessNotFound({
+          message: "No process matches 'web'",
+          details: { process_id: "web", suggestion: "Run pmfx list" }
+        })
       ).pipe(Effect.catchTag("PROCESS_NOT_FOUND", (e) => Effect.succeed(`caught ${e.details.process_id}`)))
       expect(result).toBe("caught web")
-    }))
+    })
+  )
 
   it.effect("Effect.catchTag leaves other codes alone", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const failing: Effect.Effect<string, E.ProcessNotFound | E.PortInUse> = Effect.fail(
         new E.PortInUse({ message: "Port 3000 is already in use", details: { port: 3000, suggestion: "Pick another" } })
       )
@@ -372,18 +398,24 @@ describe("catching errors by code", () => {
       )
       expect(result).toBeInstanceOf(E.PortInUse)
       expect(result._tag).toBe("PORT_IN_USE")
-    }))
+    })
+  )
 
   it.effect("a decoded wire error can be caught by its tag", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const decoded = Schema.decodeUnknownSync(W.AnyErrorWire)({
         success: false,
-        error: { code: "READY_TIMEOUT", message: "not ready", details: { process_id: "api", waited_ms: 100, states: { "1": "starting" } } }
+        error: {
+          code: "READY_TIMEOUT",
+          message: "not ready",
+          details: { process_id: "api", waited_ms: 100, states: { "1": "starting" } }
+        }
       })
       const result = yield* Effect.fail(decoded).pipe(
         Effect.catchTag("READY_TIMEOUT", (e) => Effect.succeed(e.details.waited_ms)),
         Effect.catchAll(() => Effect.succeed(-1))
       )
       expect(result).toBe(100)
-    }))
+    })
+  )
 })

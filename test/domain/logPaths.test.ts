@@ -29,12 +29,14 @@ describe("instanceFiles", () => {
 
   it("gives each of several instances its own default files", () => {
     const files = [0, 1, 2].map((i) => instanceFiles(app({ instances: 3 }), i, home))
-    expect(files).toStrictEqual([0, 1, 2].map((i) => ({
-      out_file: `${home}/logs/api-${i}-out.log`,
-      error_file: `${home}/logs/api-${i}-err.log`,
-      log_file: null,
-      pid_file: `${home}/pids/api-${i}.pid`
-    })))
+    expect(files).toStrictEqual(
+      [0, 1, 2].map((i) => ({
+        out_file: `${home}/logs/api-${i}-out.log`,
+        error_file: `${home}/logs/api-${i}-err.log`,
+        log_file: null,
+        pid_file: `${home}/pids/api-${i}.pid`
+      }))
+    )
   })
 
   it("normalises the home path", () => {
@@ -76,12 +78,14 @@ describe("instanceFiles", () => {
       log_file: "/var/log/api/combined.log",
       pid_file: "/run/api.pid"
     })
-    expect([0, 1, 2].map((i) => instanceFiles(many, i, home))).toStrictEqual([0, 1, 2].map((i) => ({
-      out_file: `/var/log/api/out-${i}.log`,
-      error_file: `/var/log/api/err-${i}.txt`,
-      log_file: `/var/log/api/combined-${i}.log`,
-      pid_file: `/run/api-${i}.pid`
-    })))
+    expect([0, 1, 2].map((i) => instanceFiles(many, i, home))).toStrictEqual(
+      [0, 1, 2].map((i) => ({
+        out_file: `/var/log/api/out-${i}.log`,
+        error_file: `/var/log/api/err-${i}.txt`,
+        log_file: `/var/log/api/combined-${i}.log`,
+        pid_file: `/run/api-${i}.pid`
+      }))
+    )
   })
 
   it("appends -<instance> to a user path without an extension", () => {
@@ -128,7 +132,19 @@ describe("instanceFiles", () => {
 
 describe("file form of a name", () => {
   it("is the name itself for every name valid before names were opened up", () => {
-    for (const name of ["api", "worker-1", "api.v2", "a@b", "web:1", "c++", "x_y", "_hidden", "@scope", "A".repeat(100)]) expect(fileNameOf(name)).toBe(name)
+    for (const name of [
+      "api",
+      "worker-1",
+      "api.v2",
+      "a@b",
+      "web:1",
+      "c++",
+      "x_y",
+      "_hidden",
+      "@scope",
+      "A".repeat(100)
+    ])
+      expect(fileNameOf(name)).toBe(name)
   })
 
   it("percent-encodes the rest, a leading dot or dash too, and decodes back", () => {
@@ -151,7 +167,20 @@ describe("file form of a name", () => {
   })
 
   it("never gives two names the same form, and stays short for long unicode names", () => {
-    const names = ["a b", "a%20b", "a+b", "a:b", "%", "%25", "a/b", "a_b", "é", "e\u0301", "😀".repeat(50), "😀".repeat(49) + "😃"]
+    const names = [
+      "a b",
+      "a%20b",
+      "a+b",
+      "a:b",
+      "%",
+      "%25",
+      "a/b",
+      "a_b",
+      "é",
+      "e\u0301",
+      "😀".repeat(50),
+      "😀".repeat(49) + "😃"
+    ]
     const forms = names.map(fileNameOf)
     expect(new Set(forms).size).toBe(names.length)
     for (const form of forms) expect(Buffer.byteLength(form)).toBeLessThanOrEqual(150)

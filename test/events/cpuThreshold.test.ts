@@ -20,7 +20,10 @@ describe("cpu_threshold", () => {
           { name: "idler", script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], alerts: rules }
         ])
         const [burner, idler] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.sync(() => alertsOf(events, "cpu_threshold").length >= 1), "a cpu_threshold alert")
+        yield* eventually(
+          Effect.sync(() => alertsOf(events, "cpu_threshold").length >= 1),
+          "a cpu_threshold alert"
+        )
         const [alert] = alertsOf(events, "cpu_threshold")
         expect(alert).toMatchObject({
           id: burner!.id,
@@ -31,12 +34,20 @@ describe("cpu_threshold", () => {
         })
         expect(alert!.data.cpu_usage as number).toBeGreaterThan(CPU_PERCENT)
         // The time above in seconds, as a duration setting is written, and the usage that fired it.
-        expect(alert!.message).toMatch(new RegExp(`^burner \\(id ${burner!.id}\\) above ${CPU_PERCENT}% CPU for \\d+s \\(now ${String(alert!.data.cpu_usage)}%\\)$`))
+        expect(alert!.message).toMatch(
+          new RegExp(
+            `^burner \\(id ${burner!.id}\\) above ${CPU_PERCENT}% CPU for \\d+s \\(now ${String(alert!.data.cpu_usage)}%\\)$`
+          )
+        )
 
         // It waited for the whole duration: the first sample above the threshold came at least
         // cpu_duration before the alert (the alert's clock and the recorder's differ by moments).
         const samplesOf = (id: number) =>
-          events.flatMap((event) => (event._tag === "MetricsSample" ? event.processes.filter((p) => p.id === id).map((p) => ({ ...p, at: event.at })) : []))
+          events.flatMap((event) =>
+            event._tag === "MetricsSample"
+              ? event.processes.filter((p) => p.id === id).map((p) => ({ ...p, at: event.at }))
+              : []
+          )
         const firstAbove = samplesOf(burner!.id).find((sample) => sample.cpu_usage > CPU_PERCENT)
         expect(firstAbove).toBeDefined()
         expect(Date.parse(alert!.timestamp) - firstAbove!.at).toBeGreaterThanOrEqual(CPU_DURATION_MS - 100)
@@ -45,7 +56,10 @@ describe("cpu_threshold", () => {
         // burner needed; a few more samples cover any sampling skew. Still one alert, for the
         // burner only (once per episode).
         const samplesNow = samplesOf(idler!.id).length
-        yield* eventually(Effect.sync(() => samplesOf(idler!.id).length >= samplesNow + 4), "four more samples")
+        yield* eventually(
+          Effect.sync(() => samplesOf(idler!.id).length >= samplesNow + 4),
+          "four more samples"
+        )
         expect(alertsOf(events, "cpu_threshold").map((a) => a.name)).toEqual(["burner"])
       }).pipe(Effect.provide(notifications()))
     )

@@ -13,7 +13,9 @@ describe("ecosystem webhooks in the daemon", () => {
     const file = tests.sandbox().write(
       "ecosystem.json",
       JSON.stringify({
-        apps: [{ name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "200" }, autorestart: false }],
+        apps: [
+          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "200" }, autorestart: false }
+        ],
         webhooks: [{ enabled: true, url: receiver.url, events: ["process_crash"] }],
         alerts: { memory: "1G" }
       })
@@ -22,6 +24,10 @@ describe("ecosystem webhooks in the daemon", () => {
     expect(result.stderr).toBe("")
     expect(result.code).toBe(0)
     await waitFor(() => receiver.bodies.length >= 1, "the crash webhook")
-    expect(receiver.bodies[0]).toMatchObject({ event: "process_crash", process: { name: "crashy" }, data: { exit_code: 1 } })
+    expect(receiver.bodies[0]).toMatchObject({
+      event: "process_crash",
+      process: { name: "crashy" },
+      data: { exit_code: 1 }
+    })
   })
 })

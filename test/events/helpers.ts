@@ -31,4 +31,7 @@ export const notifications = (delivery: Partial<WebhookDeliverySettings> = {}) =
 
 export type AlertEvent = Extract<PmfxEvent, { _tag: "Alert" }>
 export const alertsOf = (events: ReadonlyArray<PmfxEvent>, kind?: AlertEvent["kind"]) =>
-  events.filter((event): event is AlertEvent & { at: number } => event._tag === "Alert" && (kind === undefined || event.kind === kind))
+  events.filter(
+    (event): event is AlertEvent & { at: number } =>
+      event._tag === "Alert" && (kind === undefined || event.kind === kind)
+  )

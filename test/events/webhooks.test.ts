@@ -20,9 +20,14 @@ describe("webhooks", () => {
           { enabled: true, url: otherEvents.url, events: ["high_memory", "restart_loop"] },
           { enabled: true, url: target.url, events: ["process_crash"] }
         ])
-        const apps = yield* definitions([{ name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "100" }, autorestart: false }])
+        const apps = yield* definitions([
+          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "100" }, autorestart: false }
+        ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.sync(() => target.bodies.length === 1), "the webhook POST")
+        yield* eventually(
+          Effect.sync(() => target.bodies.length === 1),
+          "the webhook POST"
+        )
         const [body] = target.bodies
         expect(target.requests[0]).toMatchObject({ method: "POST", contentType: "application/json" })
         expect(body).toMatchObject({
@@ -53,11 +58,24 @@ describe("webhooks", () => {
         const target = yield* receiver()
         yield* webhooks.setWebhooks([{ enabled: true, url: target.url, events: ["restart_loop"] }])
         const apps = yield* definitions([
-          { name: "looper", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "30" }, max_restarts: 100, alerts: { restart_loop: { restarts: 3, window: "1m" } } }
+          {
+            name: "looper",
+            script: fixture("crash-after.js"),
+            env: { CRASH_AFTER_MS: "30" },
+            max_restarts: 100,
+            alerts: { restart_loop: { restarts: 3, window: "1m" } }
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.sync(() => target.bodies.length >= 1), "the restart_loop POST")
-        expect(target.bodies[0]).toMatchObject({ event: "restart_loop", process: { name: "looper" }, data: { threshold: 3 } })
+        yield* eventually(
+          Effect.sync(() => target.bodies.length >= 1),
+          "the restart_loop POST"
+        )
+        expect(target.bodies[0]).toMatchObject({
+          event: "restart_loop",
+          process: { name: "looper" },
+          data: { threshold: 3 }
+        })
         expect(target.bodies.every((b) => b.event === "restart_loop")).toBe(true)
         yield* pm.stop("looper")
       }).pipe(Effect.provide(notifications()))
@@ -74,19 +92,32 @@ describe("webhooks", () => {
         yield* webhooks.setWebhooks([{ enabled: true, url: deaf.url, events: ["process_crash", "restart_loop"] }])
         const apps = yield* definitions([
           // Each run outlasts its min_uptime (20 ms): stable, so no backoff and a steady pace of about one restart per 200 ms.
-          { name: "looper", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "150" }, min_uptime: "20ms", restart_delay: "50ms" }
+          {
+            name: "looper",
+            script: fixture("crash-after.js"),
+            env: { CRASH_AFTER_MS: "150" },
+            min_uptime: "20ms",
+            restart_delay: "50ms"
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         const restarts = () => events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").length
         // Each delivery blocks a worker for at least 4 attempts x 1 s + 1.4 s of backoff; the loop goes on meanwhile.
-        yield* eventually(Effect.sync(() => restarts() >= 6), "six restarts while the receiver hangs")
+        yield* eventually(
+          Effect.sync(() => restarts() >= 6),
+          "six restarts while the receiver hangs"
+        )
         const stats = yield* webhooks.stats()
         expect(stats.failed).toBe(0)
         expect(stats.delivered).toBe(0)
         expect(deaf.connections()).toBeGreaterThanOrEqual(1)
         expect(alertsOf(events, "process_crash").length).toBeGreaterThanOrEqual(6)
         // Deliveries end as failures after the retries; restarts kept climbing meanwhile.
-        yield* eventually(Effect.map(webhooks.stats(), (s) => s.failed >= 1), "a delivery given up", 20_000)
+        yield* eventually(
+          Effect.map(webhooks.stats(), (s) => s.failed >= 1),
+          "a delivery given up",
+          20_000
+        )
         const after = yield* webhooks.stats()
         expect(after.attempts).toBeGreaterThanOrEqual(4)
         expect(restarts()).toBeGreaterThan(12)
@@ -107,10 +138,19 @@ describe("webhooks", () => {
         const deaf = yield* receiver({ hang: true })
         yield* webhooks.setWebhooks([{ enabled: true, url: deaf.url, events: ["process_crash"] }])
         const apps = yield* definitions([
-          { name: "looper", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "30" }, max_restarts: 1000, restart_delay: "50ms" }
+          {
+            name: "looper",
+            script: fixture("crash-after.js"),
+            env: { CRASH_AFTER_MS: "30" },
+            max_restarts: 1000,
+            restart_delay: "50ms"
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(webhooks.stats(), (s) => s.dropped >= 1), "a dropped delivery")
+        yield* eventually(
+          Effect.map(webhooks.stats(), (s) => s.dropped >= 1),
+          "a dropped delivery"
+        )
         yield* pm.stop("looper")
       }).pipe(Effect.provide(notifications({ timeoutMs: 5_000, concurrency: 1, queueCapacity: 2 })))
     )

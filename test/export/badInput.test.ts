@@ -42,7 +42,10 @@ describe("pmfx export: bad input", () => {
   })
 
   it("an invalid file is exit 3 with the problems pmfx validate reports", () => {
-    const file = sandbox.write("bad.json", JSON.stringify({ apps: [{ name: "api", script: "./server.js", instances: -1, max_memory_restart: "lots" }] }))
+    const file = sandbox.write(
+      "bad.json",
+      JSON.stringify({ apps: [{ name: "api", script: "./server.js", instances: -1, max_memory_restart: "lots" }] })
+    )
     const exported = sandbox.pmfx(["export", "kubernetes", file, "--json"])
     const validated = sandbox.pmfx(["validate", file, "--json"])
     expect(exported.code).toBe(3)
@@ -60,7 +63,12 @@ describe("pmfx export: bad input", () => {
     sandbox.write("project/server.js", "setInterval(() => {}, 1000)\n")
     const file = sandbox.write(
       "project/ecosystem.json",
-      JSON.stringify({ apps: [{ name: "web", script: "./server.js", port: "auto:5000-5100" }, { name: "tool", script: "./tool.dat" }] })
+      JSON.stringify({
+        apps: [
+          { name: "web", script: "./server.js", port: "auto:5000-5100" },
+          { name: "tool", script: "./tool.dat" }
+        ]
+      })
     )
     const out = path.join(sandbox.dir, "out")
     const result = sandbox.pmfx(["export", "compose", file, "-o", out, "--json"])
@@ -82,7 +90,14 @@ describe("pmfx export: bad input", () => {
   })
 
   it("cluster mode with several instances has no systemd counterpart (exec_mode)", () => {
-    const result = sandbox.pmfx(["export", "systemd", path.join(examples, "pm2/ecosystem.config.js"), "--cpus", "2", "--json"])
+    const result = sandbox.pmfx([
+      "export",
+      "systemd",
+      path.join(examples, "pm2/ecosystem.config.js"),
+      "--cpus",
+      "2",
+      "--json"
+    ])
     expect(result.code).toBe(3)
     const error = wire(result.stdout).error
     expect(error.details.field).toBe("apps[0].exec_mode")
@@ -91,14 +106,25 @@ describe("pmfx export: bad input", () => {
 
   it("two apps that make the same name on the target are refused (apps[i].name); a name starting with a digit gets a letter first", () => {
     sandbox.write("project/server.js", "setInterval(() => {}, 1000)\n")
-    const clash = sandbox.write("project/clash.json", JSON.stringify({ apps: [{ name: "Web API", script: "./server.js" }, { name: "web-api", script: "./server.js" }] }))
+    const clash = sandbox.write(
+      "project/clash.json",
+      JSON.stringify({
+        apps: [
+          { name: "Web API", script: "./server.js" },
+          { name: "web-api", script: "./server.js" }
+        ]
+      })
+    )
     const result = sandbox.pmfx(["export", "kubernetes", clash, "--json"])
     expect(result.code).toBe(3)
     const error = wire(result.stdout).error
     expect(error.details.field).toBe("apps[1].name")
     expect(error.message).toContain('"web-api"')
     expect(error.details.suggestion).toContain("rename")
-    const digit = sandbox.write("project/digit.json", JSON.stringify({ apps: [{ name: "2fa", script: "./server.js", port: 7000 }] }))
+    const digit = sandbox.write(
+      "project/digit.json",
+      JSON.stringify({ apps: [{ name: "2fa", script: "./server.js", port: 7000 }] })
+    )
     const ok = sandbox.pmfx(["export", "kubernetes", digit])
     expect(ok.code).toBe(0)
     expect(ok.stdout).toContain("name: app-2fa")
@@ -120,7 +146,10 @@ describe("pmfx export: bad input", () => {
     const out = "/proc/pmfx-export-test/out"
     const result = sandbox.pmfx(["export", "compose", path.join(examples, "ecosystem.json"), "-o", out, "--json"])
     expect(result.code).toBe(3)
-    expect(wire(result.stdout).error).toMatchObject({ code: "FILE_ERROR", details: { field: "-o", path: out, reason: "ENOENT" } })
+    expect(wire(result.stdout).error).toMatchObject({
+      code: "FILE_ERROR",
+      details: { field: "-o", path: out, reason: "ENOENT" }
+    })
   })
 
   it("a write that fails part-way leaves the folder as it was: no file replaced, no temporary file left", () => {
@@ -131,7 +160,16 @@ describe("pmfx export: bad input", () => {
     // A folder where one of the units must go: that unit cannot be written.
     fs.rmSync(path.join(out, "worker.service"))
     fs.mkdirSync(path.join(out, "worker.service"))
-    const again = sandbox.pmfx(["export", "systemd", path.join(examples, "ecosystem.json"), "-o", out, "--workdir", "/srv/elsewhere", "--json"])
+    const again = sandbox.pmfx([
+      "export",
+      "systemd",
+      path.join(examples, "ecosystem.json"),
+      "-o",
+      out,
+      "--workdir",
+      "/srv/elsewhere",
+      "--json"
+    ])
     expect(again.code).toBe(3)
     expect(wire(again.stdout).error).toMatchObject({ code: "FILE_ERROR", details: { path: out, reason: "EISDIR" } })
     const after = filesUnder(out)
@@ -141,13 +179,29 @@ describe("pmfx export: bad input", () => {
   })
 
   it("--only with a name the file does not define is PROCESS_NOT_FOUND (exit 4) with the closest name", () => {
-    const result = sandbox.pmfx(["export", "compose", path.join(examples, "ecosystem.json"), "--only", "wroker", "--json"])
+    const result = sandbox.pmfx([
+      "export",
+      "compose",
+      path.join(examples, "ecosystem.json"),
+      "--only",
+      "wroker",
+      "--json"
+    ])
     expect(result.code).toBe(4)
-    expect(wire(result.stdout).error).toMatchObject({ code: "PROCESS_NOT_FOUND", details: { process_id: "wroker", suggestion: 'did you mean "worker"?' } })
+    expect(wire(result.stdout).error).toMatchObject({
+      code: "PROCESS_NOT_FOUND",
+      details: { process_id: "wroker", suggestion: 'did you mean "worker"?' }
+    })
   })
 
   it("--only exports the named apps and still waits for a dependency left out", () => {
-    const result = sandbox.pmfx(["export", "kubernetes", path.join(examples, "ecosystem.json"), "--only", "nightly-job"])
+    const result = sandbox.pmfx([
+      "export",
+      "kubernetes",
+      path.join(examples, "ecosystem.json"),
+      "--only",
+      "nightly-job"
+    ])
     expect(result.code).toBe(0)
     expect(result.stdout).toContain("name: nightly-job")
     expect(result.stdout).not.toContain("kind: Service")

@@ -18,8 +18,14 @@ const exampleExports: ReadonlyArray<{ readonly dir: string; readonly args: Reado
   { dir: "kubernetes", args: ["kubernetes", "ecosystem.json"] },
   { dir: "compose", args: ["compose", "ecosystem.json"] },
   { dir: "systemd", args: ["systemd", "ecosystem.json", "--workdir", "/srv/pmfx-examples"] },
-  { dir: "pm2-kubernetes", args: ["kubernetes", "pm2/ecosystem.config.js", "--env", "production", "--root", ".", "--cpus", "2"] },
-  { dir: "pm2-compose", args: ["compose", "pm2/ecosystem.config.js", "--env", "production", "--root", ".", "--cpus", "2"] }
+  {
+    dir: "pm2-kubernetes",
+    args: ["kubernetes", "pm2/ecosystem.config.js", "--env", "production", "--root", ".", "--cpus", "2"]
+  },
+  {
+    dir: "pm2-compose",
+    args: ["compose", "pm2/ecosystem.config.js", "--env", "production", "--root", ".", "--cpus", "2"]
+  }
 ]
 
 /** The command line with its paths made absolute (the sandbox runs elsewhere). */

@@ -25,7 +25,13 @@ export const richEcosystem = {
       stop_exit_codes: [3],
       cron_restart: "0 3 * * *",
       watch: true,
-      health_check: { check_type: "http", url: "http://127.0.0.1:{port}/health?deep=1", interval: 5, timeout: 1, retries: 2 }
+      health_check: {
+        check_type: "http",
+        url: "http://127.0.0.1:{port}/health?deep=1",
+        interval: 5,
+        timeout: 1,
+        retries: 2
+      }
     },
     {
       name: "checker",

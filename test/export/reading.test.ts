@@ -27,8 +27,15 @@ describe("pmfx export reads the file as pmfx start does", () => {
     )
     const result = sandbox.pmfx(["export", "kubernetes", file, "--env", "production"], { REGION: "eu-west" })
     expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" })
-    const objects = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as { kind: string; data?: Record<string, string>; spec?: any })
-    expect(objects.find((o) => o.kind === "ConfigMap")!.data).toEqual({ FROM_FILE: "yes", MODE: "prod", REGION: "eu-west", PORT: "8080" })
+    const objects = parseAllDocuments(result.stdout).map(
+      (doc) => doc.toJS() as { kind: string; data?: Record<string, string>; spec?: any }
+    )
+    expect(objects.find((o) => o.kind === "ConfigMap")!.data).toEqual({
+      FROM_FILE: "yes",
+      MODE: "prod",
+      REGION: "eu-west",
+      PORT: "8080"
+    })
     const deployment = objects.find((o) => o.kind === "Deployment")!
     expect(deployment.spec.template.spec.containers[0].resources.limits.memory).toBe("64Mi")
   })
@@ -47,7 +54,14 @@ describe("pmfx export in the shell completions", () => {
   it("bash offers the targets first, then files", () => {
     const script = sandbox.write("pmfx.bash", sandbox.pmfx(["completion", "bash"]).stdout)
     const complete = (words: ReadonlyArray<string>) =>
-      spawnSync("bash", ["-c", `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _pmfx; echo "\${COMPREPLY[@]}"`], { cwd: sandbox.dir, encoding: "utf8" }).stdout.trim()
+      spawnSync(
+        "bash",
+        [
+          "-c",
+          `source ${script}; COMP_WORDS=(${words.map((w) => `'${w}'`).join(" ")}); COMP_CWORD=${words.length - 1}; _pmfx; echo "\${COMPREPLY[@]}"`
+        ],
+        { cwd: sandbox.dir, encoding: "utf8" }
+      ).stdout.trim()
     expect(complete(["pmfx", "export", ""])).toBe("kubernetes compose systemd")
     expect(complete(["pmfx", "export", "com"])).toBe("compose")
     sandbox.write("ecosystem.json", "{}")

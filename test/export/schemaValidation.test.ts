@@ -33,7 +33,11 @@ const exported = (args: ReadonlyArray<string>) => {
   return result
 }
 
-type KubeObject = { readonly kind: string; readonly metadata: { readonly name: string; readonly annotations?: Record<string, string> }; readonly spec?: any }
+type KubeObject = {
+  readonly kind: string
+  readonly metadata: { readonly name: string; readonly annotations?: Record<string, string> }
+  readonly spec?: any
+}
 
 /** Validates each object with the model of its kind; throws with the schema's message when invalid. */
 const validateKubernetes = (text: string): Array<KubeObject> => {
@@ -61,7 +65,11 @@ const withoutIds = (node: unknown): unknown =>
   Array.isArray(node)
     ? node.map(withoutIds)
     : typeof node === "object" && node !== null
-      ? Object.fromEntries(Object.entries(node).filter(([key, value]) => !(key === "id" && typeof value === "string") && key !== "$schema").map(([key, value]) => [key, withoutIds(value)]))
+      ? Object.fromEntries(
+          Object.entries(node)
+            .filter(([key, value]) => !(key === "id" && typeof value === "string") && key !== "$schema")
+            .map(([key, value]) => [key, withoutIds(value)])
+        )
       : node
 const validateCompose = ajv.compile(withoutIds(composeSchema) as object)
 
@@ -78,7 +86,10 @@ const expectVerifiedUnits = (dir: string) => {
   const units = fs.readdirSync(dir).filter((name) => name.endsWith(".service"))
   expect(units.length).toBeGreaterThan(0)
   for (const unit of units) {
-    const result = spawnSync("systemd-analyze", ["verify", path.join(dir, unit)], { encoding: "utf8", env: { ...process.env, SYSTEMD_LOG_COLOR: "0" } })
+    const result = spawnSync("systemd-analyze", ["verify", path.join(dir, unit)], {
+      encoding: "utf8",
+      env: { ...process.env, SYSTEMD_LOG_COLOR: "0" }
+    })
     expect({ unit, code: result.status, stderr: result.stderr }).toEqual({ unit, code: 0, stderr: "" })
   }
 }
@@ -92,7 +103,14 @@ describe("pmfx export kubernetes", () => {
     expect(result.stderr).toContain("Web API: cron_restart:")
     const objects = validateKubernetes(fs.readFileSync(path.join(out, "kubernetes.yaml"), "utf8"))
     expect(objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
-      "ConfigMap/web-api-env", "Deployment/web-api", "Service/web-api", "ConfigMap/checker-env", "Deployment/checker", "Job/migrate", "ConfigMap/reporter-env", "Deployment/reporter"
+      "ConfigMap/web-api-env",
+      "Deployment/web-api",
+      "Service/web-api",
+      "ConfigMap/checker-env",
+      "Deployment/checker",
+      "Job/migrate",
+      "ConfigMap/reporter-env",
+      "Deployment/reporter"
     ])
     const api = objects.find((o) => o.kind === "Deployment" && o.metadata.name === "web-api")!
     const container = api.spec.template.spec.containers[0]
@@ -101,18 +119,29 @@ describe("pmfx export kubernetes", () => {
     expect(container.image).toBe("registry.example.com/shop:1.4")
     expect([...container.command, ...container.args]).toEqual(["node", "/app/apps/server.js"])
     expect(container.resources.limits.memory).toBe("1Gi")
-    expect(container.livenessProbe).toEqual({ httpGet: { path: "/health?deep=1", port: 4100, scheme: "HTTP" }, periodSeconds: 5, timeoutSeconds: 1, failureThreshold: 2 })
+    expect(container.livenessProbe).toEqual({
+      httpGet: { path: "/health?deep=1", port: 4100, scheme: "HTTP" },
+      periodSeconds: 5,
+      timeoutSeconds: 1,
+      failureThreshold: 2
+    })
     expect(container.startupProbe.failureThreshold).toBe(8 + 2 * 5)
     expect(container.securityContext).toEqual({ runAsUser: 1000, runAsGroup: 1000 })
     expect(api.spec.template.spec.terminationGracePeriodSeconds).toBe(8)
     expect(api.metadata.annotations!["pmfx.dev/cron_restart"]).toContain("0 3 * * *")
-    const configMap = objects.find((o) => o.metadata.name === "web-api-env") as unknown as { data: Record<string, string> }
+    const configMap = objects.find((o) => o.metadata.name === "web-api-env") as unknown as {
+      data: Record<string, string>
+    }
     expect(configMap.data).toEqual({ FROM_FILE: "yes", B: "2", A: "1", QUOTED: 'say "hi" 100%', PORT: "4100" })
     const checker = objects.find((o) => o.metadata.name === "checker")!.spec.template.spec.containers[0]
     expect(checker.livenessProbe.exec.command).toEqual(["/app/apps/check.sh"])
     expect([...checker.command, ...checker.args]).toEqual(["bash", "/app/apps/check.sh", "--loop", "a b", "$$(HOME)"])
     // kill_signal has no pod-spec field: a note naming the image's STOPSIGNAL; the default says nothing.
-    expect(objects.find((o) => o.kind === "Deployment" && o.metadata.name === "checker")!.metadata.annotations!["pmfx.dev/kill_signal"]).toContain("STOPSIGNAL SIGINT")
+    expect(
+      objects.find((o) => o.kind === "Deployment" && o.metadata.name === "checker")!.metadata.annotations![
+        "pmfx.dev/kill_signal"
+      ]
+    ).toContain("STOPSIGNAL SIGINT")
     expect(api.metadata.annotations!["pmfx.dev/kill_signal"]).toBeUndefined()
     const migrate = objects.find((o) => o.kind === "Job")!
     expect(migrate.spec.backoffLimit).toBe(0)
@@ -120,13 +149,25 @@ describe("pmfx export kubernetes", () => {
     const reporter = objects.find((o) => o.metadata.name === "reporter")!
     expect(reporter.spec.replicas).toBe(0)
     expect(reporter.spec.template.spec.initContainers).toEqual([
-      { name: "wait-for-web-api", image: "busybox:1.36", command: ["sh", "-c", "until wget -q -O /dev/null 'http://web-api:4100/health?deep=1'; do echo 'reporter waits for web-api'; sleep 2; done"] }
+      {
+        name: "wait-for-web-api",
+        image: "busybox:1.36",
+        command: [
+          "sh",
+          "-c",
+          "until wget -q -O /dev/null 'http://web-api:4100/health?deep=1'; do echo 'reporter waits for web-api'; sleep 2; done"
+        ]
+      }
     ])
     expect(reporter.metadata.annotations!["pmfx.dev/depends_on.migrate"]).toContain("completed_successfully")
   })
 
   it("fails the schema check on an object the schema refuses (the check can fail)", () => {
-    expect(() => validateKubernetes("kind: Service\napiVersion: v1\nmetadata: {name: x}\nspec: {ports: [{port: \"not a number\"}]}\n")).toThrow(/port/)
+    expect(() =>
+      validateKubernetes(
+        'kind: Service\napiVersion: v1\nmetadata: {name: x}\nspec: {ports: [{port: "not a number"}]}\n'
+      )
+    ).toThrow(/port/)
   })
 
   for (const file of ["ecosystem.json", "pm2/ecosystem.config.js"]) {
@@ -194,29 +235,49 @@ describe("pmfx export compose", () => {
 })
 
 describe("pmfx export systemd", () => {
-  it.skipIf(!systemdAnalyze)("writes units that systemd-analyze verify accepts (skipped when systemd-analyze is missing: apt-get install systemd)", () => {
-    const file = writeRichProject(sandbox)
-    const out = path.join(sandbox.dir, "units")
-    exported(["systemd", file, "-o", out])
-    expectVerifiedUnits(out)
-    const files = filesUnder(out)
-    const api = files["web-api@.service"]!
-    for (const line of [
-      "Requires=", "StartLimitBurst=6", "StartLimitIntervalSec=36", "Restart=always", "RestartSec=2s", "RestartPreventExitStatus=3", "MemoryMax=1G",
-      "KillSignal=SIGTERM", "TimeoutStopSec=8s", "User=1000", "Group=1000", "UMask=0022", `EnvironmentFile=${path.join(sandbox.dir, "project", "app.env")}`,
-      'Environment="QUOTED=say \\"hi\\" 100%%"', "Environment=PMFX_INSTANCE_ID=%i", `WorkingDirectory=${path.join(sandbox.dir, "project")}`
-    ].filter((line) => line !== "Requires=")) {
-      expect(api.split("\n")).toContain(line)
+  it.skipIf(!systemdAnalyze)(
+    "writes units that systemd-analyze verify accepts (skipped when systemd-analyze is missing: apt-get install systemd)",
+    () => {
+      const file = writeRichProject(sandbox)
+      const out = path.join(sandbox.dir, "units")
+      exported(["systemd", file, "-o", out])
+      expectVerifiedUnits(out)
+      const files = filesUnder(out)
+      const api = files["web-api@.service"]!
+      for (const line of [
+        "Requires=",
+        "StartLimitBurst=6",
+        "StartLimitIntervalSec=36",
+        "Restart=always",
+        "RestartSec=2s",
+        "RestartPreventExitStatus=3",
+        "MemoryMax=1G",
+        "KillSignal=SIGTERM",
+        "TimeoutStopSec=8s",
+        "User=1000",
+        "Group=1000",
+        "UMask=0022",
+        `EnvironmentFile=${path.join(sandbox.dir, "project", "app.env")}`,
+        'Environment="QUOTED=say \\"hi\\" 100%%"',
+        "Environment=PMFX_INSTANCE_ID=%i",
+        `WorkingDirectory=${path.join(sandbox.dir, "project")}`
+      ].filter((line) => line !== "Requires=")) {
+        expect(api.split("\n")).toContain(line)
+      }
+      expect(files["web-api@2.service.d/instance.conf"]).toContain("Environment=PORT=4102")
+      expect(files["reporter@1.service.d/instance.conf"]).toContain("Environment=SLOT=11")
+      expect(files["reporter@.service"]).toContain(
+        "Requires=web-api@0.service web-api@1.service web-api@2.service migrate.service checker.service"
+      )
+      expect(files["reporter@.service"]).not.toContain("WantedBy=")
+      expect(files["migrate.service"]).toContain("Restart=no")
+      expect(files["checker.service"]).toContain(
+        "ExecStart=bash " + path.join(sandbox.dir, "project/apps/check.sh") + ' --loop "a b" $$(HOME)'
+      )
+      expect(files["checker.service"]).toContain("Environment=PRICE=$5")
+      expect(files["checker.service"].split("\n")).toContain("KillSignal=SIGINT")
     }
-    expect(files["web-api@2.service.d/instance.conf"]).toContain("Environment=PORT=4102")
-    expect(files["reporter@1.service.d/instance.conf"]).toContain("Environment=SLOT=11")
-    expect(files["reporter@.service"]).toContain("Requires=web-api@0.service web-api@1.service web-api@2.service migrate.service checker.service")
-    expect(files["reporter@.service"]).not.toContain("WantedBy=")
-    expect(files["migrate.service"]).toContain("Restart=no")
-    expect(files["checker.service"]).toContain('ExecStart=bash ' + path.join(sandbox.dir, "project/apps/check.sh") + ' --loop "a b" $$(HOME)')
-    expect(files["checker.service"]).toContain("Environment=PRICE=$5")
-    expect(files["checker.service"].split("\n")).toContain("KillSignal=SIGINT")
-  })
+  )
 
   it.skipIf(!systemdAnalyze)("verify reports a broken unit (the check can fail)", () => {
     const unit = sandbox.write("units/broken.service", "[Service]\nExecStart=/bin/true\nRestart=sometimes\n")
@@ -229,5 +290,4 @@ describe("pmfx export systemd", () => {
     exported(["systemd", path.join(examples, "ecosystem.json"), "-o", out, "--workdir", "/srv/pmfx-examples"])
     expectVerifiedUnits(out)
   })
-
 })

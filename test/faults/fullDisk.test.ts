@@ -57,7 +57,10 @@ describe("a full disk under PMFX_HOME", () => {
     const socket = path.join(home, "pmfx.sock")
     const health = async () => (await request(socket, "GET", "/health")).body
     const idle = box.write("idle.js", "setInterval(() => {}, 1000)\n")
-    const flood = box.write("flood.js", "let i = 0\nsetInterval(() => { for (let k = 0; k < 200; k++) console.log(`flood ${i++} ${'x'.repeat(100)}`) }, 5)\n")
+    const flood = box.write(
+      "flood.js",
+      "let i = 0\nsetInterval(() => { for (let k = 0; k < 200; k++) console.log(`flood ${i++} ${'x'.repeat(100)}`) }, 5)\n"
+    )
 
     for (const name of ["t1", "t2"]) expect(pmfx("start", idle, "--name", name).code).toBe(0)
     expect(pmfx("start", flood, "--name", "flood").code).toBe(0)
@@ -66,7 +69,12 @@ describe("a full disk under PMFX_HOME", () => {
 
     // Every change fails at once with the disk error (exit 6); none hangs, none says "done".
     const figures: Array<string> = []
-    for (const args of [["stop", "t1"], ["restart", "t2"], ["start", idle, "--name", "t3"], ["stop", "flood"]]) {
+    for (const args of [
+      ["stop", "t1"],
+      ["restart", "t2"],
+      ["start", idle, "--name", "t3"],
+      ["stop", "flood"]
+    ]) {
       const result = pmfx(...args)
       figures.push(`pmfx ${args[0]} ${args.at(-1)}: exit ${result.code} in ${result.ms} ms`)
       expect(result.code, `${args.join(" ")}\n${result.stderr}`).toBe(6)
@@ -77,7 +85,9 @@ describe("a full disk under PMFX_HOME", () => {
     }
     const list = pmfx("list", "--json")
     expect(list.code).toBe(0)
-    const rows = Object.fromEntries(JSON.parse(list.stdout).map((row: { name: string; status: string }) => [row.name, row.status]))
+    const rows = Object.fromEntries(
+      JSON.parse(list.stdout).map((row: { name: string; status: string }) => [row.name, row.status])
+    )
     expect(rows).toMatchObject({ t1: "stopped", flood: "stopped" })
     expect(["starting", "online"]).toContain(rows.t2)
     expect(["starting", "online"]).toContain(rows.t3)
@@ -86,12 +96,16 @@ describe("a full disk under PMFX_HOME", () => {
     const degraded = await health()
     expect(degraded).toMatchObject({
       status: "degraded",
-      state: { saved: false, error: { code: "ENOSPC", message: expect.stringContaining("state.json could not be saved") } }
+      state: {
+        saved: false,
+        error: { code: "ENOSPC", message: expect.stringContaining("state.json could not be saved") }
+      }
     })
     // state.json is the last complete save: valid, restorable, and no temporary file is left.
     const saved = await Effect.runPromise(readStateFile(path.join(home, "state.json")))
     expect(saved._tag).toBe("Loaded")
-    if (saved._tag === "Loaded") expect(saved.state.engine.apps.map((app) => app.definition.name).sort()).toEqual(["flood", "t1", "t2"])
+    if (saved._tag === "Loaded")
+      expect(saved.state.engine.apps.map((app) => app.definition.name).sort()).toEqual(["flood", "t1", "t2"])
     expect(fs.readdirSync(home).filter((name) => name.endsWith(".tmp"))).toEqual([])
 
     // Space comes back: the next save succeeds by itself, /health is healthy again.
@@ -106,27 +120,53 @@ describe("a full disk under PMFX_HOME", () => {
     expect(recovered.logs.dropped_lines).toBeGreaterThan(0)
     expect(fs.readdirSync(home).filter((name) => name.endsWith(".tmp"))).toEqual([])
     // The pid files that found no room are written now too.
-    const pids = Object.fromEntries(JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; pid: number | null }) => [row.name, row.pid]))
+    const pids = Object.fromEntries(
+      JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; pid: number | null }) => [row.name, row.pid])
+    )
     for (const name of ["t2", "t3"]) {
-      await waitFor(() => fs.readFileSync(path.join(home, "pids", `${name}-0.pid`), "utf8") === `${pids[name]}\n`, `${name}'s pid file`, 30_000)
+      await waitFor(
+        () => fs.readFileSync(path.join(home, "pids", `${name}-0.pid`), "utf8") === `${pids[name]}\n`,
+        `${name}'s pid file`,
+        30_000
+      )
     }
 
     // A new daemon restores exactly what was asked for, including the changes made on the full disk.
     expect(pmfx("kill").code).toBe(0)
     const restored = pmfx("list", "--json")
     expect(restored.code).toBe(0)
-    await waitFor(() => {
-      const now = Object.fromEntries(JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; status: string }) => [row.name, row.status]))
-      return now.t1 === "stopped" && now.flood === "stopped" && now.t2 === "stopped" && now.t3 === "stopped"
-    }, "the apps to be back, kept stopped after kill", 30_000)
+    await waitFor(
+      () => {
+        const now = Object.fromEntries(
+          JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; status: string }) => [
+            row.name,
+            row.status
+          ])
+        )
+        return now.t1 === "stopped" && now.flood === "stopped" && now.t2 === "stopped" && now.t3 === "stopped"
+      },
+      "the apps to be back, kept stopped after kill",
+      30_000
+    )
     const resurrected = pmfx("resurrect")
     expect(resurrected.code, resurrected.stderr).toBe(0)
-    await waitFor(() => {
-      const now = Object.fromEntries(JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; status: string }) => [row.name, row.status]))
-      return now.t2 === "online" && now.t3 === "online" && now.t1 === "stopped" && now.flood === "stopped"
-    }, "t2 and t3 running again, t1 and flood stopped", 30_000)
+    await waitFor(
+      () => {
+        const now = Object.fromEntries(
+          JSON.parse(pmfx("list", "--json").stdout).map((row: { name: string; status: string }) => [
+            row.name,
+            row.status
+          ])
+        )
+        return now.t2 === "online" && now.t3 === "online" && now.t1 === "stopped" && now.flood === "stopped"
+      },
+      "t2 and t3 running again, t1 and flood stopped",
+      30_000
+    )
 
-    console.log(`full disk figures: ${figures.join("; ")}; saved again ${recoveredMs} ms after space was freed (retry every 2 s); ${recovered.logs.dropped_lines} log lines dropped and counted`)
+    console.log(
+      `full disk figures: ${figures.join("; ")}; saved again ${recoveredMs} ms after space was freed (retry every 2 s); ${recovered.logs.dropped_lines} log lines dropped and counted`
+    )
   })
 })
 
@@ -143,11 +183,17 @@ describe("a daemon starting on a full disk", () => {
     const home = disk.dir
     fillDisk(path.join(home, "filler"))
     const started = Date.now()
-    const daemon = spawnSync(process.execPath, [DAEMON_BIN], { env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" }, encoding: "utf8", timeout: 30_000 })
+    const daemon = spawnSync(process.execPath, [DAEMON_BIN], {
+      env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      encoding: "utf8",
+      timeout: 30_000
+    })
     const ms = Date.now() - started
     expect(daemon.status, daemon.stderr).not.toBe(0)
     expect(daemon.status).not.toBeNull()
-    expect(daemon.stderr).toContain(`its lock ${path.join(home, "daemon.pid")} cannot be written: the disk holding ${home} is full (ENOSPC)`)
+    expect(daemon.stderr).toContain(
+      `its lock ${path.join(home, "daemon.pid")} cannot be written: the disk holding ${home} is full (ENOSPC)`
+    )
     // An empty daemon.pid would make the next start wait for a daemon that does not exist.
     expect(fs.existsSync(path.join(home, "daemon.pid"))).toBe(false)
     expect(fs.existsSync(path.join(home, "daemon.owner"))).toBe(false)

@@ -57,9 +57,16 @@ describe.skipIf(!hasPrlimit)("half-open connections (needs prlimit from util-lin
   })
 
   it(`closes ${HALF_OPEN_PER_LISTENER} half-open requests per listener within the header timeout and answers throughout, under an fd limit of ${FD_LIMIT}`, async () => {
-    expect(fs.readFileSync(`/proc/${daemon.pid}/limits`, "utf8")).toMatch(new RegExp(`Max open files\\s+${FD_LIMIT}\\s+${FD_LIMIT}`))
+    expect(fs.readFileSync(`/proc/${daemon.pid}/limits`, "utf8")).toMatch(
+      new RegExp(`Max open files\\s+${FD_LIMIT}\\s+${FD_LIMIT}`)
+    )
     const started = Date.now()
-    const timings: Array<{ readonly via: string; readonly ms: number; readonly status: number; readonly error?: string }> = []
+    const timings: Array<{
+      readonly via: string
+      readonly ms: number
+      readonly status: number
+      readonly error?: string
+    }> = []
     let flooding = true
     const timeRequests = async (via: "socket" | "tcp") => {
       while (flooding) {
@@ -71,8 +78,16 @@ describe.skipIf(!hasPrlimit)("half-open connections (needs prlimit from util-lin
           undefined,
           via === "socket" ? {} : { host: `localhost:${port}` },
           { timeoutMs: 15_000 }
-        ).catch((error: Error) => ({ status: 0, error: `${(error as NodeJS.ErrnoException).code ?? ""} ${error.message}` }))
-        timings.push({ via, ms: performance.now() - begin, status: reply.status, ...("error" in reply ? { error: reply.error } : {}) })
+        ).catch((error: Error) => ({
+          status: 0,
+          error: `${(error as NodeJS.ErrnoException).code ?? ""} ${error.message}`
+        }))
+        timings.push({
+          via,
+          ms: performance.now() - begin,
+          status: reply.status,
+          ...("error" in reply ? { error: reply.error } : {})
+        })
         await new Promise((resolve) => setTimeout(resolve, 20))
       }
     }
@@ -88,7 +103,8 @@ describe.skipIf(!hasPrlimit)("half-open connections (needs prlimit from util-lin
     }
     const floodOpenedMs = Date.now() - started
     const deadline = Date.now() + CLOSED_WITHIN_MS + floodOpenedMs
-    while (flood.some((connection) => connection.closedAt === null) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100))
+    while (flood.some((connection) => connection.closedAt === null) && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100))
     // A few more timed requests after the flood is gone.
     await new Promise((resolve) => setTimeout(resolve, 1_000))
     flooding = false
@@ -96,7 +112,9 @@ describe.skipIf(!hasPrlimit)("half-open connections (needs prlimit from util-lin
 
     const stillOpen = flood.filter((connection) => connection.closedAt === null).length
     for (const connection of flood) connection.socket.destroy()
-    const lifetimes = flood.filter((connection) => connection.closedAt !== null).map((connection) => connection.closedAt! - connection.openedAt)
+    const lifetimes = flood
+      .filter((connection) => connection.closedAt !== null)
+      .map((connection) => connection.closedAt! - connection.openedAt)
     const timedOut = flood.filter((connection) => connection.received.startsWith("HTTP/1.1 408")).length
     const failed = timings.filter((timing) => timing.status !== 200)
     const ms = timings.map((timing) => timing.ms)
@@ -131,6 +149,7 @@ describe.skipIf(!hasPrlimit)("half-open connections (needs prlimit from util-lin
 
 if (!hasPrlimit) {
   describe("half-open connections", () => {
-    it.skip("skipped: prlimit (util-linux) is not installed, so the daemon's open-file limit cannot be lowered", () => undefined)
+    it.skip("skipped: prlimit (util-linux) is not installed, so the daemon's open-file limit cannot be lowered", () =>
+      undefined)
   })
 }

@@ -37,13 +37,17 @@ afterAll(async () => {
 })
 
 /** Times `/health` and `GET /api/processes` one after the other, every 10 ms, while `running()`. */
-const timeOthers = async (running: () => boolean): Promise<{ readonly ms: Array<number>; readonly failures: Array<string> }> => {
+const timeOthers = async (
+  running: () => boolean
+): Promise<{ readonly ms: Array<number>; readonly failures: Array<string> }> => {
   const ms: Array<number> = []
   const failures: Array<string> = []
   const loop = async (urlPath: string) => {
     while (running()) {
       const begin = performance.now()
-      const reply = await daemon.request("GET", urlPath, undefined, {}, { timeoutMs: 30_000 }).catch((error: Error) => ({ status: 0, body: error.message }))
+      const reply = await daemon
+        .request("GET", urlPath, undefined, {}, { timeoutMs: 30_000 })
+        .catch((error: Error) => ({ status: 0, body: error.message }))
       ms.push(performance.now() - begin)
       if (reply.status !== 200) failures.push(`${urlPath}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
       await new Promise((resolve) => setTimeout(resolve, 10))
@@ -56,17 +60,43 @@ const timeOthers = async (running: () => boolean): Promise<{ readonly ms: Array<
 describe("catastrophic grep patterns under load", () => {
   it("answers every hostile query and every other request meanwhile; p99 of the others is reported", async () => {
     // Lines on which a backtracking engine explodes: runs of a's that end in a character the pattern refuses.
-    const lines = ["a".repeat(32), `${"a".repeat(27)}!`, `${"a".repeat(5000)}!`, `${"ab".repeat(2000)}c`, "x".repeat(100)]
+    const lines = [
+      "a".repeat(32),
+      `${"a".repeat(27)}!`,
+      `${"a".repeat(5000)}!`,
+      `${"ab".repeat(2000)}c`,
+      "x".repeat(100)
+    ]
     const print = `for (const line of ${JSON.stringify(lines)}) console.log(line); setInterval(() => {}, 1000)`
-    const created = await daemon.request("POST", "/api/processes", { name: "hostile", script: process.execPath, args: ["-e", print] })
+    const created = await daemon.request("POST", "/api/processes", {
+      name: "hostile",
+      script: process.execPath,
+      args: ["-e", print]
+    })
     expect(created.status, JSON.stringify(created.body)).toBe(201)
-    await eventually(async () => ((await daemon.request("GET", "/api/processes/hostile/logs")).body.entries.length === lines.length ? true : undefined), "the app's lines")
+    await eventually(
+      async () =>
+        (await daemon.request("GET", "/api/processes/hostile/logs")).body.entries.length === lines.length
+          ? true
+          : undefined,
+      "the app's lines"
+    )
 
     // Baseline: the same timed requests with nothing else going on.
     const baselineEnd = Date.now() + 5_000
     const baseline = await timeOthers(() => Date.now() < baselineEnd)
 
-    const hostile = ["^(a|a)*$", "^(a|a?)+$", "^(a+)+$", "(a|aa)+$", "^(([a-z])+.)+[A-Z]([a-z])+$", "(a*)*b", "(.*a){20}$", "((ab)*|a)*c$", "/^(A|A)*$/i"]
+    const hostile = [
+      "^(a|a)*$",
+      "^(a|a?)+$",
+      "^(a+)+$",
+      "(a|aa)+$",
+      "^(([a-z])+.)+[A-Z]([a-z])+$",
+      "(a*)*b",
+      "(.*a){20}$",
+      "((ab)*|a)*c$",
+      "/^(A|A)*$/i"
+    ]
     const hostileMs: Array<number> = []
     const hostileFailures: Array<string> = []
     const floodEnd = Date.now() + 20_000
@@ -76,17 +106,31 @@ describe("catastrophic grep patterns under load", () => {
         const grep = hostile[sent++ % hostile.length]!
         const begin = performance.now()
         const reply = await daemon
-          .request("GET", `/api/processes/hostile/logs?grep=${encodeURIComponent(grep)}`, undefined, {}, { timeoutMs: 30_000 })
+          .request(
+            "GET",
+            `/api/processes/hostile/logs?grep=${encodeURIComponent(grep)}`,
+            undefined,
+            {},
+            { timeoutMs: 30_000 }
+          )
           .catch((error: Error) => ({ status: 0, body: error.message }))
         hostileMs.push(performance.now() - begin)
-        if (reply.status !== 200) hostileFailures.push(`${grep}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
+        if (reply.status !== 200)
+          hostileFailures.push(`${grep}: ${reply.status} ${JSON.stringify(reply.body).slice(0, 200)}`)
       }
     }
     const [others] = await Promise.all([timeOthers(() => Date.now() < floodEnd), fire(), fire(), fire(), fire()])
 
-    console.info(`[faults/logs] load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} on ${os.availableParallelism()} CPUs`)
+    console.info(
+      `[faults/logs] load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(" ")} on ${os.availableParallelism()} CPUs`
+    )
     console.info(`[faults/logs] timed requests, no hostile load: ${figures(baseline.ms)}`)
-    console.info(`[faults/logs] timed requests during ${hostileMs.length} catastrophic greps (4 at a time, 20 s): ${figures(others.ms)}`)
+    console.info(
+      `[faults/logs] timed requests during ${hostileMs.length} catastrophic greps (4 at a time, 20 s): ${figures(others.ms)}`
+    )
     console.info(`[faults/logs] the catastrophic greps themselves: ${figures(hostileMs)}`)
     expect(hostileFailures).toEqual([])
     expect(others.failures).toEqual([])
@@ -101,7 +145,9 @@ describe("catastrophic grep patterns under load", () => {
 const FLOOD_LINES = 500_000
 
 /** Every stored line of the app's out log, oldest file first: rotated (gzipped or not), then the current file. */
-const storedLines = async (file: string): Promise<{ readonly lines: Array<string>; readonly files: number; readonly gzipped: number }> => {
+const storedLines = async (
+  file: string
+): Promise<{ readonly lines: Array<string>; readonly files: number; readonly gzipped: number }> => {
   const rotated = [...(await listRotatedFiles(file))].reverse()
   const lines: Array<string> = []
   for (const r of rotated) {
@@ -144,7 +190,8 @@ describe("rotation under a flood", () => {
     // Rotated files are gzipped after the rotation: wait until every one is (and no .gz.tmp is left).
     await eventually(
       async () =>
-        (await listRotatedFiles(file)).every((r) => r.compressed) && !fs.readdirSync(path.dirname(file)).some((name) => name.endsWith(".tmp")),
+        (await listRotatedFiles(file)).every((r) => r.compressed) &&
+        !fs.readdirSync(path.dirname(file)).some((name) => name.endsWith(".tmp")),
       "the last compression",
       60_000
     )
@@ -177,7 +224,13 @@ describe("rotation under a flood", () => {
     expect(gzipped).toBeGreaterThan(10)
 
     // The reader gives the same lines back across the gzipped files.
-    const read = await daemon.request("GET", "/api/processes/flood/logs?lines=10000", undefined, {}, { timeoutMs: 60_000 })
+    const read = await daemon.request(
+      "GET",
+      "/api/processes/flood/logs?lines=10000",
+      undefined,
+      {},
+      { timeoutMs: 60_000 }
+    )
     expect(read.status).toBe(200)
     const messages = (read.body.entries as Array<{ message: string }>).map((entry) => entry.message)
     expect(messages).toEqual(Array.from({ length: 10_000 }, (_, k) => `line ${FLOOD_LINES - 10_000 + k}`))

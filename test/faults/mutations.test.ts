@@ -6,7 +6,15 @@
 import { afterEach, describe, expect, it } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { makeTestDaemon, type TestDaemon } from "../support/daemon"
-import { acceptable, descendantsOfPid, httpStorm, listOf, reloadRacingDelete, restartRacingDelete, settle } from "../support/storm"
+import {
+  acceptable,
+  descendantsOfPid,
+  httpStorm,
+  listOf,
+  reloadRacingDelete,
+  restartRacingDelete,
+  settle
+} from "../support/storm"
 
 let daemon: TestDaemon | undefined
 let sandbox: Sandbox | undefined
@@ -24,10 +32,16 @@ const started = async () => {
   return { call: daemon.call, running: () => descendantsOfPid(pid) }
 }
 
-const report = (what: string, outcome: { untracked: ReadonlyArray<number>; ghosts: ReadonlyArray<number>; running: ReadonlyArray<number> }, statuses: ReadonlyArray<number>) => {
+const report = (
+  what: string,
+  outcome: { untracked: ReadonlyArray<number>; ghosts: ReadonlyArray<number>; running: ReadonlyArray<number> },
+  statuses: ReadonlyArray<number>
+) => {
   const counts: Record<number, number> = {}
   for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1
-  console.log(`[mutations] ${what}: ${outcome.running.length} running, ${outcome.untracked.length} untracked, ${outcome.ghosts.length} ghost rows; replies ${JSON.stringify(counts)}`)
+  console.log(
+    `[mutations] ${what}: ${outcome.running.length} running, ${outcome.untracked.length} untracked, ${outcome.ghosts.length} ghost rows; replies ${JSON.stringify(counts)}`
+  )
 }
 
 describe("mutation storms", () => {
@@ -76,10 +90,24 @@ describe("mutation storms", () => {
         return box.pmfxAsync(verb === "start" ? ["start", "sleep 1000", "--name", name] : [verb, name])
       })
     )
-    const list = async () => JSON.parse(box.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ id: number; name: string; pid: number | null; status: string }>
+    const list = async () =>
+      JSON.parse(box.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{
+        id: number
+        name: string
+        pid: number | null
+        status: string
+      }>
     const outcome = await settle(list, () => descendantsOfPid(daemonPid))
-    report("20 CLI", outcome, results.map((r) => r.code ?? -1))
-    expect(results.filter((r) => r.code !== 0 && !/not found|no process|already|deleted by another/i.test(r.stderr + r.stdout)).map((r) => r.stderr)).toEqual([])
+    report(
+      "20 CLI",
+      outcome,
+      results.map((r) => r.code ?? -1)
+    )
+    expect(
+      results
+        .filter((r) => r.code !== 0 && !/not found|no process|already|deleted by another/i.test(r.stderr + r.stdout))
+        .map((r) => r.stderr)
+    ).toEqual([])
     expect(outcome.untracked).toEqual([])
     expect(outcome.ghosts).toEqual([])
   })

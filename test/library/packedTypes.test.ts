@@ -18,10 +18,15 @@ const packageJson = JSON.parse(fs.readFileSync(path.join(root, "package.json"), 
 /** Runs a command to its end (asynchronously: a blocked worker would miss vitest's heartbeats). */
 const run = (command: string, args: ReadonlyArray<string>, cwd: string) =>
   new Promise<{ readonly status: number | null; readonly stdout: string; readonly output: string }>((resolve) => {
-    execFile(command, args, { cwd, encoding: "utf8", timeout: 110_000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const status = error === null ? 0 : typeof error.code === "number" ? error.code : null
-      resolve({ status, stdout, output: `${stdout}${stderr}` })
-    })
+    execFile(
+      command,
+      args,
+      { cwd, encoding: "utf8", timeout: 110_000, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const status = error === null ? 0 : typeof error.code === "number" ? error.code : null
+        resolve({ status, stdout, output: `${stdout}${stderr}` })
+      }
+    )
   })
 
 const tsconfig = {
@@ -113,21 +118,32 @@ describe("the packed package's types", () => {
       const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], root)
       expect(packed.status, packed.output).toBe(0)
       // Only stdout is JSON: npm may print warnings (an unknown npmrc key, say) on stderr after it.
-      const tarball = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as ReadonlyArray<{ filename: string }>)[0]!.filename
+      const tarball = (
+        JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as ReadonlyArray<{ filename: string }>
+      )[0]!.filename
       const project = path.join(work, "consumer")
       const installed = path.join(project, "node_modules", "pmfx")
       fs.mkdirSync(installed, { recursive: true })
-      expect((await run("tar", ["-xzf", path.join(work, tarball), "-C", installed, "--strip-components=1"], work)).status).toBe(0)
+      expect(
+        (await run("tar", ["-xzf", path.join(work, tarball), "-C", installed, "--strip-components=1"], work)).status
+      ).toBe(0)
       for (const dependency of [...Object.keys(packageJson.dependencies), "@types/node", "typescript"]) {
         const link = path.join(project, "node_modules", dependency)
         fs.mkdirSync(path.dirname(link), { recursive: true })
         fs.symlinkSync(fs.realpathSync(path.join(root, "node_modules", dependency)), link)
       }
-      fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }))
+      fs.writeFileSync(
+        path.join(project, "package.json"),
+        JSON.stringify({ name: "consumer", private: true, type: "module" })
+      )
       fs.writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
       fs.writeFileSync(path.join(project, "consumer.ts"), consumer)
 
-      const compiled = await run(process.execPath, [path.join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."], project)
+      const compiled = await run(
+        process.execPath,
+        [path.join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+        project
+      )
       expect(compiled.output).toBe("")
       expect(compiled.status).toBe(0)
       // The declarations describe what the bundle exports.

@@ -78,7 +78,10 @@ describe("LineSplitter", () => {
   it("flags every piece after the first of a long line as continued, whatever the chunking", () => {
     const pieces = (chunks: ReadonlyArray<string>) => {
       const out: Array<string> = []
-      const splitter = new LineSplitter((buffer, start, end, continued) => out.push(`${continued ? "+" : ""}${buffer.toString("utf8", start, end)}`), 4)
+      const splitter = new LineSplitter(
+        (buffer, start, end, continued) => out.push(`${continued ? "+" : ""}${buffer.toString("utf8", start, end)}`),
+        4
+      )
       for (const chunk of chunks) splitter.push(Buffer.from(chunk))
       splitter.flush()
       return out

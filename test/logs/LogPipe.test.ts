@@ -13,7 +13,14 @@ describe("LogPipe", () => {
       const rotating = yield* RotatingFile.open(file, { maxSize: null, maxFiles: 1, compress: false, daily: false })
       const app = testApp()
       const child = spawnNode(FLOOD_SCRIPT, "200000")
-      const pipe = new LogPipe(child.process.stdout, [rotating], { prefix: textPrefix(app), line: lineFormatter(app) }, "out", 0, undefined)
+      const pipe = new LogPipe(
+        child.process.stdout,
+        [rotating],
+        { prefix: textPrefix(app), line: lineFormatter(app) },
+        "out",
+        0,
+        undefined
+      )
       let peak = 0
       let pauses = 0
       child.process.stdout.on("data", () => {
@@ -35,8 +42,17 @@ describe("LogPipe", () => {
       const rotating = yield* RotatingFile.open(file, { maxSize: null, maxFiles: 1, compress: false, daily: false })
       const app = testApp()
       // A pipe chunk of empty lines grows 26 times with its timestamps: each batch alone passes the mark.
-      const child = spawnNode(`const block = "\\n".repeat(65536); for (let i = 0; i < 10; i++) process.stdout.write(block)`)
-      new LogPipe(child.process.stdout, [rotating], { prefix: textPrefix(app), line: lineFormatter(app) }, "err", 0, undefined)
+      const child = spawnNode(
+        `const block = "\\n".repeat(65536); for (let i = 0; i < 10; i++) process.stdout.write(block)`
+      )
+      new LogPipe(
+        child.process.stdout,
+        [rotating],
+        { prefix: textPrefix(app), line: lineFormatter(app) },
+        "err",
+        0,
+        undefined
+      )
       let pauses = 0
       child.process.stdout.on("data", () => {
         if (child.process.stdout.isPaused()) pauses++

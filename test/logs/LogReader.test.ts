@@ -78,7 +78,11 @@ describe("LogStore reading", () => {
       const app = testApp({ name: "two", instances: 2 })
       const lines = spread(Date.now())
       writeLines(app, home, lines)
-      const pick = (keep: (line: Line) => boolean, n: number) => lines.filter(keep).slice(-n).map((line) => line.message)
+      const pick = (keep: (line: Line) => boolean, n: number) =>
+        lines
+          .filter(keep)
+          .slice(-n)
+          .map((line) => line.message)
       expect(messages(yield* read(home, app, { stream: "err", lines: 6 }))).toEqual(pick((l) => l.stream === "err", 6))
       expect(messages(yield* read(home, app, { stream: "out" }))).toEqual(pick((l) => l.stream === "out", 100))
       expect(messages(yield* read(home, app, { instance: 1, lines: 7 }))).toEqual(pick((l) => l.instance === 1, 7))
@@ -93,9 +97,10 @@ describe("LogStore reading", () => {
       const home = freshHome()
       const app = testApp({ name: "two", instances: 2 })
       writeLines(app, home, spread(Date.now()))
-      expect(messages(yield* read(home, app, { grep: "^e(1\\d|3)$" }))).toEqual(
-        ["e3", ...Array.from({ length: 10 }, (_, i) => `e${10 + i}`)]
-      )
+      expect(messages(yield* read(home, app, { grep: "^e(1\\d|3)$" }))).toEqual([
+        "e3",
+        ...Array.from({ length: 10 }, (_, i) => `e${10 + i}`)
+      ])
       // The timestamp prefix is not part of the message.
       expect(yield* read(home, app, { grep: "Z e" })).toEqual([])
       // `/pattern/flags` passes flags; a global flag does not make matching skip lines.
@@ -118,9 +123,22 @@ describe("LogStore reading", () => {
         ["plain err", "err"],
         ["TRACE leading trace", "out"]
       ]
-      writeLines(app, home, texts.map(([message, stream], i) => ({ ms: base + i, message, stream, instance: 0 })))
+      writeLines(
+        app,
+        home,
+        texts.map(([message, stream], i) => ({ ms: base + i, message, stream, instance: 0 }))
+      )
       const all = yield* read(home, app, {})
-      expect(all.map((entry) => entry.level)).toEqual(["error", "info", "warn", "debug", "fatal", "info", "error", "trace"])
+      expect(all.map((entry) => entry.level)).toEqual([
+        "error",
+        "info",
+        "warn",
+        "debug",
+        "fatal",
+        "info",
+        "error",
+        "trace"
+      ])
       expect(messages(yield* read(home, app, { level: "warn" }))).toEqual([
         '{"level":"error","msg":"json error"}',
         "WARN leading warn",
@@ -181,10 +199,19 @@ describe("LogStore reading", () => {
       expect(messages(yield* read(home, app, { lines: 1000 }))).toEqual(all)
       expect(messages(yield* read(home, app, { lines: 15 }))).toEqual(all.slice(25))
       expect(messages(yield* read(home, app, { grep: "^r(5|15|25|35)$" }))).toEqual(["r5", "r15", "r25", "r35"])
-      expect(messages(yield* read(home, app, { since: new Date(base + 8500).toISOString(), lines: 3 }))).toEqual(["r37", "r38", "r39"])
-      expect(messages(yield* read(home, app, { since: new Date(base + 8500).toISOString(), until: new Date(base + 12500).toISOString() }))).toEqual(
-        ["r9", "r10", "r11", "r12"]
-      )
+      expect(messages(yield* read(home, app, { since: new Date(base + 8500).toISOString(), lines: 3 }))).toEqual([
+        "r37",
+        "r38",
+        "r39"
+      ])
+      expect(
+        messages(
+          yield* read(home, app, {
+            since: new Date(base + 8500).toISOString(),
+            until: new Date(base + 12500).toISOString()
+          })
+        )
+      ).toEqual(["r9", "r10", "r11", "r12"])
     })
   )
 

@@ -91,9 +91,16 @@ describe("LogStore writing", () => {
 
       const store = yield* LogStore
       const everything = yield* store.read(app, { lines: 300_000 })
-      expectNumbered(everything.map((entry) => entry.message), 200_000)
+      expectNumbered(
+        everything.map((entry) => entry.message),
+        200_000
+      )
       const last = yield* store.read(app, { lines: 5 })
-      expectNumbered(last.map((entry) => entry.message), 5, 199_995)
+      expectNumbered(
+        last.map((entry) => entry.message),
+        5,
+        199_995
+      )
     }).pipe(Effect.provide(storeLayer(home)))
   })
 
@@ -118,7 +125,11 @@ describe("LogStore writing", () => {
     const home = freshHome()
     const app = testApp({ log_date_format: "none" })
     return Effect.gen(function* () {
-      const files = yield* runChild(app, 0, `process.stdout.write("first\\nno newline at the end"); process.stderr.write("err tail")`)
+      const files = yield* runChild(
+        app,
+        0,
+        `process.stdout.write("first\\nno newline at the end"); process.stderr.write("err tail")`
+      )
       expect(fileLines(files.out_file)).toEqual(["first", "no newline at the end"])
       expect(fileLines(files.error_file)).toEqual(["err tail"])
     }).pipe(Effect.provide(storeLayer(home)))
@@ -163,16 +174,35 @@ describe("LogStore writing", () => {
       const lines = fileLines(files.out_file)
       const stored = /^(\S+?)(\+?) (.*)$/
       const parsed = lines.map((line) => stored.exec(line)!)
-      expect(parsed.map((m) => [m[2], m[3]!.length])).toEqual([["", 6], ["", 1024], ["+", 1024], ["+", 452], ["", 5]])
-      expect(parsed.slice(1, 4).map((m) => m[3]).join("")).toBe(long)
+      expect(parsed.map((m) => [m[2], m[3]!.length])).toEqual([
+        ["", 6],
+        ["", 1024],
+        ["+", 1024],
+        ["+", 452],
+        ["", 5]
+      ])
+      expect(
+        parsed
+          .slice(1, 4)
+          .map((m) => m[3])
+          .join("")
+      ).toBe(long)
       // One timestamp for the three pieces, although the last came 300 ms after the first.
       expect(new Set(parsed.slice(1, 4).map((m) => m[1])).size).toBe(1)
       expect(Date.parse(parsed[4]![1]!) - Date.parse(parsed[1]![1]!)).toBeGreaterThanOrEqual(250)
 
       const entries = yield* Effect.flatMap(LogStore, (store) => store.read(app, {}))
-      expect(entries.map((e) => [e.message.length, e.continued])).toEqual([[6, undefined], [1024, undefined], [1024, true], [452, true], [5, undefined]])
+      expect(entries.map((e) => [e.message.length, e.continued])).toEqual([
+        [6, undefined],
+        [1024, undefined],
+        [1024, true],
+        [452, true],
+        [5, undefined]
+      ])
       expect(entries[2]!.timestamp).toBe(entries[1]!.timestamp)
-      expect(live.map((e) => [e.message.length, e.continued, e.timestamp])).toEqual(entries.map((e) => [e.message.length, e.continued, e.timestamp]))
+      expect(live.map((e) => [e.message.length, e.continued, e.timestamp])).toEqual(
+        entries.map((e) => [e.message.length, e.continued, e.timestamp])
+      )
     }).pipe(Effect.provide(storeLayer(home)))
   })
 
@@ -183,7 +213,11 @@ describe("LogStore writing", () => {
       const files = yield* runChild(app, 0, `console.error("é".repeat(1500))`)
       const records = fileLines(files.error_file).map((line) => JSON.parse(line))
       // Two-byte characters: 512 a piece (1024 bytes), 476 left.
-      expect(records.map((r) => [r.message.length, r.continued])).toEqual([[512, undefined], [512, true], [476, true]])
+      expect(records.map((r) => [r.message.length, r.continued])).toEqual([
+        [512, undefined],
+        [512, true],
+        [476, true]
+      ])
       expect(Object.keys(records[1])).toEqual(["timestamp", "app", "instance", "stream", "message", "continued"])
       expect(new Set(records.map((r) => r.timestamp)).size).toBe(1)
       const entries = yield* Effect.flatMap(LogStore, (store) => store.read(app, {}))
@@ -226,8 +260,18 @@ describe("LogStore writing", () => {
       const files = yield* runChild(app, 1, `console.log('hello "quoted" \\\\ world'); console.error("oops")`)
       const out = fileLines(files.out_file).map((line) => JSON.parse(line))
       const err = fileLines(files.error_file).map((line) => JSON.parse(line))
-      expect(out).toEqual([{ timestamp: expect.any(String), app: "jsonapp", instance: 1, stream: "out", message: 'hello "quoted" \\ world' }])
-      expect(err).toEqual([{ timestamp: expect.any(String), app: "jsonapp", instance: 1, stream: "err", message: "oops" }])
+      expect(out).toEqual([
+        {
+          timestamp: expect.any(String),
+          app: "jsonapp",
+          instance: 1,
+          stream: "out",
+          message: 'hello "quoted" \\ world'
+        }
+      ])
+      expect(err).toEqual([
+        { timestamp: expect.any(String), app: "jsonapp", instance: 1, stream: "err", message: "oops" }
+      ])
       expect(Object.keys(out[0])).toEqual(["timestamp", "app", "instance", "stream", "message"])
       const ms = Date.parse(out[0].timestamp)
       expect(new Date(ms).toISOString()).toBe(out[0].timestamp)
@@ -288,7 +332,9 @@ describe("LogStore writing", () => {
       const messages = fileLines(files.out_file).map(isoMessage)
       expect(messages).toHaveLength(40000)
       for (const tag of ["a", "b"]) {
-        expect(messages.filter((m) => m.startsWith(`${tag} `))).toEqual(Array.from({ length: 20000 }, (_, i) => `${tag} ${i}`))
+        expect(messages.filter((m) => m.startsWith(`${tag} `))).toEqual(
+          Array.from({ length: 20000 }, (_, i) => `${tag} ${i}`)
+        )
       }
     }).pipe(Effect.provide(storeLayer(home)))
   })

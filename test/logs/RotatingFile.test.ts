@@ -49,23 +49,29 @@ describe("RotatingFile", () => {
     })
   )
 
-  it.effect("cuts one write bigger than max size at line ends: every file stays within the limit, no line split or lost", () =>
-    Effect.gen(function* () {
-      const file = path.join(freshHome(), "burst.log")
-      const rotating = yield* RotatingFile.open(file, policy({ maxSize: 100, maxFiles: 100 }))
-      // A burst read in one chunk: 60 lines of 10 bytes, and one line longer than the limit.
-      const lines = [...Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(4, "0")}`), "x".repeat(150), ...Array.from({ length: 30 }, (_, i) => `more ${String(i).padStart(4, "0")}`)]
-      rotating.write(Buffer.from(lines.map((line) => `${line}\n`).join("")))
-      yield* rotating.close
-      const rotated = (yield* Effect.promise(() => listRotatedFiles(file))).map((r) => r.path).reverse()
-      const files = [...rotated, file]
-      const sizes = files.map((f) => fs.statSync(f).size)
-      // Only the file holding the long line may pass the limit, and it holds that line alone.
-      for (const [i, f] of files.entries()) {
-        if (sizes[i]! > 100) expect(fileLines(f)).toEqual(["x".repeat(150)])
-      }
-      expect(files.flatMap((f) => fileLines(f))).toEqual(lines)
-    })
+  it.effect(
+    "cuts one write bigger than max size at line ends: every file stays within the limit, no line split or lost",
+    () =>
+      Effect.gen(function* () {
+        const file = path.join(freshHome(), "burst.log")
+        const rotating = yield* RotatingFile.open(file, policy({ maxSize: 100, maxFiles: 100 }))
+        // A burst read in one chunk: 60 lines of 10 bytes, and one line longer than the limit.
+        const lines = [
+          ...Array.from({ length: 30 }, (_, i) => `line ${String(i).padStart(4, "0")}`),
+          "x".repeat(150),
+          ...Array.from({ length: 30 }, (_, i) => `more ${String(i).padStart(4, "0")}`)
+        ]
+        rotating.write(Buffer.from(lines.map((line) => `${line}\n`).join("")))
+        yield* rotating.close
+        const rotated = (yield* Effect.promise(() => listRotatedFiles(file))).map((r) => r.path).reverse()
+        const files = [...rotated, file]
+        const sizes = files.map((f) => fs.statSync(f).size)
+        // Only the file holding the long line may pass the limit, and it holds that line alone.
+        for (const [i, f] of files.entries()) {
+          if (sizes[i]! > 100) expect(fileLines(f)).toEqual(["x".repeat(150)])
+        }
+        expect(files.flatMap((f) => fileLines(f))).toEqual(lines)
+      })
   )
 
   it.effect("rotates before a write that would pass max size, and names same-millisecond rotations apart", () =>
@@ -111,6 +117,8 @@ describe("RotatingFile", () => {
 
   it("knows how long it is to the next local midnight", () => {
     expect(msUntilNextLocalMidnight(new Date(2026, 10, 21, 23, 59, 0))).toBe(60_000)
-    expect(msUntilNextLocalMidnight(new Date(2026, 10, 21, 0, 0, 0))).toBe(new Date(2026, 10, 22).getTime() - new Date(2026, 10, 21).getTime())
+    expect(msUntilNextLocalMidnight(new Date(2026, 10, 21, 0, 0, 0))).toBe(
+      new Date(2026, 10, 22).getTime() - new Date(2026, 10, 21).getTime()
+    )
   })
 })

@@ -45,9 +45,18 @@ describe("textLineParser", () => {
   })
 
   it("round-trips custom patterns to the same instant", () => {
-    for (const pattern of ["YYYY-MM-DD HH:mm:ss.SSS Z", "YYYY/MM/DD HH:mm:ss.SSS", "DD.MM.YYYY HH:mm:ss.SSS ZZ", "[at] YYYYMMDD-HHmmss.SSS"]) {
+    for (const pattern of [
+      "YYYY-MM-DD HH:mm:ss.SSS Z",
+      "YYYY/MM/DD HH:mm:ss.SSS",
+      "DD.MM.YYYY HH:mm:ss.SSS ZZ",
+      "[at] YYYYMMDD-HHmmss.SSS"
+    ]) {
       const line = `${timestampFormatter(pattern)!(instant)} the message`
-      expect(textLineParser(pattern)(line), pattern).toEqual({ timestamp: "2026-11-21T13:57:01.123Z", ms: instant, message: "the message" })
+      expect(textLineParser(pattern)(line), pattern).toEqual({
+        timestamp: "2026-11-21T13:57:01.123Z",
+        ms: instant,
+        message: "the message"
+      })
     }
   })
 
@@ -83,8 +92,12 @@ describe("PM2's moment tokens (through dayjs)", () => {
   it("renders hh, h, A, a, YY, MMM, MMMM, Do, ddd, X and x as moment does", () => {
     expect(timestampFormatter("hh:mm A")!(instant)).toBe(`${pad(hour12)}:${pad(local.getMinutes())} ${half}`)
     expect(timestampFormatter("h a")!(instant)).toBe(`${hour12} ${half.toLowerCase()}`)
-    expect(timestampFormatter("YY-M-D")!(instant)).toBe(`${String(local.getFullYear()).slice(2)}-${local.getMonth() + 1}-${local.getDate()}`)
-    expect(timestampFormatter("MMM MMMM")!(instant)).toBe(`${local.toLocaleString("en", { month: "short" })} ${local.toLocaleString("en", { month: "long" })}`)
+    expect(timestampFormatter("YY-M-D")!(instant)).toBe(
+      `${String(local.getFullYear()).slice(2)}-${local.getMonth() + 1}-${local.getDate()}`
+    )
+    expect(timestampFormatter("MMM MMMM")!(instant)).toBe(
+      `${local.toLocaleString("en", { month: "short" })} ${local.toLocaleString("en", { month: "long" })}`
+    )
     expect(timestampFormatter("ddd")!(instant)).toBe(local.toLocaleString("en", { weekday: "short" }))
     expect(timestampFormatter("Do")!(Date.UTC(2026, 10, 1, 12))).toBe("1st")
     expect(timestampFormatter("X")!(instant)).toBe(String(Math.floor(instant / 1000)))
@@ -115,7 +128,11 @@ describe("PM2's moment tokens (through dayjs)", () => {
     ]
     for (const [pattern, expected] of cases) {
       const line = `${timestampFormatter(pattern)!(instant)} the message`
-      expect(textLineParser(pattern)(line), `${pattern}: ${line}`).toEqual({ timestamp: new Date(expected).toISOString(), ms: expected, message: "the message" })
+      expect(textLineParser(pattern)(line), `${pattern}: ${line}`).toEqual({
+        timestamp: new Date(expected).toISOString(),
+        ms: expected,
+        message: "the message"
+      })
     }
   })
 })

@@ -65,7 +65,10 @@ describe("compileGrep", () => {
       expect(matcher(grep).test(message), `${grep} on ${message}`).toBe(expected)
       // The same answer as the engine itself gives.
       const literal = /^\/(.*)\/(i?)$/s.exec(grep)
-      const engine = literal === null ? RE2JS.compile(grep) : RE2JS.compile(literal[1]!, literal[2] === "i" ? RE2JS.CASE_INSENSITIVE : 0)
+      const engine =
+        literal === null
+          ? RE2JS.compile(grep)
+          : RE2JS.compile(literal[1]!, literal[2] === "i" ? RE2JS.CASE_INSENSITIVE : 0)
       expect(engine.test(message), `RE2 for ${grep} on ${message}`).toBe(expected)
     }
   })
@@ -104,12 +107,30 @@ describe("a log query's grep", () => {
       reason: "missing closing ) at `(unclosed` (grep uses RE2 syntax (like grep -E and Go), see docs/api.md)",
       suggestion: expect.stringContaining("give a valid RE2 regular expression")
     })
-    expect(refusal("[z-a]").details).toMatchObject({ field: "grep", reason: expect.stringContaining("invalid character class range") })
-    expect(refusal("a{1001}").details).toMatchObject({ field: "grep", reason: expect.stringContaining("invalid repeat count") })
-    expect(refusal("\\u00e9").details).toMatchObject({ field: "grep", suggestion: expect.stringContaining("\\x{00e9}") })
-    expect(refusal("/x/q").details).toEqual({ field: "grep", reason: 'unknown flag "q" in /x/q', suggestion: expect.stringContaining("i (ignore case)") })
-    expect(refusal("a".repeat(MAX_GREP_LENGTH + 1)).details).toMatchObject({ field: "grep", reason: `the pattern is longer than ${MAX_GREP_LENGTH} characters` })
-    expect(Either.isRight(compileLogQuery({ grep: "a".repeat(MAX_GREP_LENGTH) }, { instances: 1 }, Date.now()))).toBe(true)
+    expect(refusal("[z-a]").details).toMatchObject({
+      field: "grep",
+      reason: expect.stringContaining("invalid character class range")
+    })
+    expect(refusal("a{1001}").details).toMatchObject({
+      field: "grep",
+      reason: expect.stringContaining("invalid repeat count")
+    })
+    expect(refusal("\\u00e9").details).toMatchObject({
+      field: "grep",
+      suggestion: expect.stringContaining("\\x{00e9}")
+    })
+    expect(refusal("/x/q").details).toEqual({
+      field: "grep",
+      reason: 'unknown flag "q" in /x/q',
+      suggestion: expect.stringContaining("i (ignore case)")
+    })
+    expect(refusal("a".repeat(MAX_GREP_LENGTH + 1)).details).toMatchObject({
+      field: "grep",
+      reason: `the pattern is longer than ${MAX_GREP_LENGTH} characters`
+    })
+    expect(Either.isRight(compileLogQuery({ grep: "a".repeat(MAX_GREP_LENGTH) }, { instances: 1 }, Date.now()))).toBe(
+      true
+    )
   })
 
   it("accepts what the old nested-repetition check refused, and an empty grep means no filter", () => {

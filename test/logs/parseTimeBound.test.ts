@@ -26,7 +26,17 @@ describe("parseTimeBound", () => {
   })
 
   it("refuses anything else", () => {
-    for (const text of ["", "yesterday", "10", "10x", "-5m", "2026-13-01", "2026-02-30", "2026-11-21T25:00", "21/11/2026"]) {
+    for (const text of [
+      "",
+      "yesterday",
+      "10",
+      "10x",
+      "-5m",
+      "2026-13-01",
+      "2026-02-30",
+      "2026-11-21T25:00",
+      "21/11/2026"
+    ]) {
       expect(parseTimeBound(text, now), text).toEqual(Option.none())
     }
   })

@@ -20,7 +20,10 @@ const modeOf = (file: string) => (fs.statSync(file).mode & 0o777).toString(8)
 /** An app printing `count` lines of ~100 bytes at once, then idling. */
 const printer = (count: number) => ({
   script: process.execPath,
-  args: ["-e", `for (let i = 0; i < ${count}; i++) console.log("line " + i + " " + "x".repeat(90)); setInterval(() => {}, 1000)`]
+  args: [
+    "-e",
+    `for (let i = 0; i < ${count}; i++) console.log("line " + i + " " + "x".repeat(90)); setInterval(() => {}, 1000)`
+  ]
 })
 
 describe("log file permissions", () => {
@@ -33,7 +36,12 @@ describe("log file permissions", () => {
       JSON.stringify({
         apps: [
           { name: "rotating", ...printer(400), max_log_size: "4K", max_log_files: 50, compress_logs: true },
-          { name: "outside", ...printer(3), out_file: path.join(elsewhere, "outside.out.log"), error_file: path.join(elsewhere, "outside.err.log") }
+          {
+            name: "outside",
+            ...printer(3),
+            out_file: path.join(elsewhere, "outside.out.log"),
+            error_file: path.join(elsewhere, "outside.err.log")
+          }
         ]
       })
     )
@@ -71,7 +79,12 @@ describe("log file permissions", () => {
     fs.writeFileSync(path.join(sandbox.home, "daemon.log"), "", { mode: 0o644 })
     fs.chmodSync(path.join(sandbox.home, "daemon.log"), 0o644)
 
-    ok(sandbox, ["start", `${process.execPath} -e "console.log('a new line'); setInterval(() => {}, 1000)"`, "--name", "old"])
+    ok(sandbox, [
+      "start",
+      `${process.execPath} -e "console.log('a new line'); setInterval(() => {}, 1000)"`,
+      "--name",
+      "old"
+    ])
     await eventually(() => expect(fs.readFileSync(oldOut, "utf8")).toContain("a new line"))
     // The old lines are kept; the file, logs/ and daemon.log are narrowed; the home is the user's.
     expect(fs.readFileSync(oldOut, "utf8")).toMatch(/^an old line\n/)

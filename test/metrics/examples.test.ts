@@ -16,8 +16,12 @@ const dashboard = JSON.parse(fs.readFileSync(path.join(ROOT, "examples/grafana/p
 
 /** Every PromQL expression of the dashboard: panel targets and variable queries. */
 const expressions = (): ReadonlyArray<string> => [
-  ...dashboard.panels.flatMap((panel: { targets: Array<{ expr: string }> }) => panel.targets.map((target) => target.expr)),
-  ...dashboard.templating.list.filter((variable: { type: string }) => variable.type === "query").map((variable: { query: string }) => variable.query)
+  ...dashboard.panels.flatMap((panel: { targets: Array<{ expr: string }> }) =>
+    panel.targets.map((target) => target.expr)
+  ),
+  ...dashboard.templating.list
+    .filter((variable: { type: string }) => variable.type === "query")
+    .map((variable: { query: string }) => variable.query)
 ]
 
 const daemons: Array<Daemon> = []
@@ -29,7 +33,15 @@ afterAll(async () => {
 const realExposition = async (): Promise<Exposition> => {
   const daemon = await startDaemon()
   daemons.push(daemon)
-  expect((await daemon.request("POST", "/api/processes", idleApp("dash", { args: ["-e", "console.log('up'); setInterval(() => {}, 1000)"] }))).status).toBe(201)
+  expect(
+    (
+      await daemon.request(
+        "POST",
+        "/api/processes",
+        idleApp("dash", { args: ["-e", "console.log('up'); setInterval(() => {}, 1000)"] })
+      )
+    ).status
+  ).toBe(201)
   expect((await daemon.request("GET", "/api/processes/dash/ready?timeout=30s")).status).toBe(200)
   const reply = await daemon.request("GET", "/metrics")
   expect(reply.status, reply.raw).toBe(200)

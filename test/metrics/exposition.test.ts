@@ -31,30 +31,46 @@ describe("Exposition", () => {
   })
 
   it("writes numbers as Prometheus reads them", () => {
-    expect([formatValue(0), formatValue(1.5), formatValue(43532288), formatValue(NaN), formatValue(Infinity), formatValue(-Infinity)]).toEqual([
-      "0",
-      "1.5",
-      "43532288",
-      "NaN",
-      "+Inf",
-      "-Inf"
-    ])
+    expect([
+      formatValue(0),
+      formatValue(1.5),
+      formatValue(43532288),
+      formatValue(NaN),
+      formatValue(Infinity),
+      formatValue(-Infinity)
+    ]).toEqual(["0", "1.5", "43532288", "NaN", "+Inf", "-Inf"])
     expect(formatValue(1e-7)).toBe("1e-7")
-    expect(parseExposition(render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: {}, value: 1e-7 }] }])).value("g")).toBe(1e-7)
+    expect(
+      parseExposition(render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: {}, value: 1e-7 }] }])).value(
+        "g"
+      )
+    ).toBe(1e-7)
   })
 
   it("refuses a counter without _total and bad metric or label names", () => {
-    expect(() => render([{ name: "pmfx_restarts", help: "h", type: "counter", samples: [] }])).toThrow("counter pmfx_restarts must end in _total")
-    expect(() => render([{ name: "pmfx-bad", help: "h", type: "gauge", samples: [] }])).toThrow('invalid metric name "pmfx-bad"')
-    expect(() => render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: { "a-b": "x" }, value: 1 }] }])).toThrow('invalid label name "a-b" on g')
-    expect(() => render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: { __name: "x" }, value: 1 }] }])).toThrow('invalid label name "__name" on g')
+    expect(() => render([{ name: "pmfx_restarts", help: "h", type: "counter", samples: [] }])).toThrow(
+      "counter pmfx_restarts must end in _total"
+    )
+    expect(() => render([{ name: "pmfx-bad", help: "h", type: "gauge", samples: [] }])).toThrow(
+      'invalid metric name "pmfx-bad"'
+    )
+    expect(() =>
+      render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: { "a-b": "x" }, value: 1 }] }])
+    ).toThrow('invalid label name "a-b" on g')
+    expect(() =>
+      render([{ name: "g", help: "h", type: "gauge", samples: [{ labels: { __name: "x" }, value: 1 }] }])
+    ).toThrow('invalid label name "__name" on g')
   })
 
   it("the test parser rejects what the format forbids (so the checks above can fail)", () => {
     expect(() => parseExposition('g{name="a"b"} 1\n')).toThrow()
-    expect(() => parseExposition("# HELP c counter\n# TYPE c counter\nc 1\n")).toThrow("counter c does not end in _total")
+    expect(() => parseExposition("# HELP c counter\n# TYPE c counter\nc 1\n")).toThrow(
+      "counter c does not end in _total"
+    )
     expect(() => parseExposition("# TYPE g gauge\ng 1\n")).toThrow("family g has 0 HELP and 1 TYPE lines")
-    expect(() => parseExposition('# HELP g h\n# TYPE g gauge\ng{a="1"} 1\ng{a="1"} 2\n')).toThrow("family g has 2 sample lines for 1 series: a series appears twice")
+    expect(() => parseExposition('# HELP g h\n# TYPE g gauge\ng{a="1"} 1\ng{a="1"} 2\n')).toThrow(
+      "family g has 2 sample lines for 1 series: a series appears twice"
+    )
   })
 })
 

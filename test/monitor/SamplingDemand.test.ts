@@ -9,7 +9,12 @@ const countingLoop = (demand: Effect.Effect.Success<ReturnType<typeof makeSampli
   Effect.gen(function* () {
     const samples = yield* Ref.make(0)
     yield* Effect.forkScoped(
-      Effect.forever(Ref.update(samples, (n) => n + 1).pipe(Effect.zipRight(demand.sampled), Effect.zipRight(demand.waitForNext(steady))))
+      Effect.forever(
+        Ref.update(samples, (n) => n + 1).pipe(
+          Effect.zipRight(demand.sampled),
+          Effect.zipRight(demand.waitForNext(steady))
+        )
+      )
     )
     yield* Effect.yieldNow()
     return samples
@@ -83,6 +88,8 @@ describe("SamplingDemand", () => {
     expect(needsSteadySampling({ ...app, max_memory_restart: 100 * 1024 * 1024 })).toBe(true)
     expect(needsSteadySampling({ ...app, alerts: { cpu_percent: 90 } })).toBe(true)
     expect(needsSteadySampling({ ...app, alerts: { memory: 1024 } })).toBe(true)
-    expect(needsSteadySampling({ ...app, alerts: { restart_loop: { restarts: 5, window: 60_000 } } } as never)).toBe(false)
+    expect(needsSteadySampling({ ...app, alerts: { restart_loop: { restarts: 5, window: 60_000 } } } as never)).toBe(
+      false
+    )
   })
 })

@@ -15,7 +15,13 @@ const sample = (ms: number, rows: ReadonlyArray<readonly [id: number, cpu: numbe
 describe("MetricsHistory", () => {
   it("gives the points of the window asked for, oldest first, each row its own", () => {
     const history = makeMetricsHistory()
-    for (let s = 0; s < 10; s++) history.record(sample(T0 + s * 1000, [[0, s], [1, 100 + s]]))
+    for (let s = 0; s < 10; s++)
+      history.record(
+        sample(T0 + s * 1000, [
+          [0, s],
+          [1, 100 + s]
+        ])
+      )
     const now = T0 + 9 * 1000
     expect(history.history(0, 15 * 60_000, now).map((p) => p.cpu_usage)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
     expect(history.history(0, 3000, now).map((p) => p.cpu_usage)).toEqual([6, 7, 8, 9])
@@ -37,12 +43,19 @@ describe("MetricsHistory", () => {
     // A window longer than 15 minutes is cut to 15 minutes.
     const slow = makeMetricsHistory()
     for (let m = 0; m < 30; m++) slow.record(sample(T0 + m * 60_000, [[0, m]]))
-    expect(slow.history(0, 60 * 60_000, T0 + 29 * 60_000).map((p) => p.cpu_usage)).toEqual([14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29])
+    expect(slow.history(0, 60 * 60_000, T0 + 29 * 60_000).map((p) => p.cpu_usage)).toEqual([
+      14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29
+    ])
   })
 
   it("keeps a stopped row's last 15 minutes, then lets them go", () => {
     const history = makeMetricsHistory()
-    history.record(sample(T0, [[0, 1], [1, 2]]))
+    history.record(
+      sample(T0, [
+        [0, 1],
+        [1, 2]
+      ])
+    )
     // Row 1 stopped: the samples list row 0 only.
     history.record(sample(T0 + 10 * 60_000, [[0, 3]]))
     expect(history.history(1, HISTORY_WINDOW_MS, T0 + 10 * 60_000).length).toBe(1)

@@ -25,7 +25,15 @@ describe("descendantsOf", () => {
   })
 
   it("is empty when the root has exited", () => {
-    expect(descendantsOf(99, tableOf([[1, 0], [100, 99]]))).toStrictEqual([])
+    expect(
+      descendantsOf(
+        99,
+        tableOf([
+          [1, 0],
+          [100, 99]
+        ])
+      )
+    ).toStrictEqual([])
   })
 
   it("visits each pid once when parent links form a cycle", () => {

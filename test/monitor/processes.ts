@@ -20,7 +20,10 @@ const killGroup = (pgid: number): void => {
  * Spawns `command args` detached (its own process group), with no stdio. The scope's finalizer kills
  * the group and waits until Node has reaped the leader.
  */
-export const spawnGroup = (command: string, args: ReadonlyArray<string>): Effect.Effect<ChildProcess, never, Scope.Scope> =>
+export const spawnGroup = (
+  command: string,
+  args: ReadonlyArray<string>
+): Effect.Effect<ChildProcess, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const child = spawn(command, [...args], { detached: true, stdio: "ignore" })

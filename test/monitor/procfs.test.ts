@@ -15,7 +15,8 @@ import { eventually, pidOf, spawnGroup, tempDir } from "./processes"
 
 // Fields 3-24 of a real line, then the rest: state S, ppid 1, pgrp 4242, utime 250, stime 75,
 // start time 123456, rss 300 pages.
-const TAIL = "S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 1 0 123456 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
+const TAIL =
+  "S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 1 0 123456 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
 
 const stat = (fields: Partial<ProcStat> & Pick<ProcStat, "pid">): ProcStat => ({
   ppid: 1,
@@ -44,7 +45,12 @@ describe("parseProcStat", () => {
 
   it("takes the fields after the LAST parenthesis when the name has spaces and parentheses", () => {
     for (const name of ["my app", "a) (b", "x) R 1 2 3", "((", ")"]) {
-      expect(parseProcStat(`77 (${name}) ${TAIL}`, 4096)).toMatchObject({ pid: 77, ppid: 1, pgrp: 4242, startTime: 123456 })
+      expect(parseProcStat(`77 (${name}) ${TAIL}`, 4096)).toMatchObject({
+        pid: 77,
+        ppid: 1,
+        pgrp: 4242,
+        startTime: 123456
+      })
     }
   })
 

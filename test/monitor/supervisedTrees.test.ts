@@ -14,7 +14,11 @@ describe("readSupervisedTrees", () => {
       const shell = yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"])
       const lone = yield* spawnNode(idle)
       const roots = [pidOf(shell), pidOf(lone)]
-      yield* eventually(readProcessTable(), (table) => descendantsOf(roots[0]!, table).length === 3, "the shell's two sleeps")
+      yield* eventually(
+        readProcessTable(),
+        (table) => descendantsOf(roots[0]!, table).length === 3,
+        "the shell's two sleeps"
+      )
       const trees = yield* readSupervisedTrees(roots)
       const full = yield* readProcessTable()
       for (const root of roots) {
@@ -30,7 +34,9 @@ describe("readSupervisedTrees", () => {
       const gone = yield* spawnGroup("true", [])
       const pid = pidOf(gone)
       yield* eventually(readProcessTable(), (table) => !table.has(pid) || table.get(pid)?.state === "Z", "true to exit")
-      yield* Effect.promise(() => new Promise<void>((resolve) => (gone.exitCode !== null ? resolve() : gone.once("exit", () => resolve()))))
+      yield* Effect.promise(
+        () => new Promise<void>((resolve) => (gone.exitCode !== null ? resolve() : gone.once("exit", () => resolve())))
+      )
       const trees = yield* readSupervisedTrees([pid])
       expect(trees.has(pid)).toBe(false)
       if (hasChildrenFiles()) expect(walkSupervisedTrees([]).size).toBe(0)

@@ -31,7 +31,15 @@ describe("pmfx-runtime bad input", () => {
   it("an invalid ecosystem file: exit 3 with each problem and its fix", async () => {
     sandbox = makeSandbox()
     sandbox.write("app.js", "setInterval(() => {}, 1000)\n")
-    sandbox.write("ecosystem.json", JSON.stringify({ apps: [{ name: "web", scirpt: "app.js" }, { name: "api", script: "app.js", instances: "lots" }] }))
+    sandbox.write(
+      "ecosystem.json",
+      JSON.stringify({
+        apps: [
+          { name: "web", scirpt: "app.js" },
+          { name: "api", script: "app.js", instances: "lots" }
+        ]
+      })
+    )
     const runtime = startRuntime(sandbox, ["ecosystem.json"])
     expect(await runtime.exited).toBe(3)
     expect(runtime.stderr()).toContain("INVALID_CONFIG")

@@ -14,7 +14,8 @@ export const RUNTIME_BIN = path.resolve(__dirname, "../../dist/runtime.cjs")
 export const pidNamespaceProblem = (): string | null => {
   const probe = spawnSync("unshare", ["--fork", "--pid", "--mount-proc", "true"], { encoding: "utf8", timeout: 10_000 })
   if (probe.error !== undefined) return `unshare cannot run (${probe.error.message}); install util-linux`
-  if (probe.status !== 0) return `unshare cannot create a PID namespace here (${probe.stderr.trim() || `exit ${probe.status}`}); run the tests as root`
+  if (probe.status !== 0)
+    return `unshare cannot create a PID namespace here (${probe.stderr.trim() || `exit ${probe.status}`}); run the tests as root`
   return null
 }
 
@@ -41,8 +42,15 @@ const childrenOf = (pid: number): Array<number> => {
   }
 }
 
-export const startRuntime = (sandbox: Sandbox, args: ReadonlyArray<string>, options: { readonly pidNamespace?: boolean } = {}): RunningRuntime => {
-  const command = options.pidNamespace === true ? ["unshare", "--fork", "--pid", "--mount-proc", process.execPath, RUNTIME_BIN, ...args] : [process.execPath, RUNTIME_BIN, ...args]
+export const startRuntime = (
+  sandbox: Sandbox,
+  args: ReadonlyArray<string>,
+  options: { readonly pidNamespace?: boolean } = {}
+): RunningRuntime => {
+  const command =
+    options.pidNamespace === true
+      ? ["unshare", "--fork", "--pid", "--mount-proc", process.execPath, RUNTIME_BIN, ...args]
+      : [process.execPath, RUNTIME_BIN, ...args]
   const child = spawn(command[0]!, command.slice(1), {
     cwd: sandbox.dir,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.dir, PMFX_HOME: sandbox.home, NO_COLOR: "1" },
@@ -52,13 +60,16 @@ export const startRuntime = (sandbox: Sandbox, args: ReadonlyArray<string>, opti
   let stderr = ""
   child.stdout!.setEncoding("utf8").on("data", (text: string) => (stdout += text))
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text))
-  const exited = new Promise<number | string>((resolve) => child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")))
+  const exited = new Promise<number | string>((resolve) =>
+    child.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown"))
+  )
   return {
     child,
     stdout: () => stdout,
     stderr: () => stderr,
     exited,
-    pid: () => (options.pidNamespace === true ? (child.pid === undefined ? undefined : childrenOf(child.pid)[0]) : child.pid)
+    pid: () =>
+      options.pidNamespace === true ? (child.pid === undefined ? undefined : childrenOf(child.pid)[0]) : child.pid
   }
 }
 

@@ -11,7 +11,13 @@ import { startRuntime } from "./helpers"
 
 const recorder = path.resolve(__dirname, "../fixtures/record-signal.js")
 
-const lines = (file: string): ReadonlyArray<string> => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : [])
+const lines = (file: string): ReadonlyArray<string> =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+    : []
 
 describe("pmfx-runtime and kill_signal", () => {
   let sandbox: Sandbox
@@ -20,16 +26,27 @@ describe("pmfx-runtime and kill_signal", () => {
   const app = (name: string, extra: object = {}) => ({
     name,
     script: recorder,
-    env: { SIGNAL_FILE: path.join(sandbox.dir, `${name}.signals`), READY_FILE: path.join(sandbox.dir, `${name}.ready`) },
+    env: {
+      SIGNAL_FILE: path.join(sandbox.dir, `${name}.signals`),
+      READY_FILE: path.join(sandbox.dir, `${name}.ready`)
+    },
     kill_timeout: "10s",
     ...extra
   })
 
   it("SIGTERM to the runtime stops each app of a file with its kill_signal (SIGTERM by default), then exits 0", async () => {
     sandbox = makeSandbox()
-    const file = sandbox.write("pmfx.json", JSON.stringify({ apps: [app("interrupted", { kill_signal: "SIGINT" }), app("plain")] }))
+    const file = sandbox.write(
+      "pmfx.json",
+      JSON.stringify({ apps: [app("interrupted", { kill_signal: "SIGINT" }), app("plain")] })
+    )
     const runtime = startRuntime(sandbox, [file])
-    await waitFor(() => lines(path.join(sandbox.dir, "interrupted.ready")).length === 1 && lines(path.join(sandbox.dir, "plain.ready")).length === 1, "both apps to start")
+    await waitFor(
+      () =>
+        lines(path.join(sandbox.dir, "interrupted.ready")).length === 1 &&
+        lines(path.join(sandbox.dir, "plain.ready")).length === 1,
+      "both apps to start"
+    )
     runtime.child.kill("SIGTERM")
     expect(await runtime.exited, runtime.stderr()).toBe(0)
     expect(lines(path.join(sandbox.dir, "interrupted.signals"))).toEqual(["SIGINT"])
@@ -40,7 +57,10 @@ describe("pmfx-runtime and kill_signal", () => {
     sandbox = makeSandbox()
     const signals = path.join(sandbox.dir, "script.signals")
     const ready = path.join(sandbox.dir, "script.ready")
-    fs.writeFileSync(path.join(sandbox.dir, "run.js"), `process.env.SIGNAL_FILE = ${JSON.stringify(signals)}; process.env.READY_FILE = ${JSON.stringify(ready)}; require(${JSON.stringify(recorder)})\n`)
+    fs.writeFileSync(
+      path.join(sandbox.dir, "run.js"),
+      `process.env.SIGNAL_FILE = ${JSON.stringify(signals)}; process.env.READY_FILE = ${JSON.stringify(ready)}; require(${JSON.stringify(recorder)})\n`
+    )
     const runtime = startRuntime(sandbox, ["run.js", "--kill-signal", "hup"])
     await waitFor(() => lines(ready).length === 1, "the script to start")
     runtime.child.kill("SIGTERM")

@@ -42,14 +42,19 @@ describe("pmfx-runtime output", () => {
       .stdout()
       .split("\n")
       .filter((line) => line !== "")
-      .map((line) => JSON.parse(line) as { app: string; instance: number; stream: string; message: string; timestamp: string })
+      .map(
+        (line) =>
+          JSON.parse(line) as { app: string; instance: number; stream: string; message: string; timestamp: string }
+      )
     const counter = out.filter((entry) => entry.app === "counter")
     expect(counter).toHaveLength(LINES)
     counter.forEach((entry, i) => {
       expect(entry).toMatchObject({ instance: 0, stream: "out", message: `line ${i} ${"x".repeat(i % 97)}` })
       expect(Number.isNaN(Date.parse(entry.timestamp))).toBe(false)
     })
-    expect(out.filter((entry) => entry.app === "named")).toEqual([expect.objectContaining({ stream: "out", message: "kept in a file" })])
+    expect(out.filter((entry) => entry.app === "named")).toEqual([
+      expect.objectContaining({ stream: "out", message: "kept in a file" })
+    ])
     const errors = runtime
       .stderr()
       .split("\n")
@@ -57,7 +62,9 @@ describe("pmfx-runtime output", () => {
       .map((line) => JSON.parse(line) as { app: string; stream?: string; message: string })
     expect(errors).toContainEqual(expect.objectContaining({ app: "counter", stream: "err", message: "done" }))
     // The runtime's own messages are JSON too, under its own name.
-    expect(errors).toContainEqual(expect.objectContaining({ app: "pmfx-runtime", message: "every app has stopped: exiting" }))
+    expect(errors).toContainEqual(
+      expect.objectContaining({ app: "pmfx-runtime", message: "every app has stopped: exiting" })
+    )
 
     // The app that names out_file has its file; the other wrote none.
     expect(fs.readFileSync(path.join(sandbox.dir, "named-out.log"), "utf8")).toContain("kept in a file")
@@ -69,7 +76,12 @@ describe("pmfx-runtime output", () => {
   it("--json: every stderr line is JSON, the errored app's report and a file's warnings included", async () => {
     sandbox = makeSandbox()
     sandbox.write("crasher.js", `console.error("cannot start"); process.exit(3)\n`)
-    sandbox.write("ecosystem.json", JSON.stringify({ apps: [{ name: "crasher", script: "crasher.js", max_restarts: 1, restart_delay: 100, pmx: true }] }))
+    sandbox.write(
+      "ecosystem.json",
+      JSON.stringify({
+        apps: [{ name: "crasher", script: "crasher.js", max_restarts: 1, restart_delay: 100, pmx: true }]
+      })
+    )
     const runtime = startRuntime(sandbox, ["ecosystem.json", "--json"])
     const code = await runtime.exited
     expect(code, runtime.stderr()).toBe(1)
@@ -78,10 +90,19 @@ describe("pmfx-runtime output", () => {
       .split("\n")
       .filter((line) => line !== "")
     for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow()
-    const own = lines.map((line) => JSON.parse(line) as { app: string; level?: string; message: string }).filter((entry) => entry.app === "pmfx-runtime")
+    const own = lines
+      .map((line) => JSON.parse(line) as { app: string; level?: string; message: string })
+      .filter((entry) => entry.app === "pmfx-runtime")
     expect(own).toContainEqual(expect.objectContaining({ level: "warn", message: expect.stringContaining("warning") }))
-    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringMatching(/^crasher \(id 0\) is errored after \d+ restart\(s\), last exit code 3$/) }))
-    expect(own).toContainEqual(expect.objectContaining({ level: "error", message: expect.stringContaining("--no-auto-exit") }))
+    expect(own).toContainEqual(
+      expect.objectContaining({
+        level: "error",
+        message: expect.stringMatching(/^crasher \(id 0\) is errored after \d+ restart\(s\), last exit code 3$/)
+      })
+    )
+    expect(own).toContainEqual(
+      expect.objectContaining({ level: "error", message: expect.stringContaining("--no-auto-exit") })
+    )
   })
 
   it("a Node script with -i runs in cluster mode, as pmfx start and pm2-runtime: every instance serves the one port", async () => {
@@ -92,9 +113,15 @@ describe("pmfx-runtime output", () => {
         probe.close(() => resolve(port))
       })
     })
-    sandbox.write("server.js", `require("http").createServer((_, res) => res.end("ok")).listen(${port}, "127.0.0.1", () => console.log("listening"))\n`)
+    sandbox.write(
+      "server.js",
+      `require("http").createServer((_, res) => res.end("ok")).listen(${port}, "127.0.0.1", () => console.log("listening"))\n`
+    )
     const runtime = startRuntime(sandbox, ["server.js", "--name", "api", "-i", "2"])
-    await waitFor(() => runtime.stdout().includes("api/0 | listening") && runtime.stdout().includes("api/1 | listening"), "both instances to listen")
+    await waitFor(
+      () => runtime.stdout().includes("api/0 | listening") && runtime.stdout().includes("api/1 | listening"),
+      "both instances to listen"
+    )
     expect(runtime.stdout()).not.toContain("EADDRINUSE")
     runtime.child.kill("SIGTERM")
     expect(await runtime.exited, runtime.stderr()).toBe(0)

@@ -43,7 +43,10 @@ describe.skipIf(problem !== null)("pmfx-runtime as PID 1", () => {
         `require("child_process").spawn(process.execPath, ["-e", "setTimeout(() => {}, 1500)", ${JSON.stringify(marker)}], { stdio: "ignore", detached: true }).unref()`
       )}], { stdio: "ignore" })\n${signalRecorder("got-orphaner", "SIGTERM")}`
     )
-    sandbox.write("web.js", `console.log("out line"); console.error("err line")\n${signalRecorder("got-web", "SIGTERM")}`)
+    sandbox.write(
+      "web.js",
+      `console.log("out line"); console.error("err line")\n${signalRecorder("got-web", "SIGTERM")}`
+    )
     sandbox.write("worker.js", signalRecorder("got-worker", "SIGTERM"))
     sandbox.write(
       "ecosystem.json",
@@ -73,13 +76,19 @@ describe.skipIf(problem !== null)("pmfx-runtime as PID 1", () => {
     expect(listed.code, listed.stderr).toBe(0)
     for (const name of ["orphaner", "web", "worker"]) expect(listed.stdout).toContain(name)
 
-    await waitFor(() => current.stdout().includes("web/0 | out line\n") && current.stderr().includes("web/0 | err line\n"), "web's lines on each stream")
+    await waitFor(
+      () => current.stdout().includes("web/0 | out line\n") && current.stderr().includes("web/0 | err line\n"),
+      "web's lines on each stream"
+    )
     expect(current.stdout()).not.toContain("err line")
     expect(current.stderr()).not.toContain("out line")
 
     process.kill(pid1, "SIGTERM")
     // kill_timeout is 60 s: an exit before this deadline means no app had to be SIGKILLed.
-    const code = await Promise.race([current.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))])
+    const code = await Promise.race([
+      current.exited,
+      new Promise((resolve) => setTimeout(() => resolve("still running"), 45_000))
+    ])
     expect(code, current.stderr()).toBe(0)
     const got = fs.readdirSync(sandbox.dir).filter((name) => name.startsWith("got-"))
     expect(got.filter((name) => name.startsWith("got-orphaner-"))).toHaveLength(1)

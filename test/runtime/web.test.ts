@@ -16,7 +16,10 @@ describe("pmfx-runtime API", () => {
 
   it("--web answers the API over TCP; pmfx kill stops every app and the runtime exits 0", async () => {
     sandbox = makeSandbox()
-    sandbox.write("app.js", `process.on("SIGTERM", () => { require("fs").writeFileSync("got-app", "SIGTERM"); process.exit(0) }); setInterval(() => {}, 1000)\n`)
+    sandbox.write(
+      "app.js",
+      `process.on("SIGTERM", () => { require("fs").writeFileSync("got-app", "SIGTERM"); process.exit(0) }); setInterval(() => {}, 1000)\n`
+    )
     sandbox.write("ecosystem.json", JSON.stringify({ apps: [{ name: "app", script: "app.js" }] }))
     const port = randomPortBase()
     const runtime = startRuntime(sandbox, ["ecosystem.json", "--web", "--port", String(port)])
@@ -39,9 +42,15 @@ describe("pmfx-runtime API", () => {
     sandbox = makeSandbox()
     for (const signal of ["SIGQUIT", "SIGINT"] as const) {
       const marker = `got-${signal}`
-      sandbox.write(`${signal}.js`, `process.on("SIGTERM", () => { require("fs").writeFileSync(${JSON.stringify(marker)}, "SIGTERM"); process.exit(0) }); console.log("up"); setInterval(() => {}, 1000)\n`)
+      sandbox.write(
+        `${signal}.js`,
+        `process.on("SIGTERM", () => { require("fs").writeFileSync(${JSON.stringify(marker)}, "SIGTERM"); process.exit(0) }); console.log("up"); setInterval(() => {}, 1000)\n`
+      )
       const runtime = startRuntime(sandbox, [`${signal}.js`, "--name", signal.toLowerCase()])
-      await waitFor(() => runtime.stdout().includes(`${signal.toLowerCase()}/0 | up`), `the app of the ${signal} run to be up`)
+      await waitFor(
+        () => runtime.stdout().includes(`${signal.toLowerCase()}/0 | up`),
+        `the app of the ${signal} run to be up`
+      )
       runtime.child.kill(signal)
       expect(await runtime.exited, runtime.stderr()).toBe(0)
       expect(fs.readFileSync(`${sandbox.dir}/${marker}`, "utf8")).toBe("SIGTERM")
@@ -54,12 +63,18 @@ describe("pmfx-runtime API", () => {
     sandbox.write("app.js", `console.log("up"); setInterval(() => {}, 1000)\n`)
     const runtime = startRuntime(sandbox, ["app.js", "--name", "app"])
     await waitFor(() => runtime.stdout().includes("app/0 | up"), "the app to be up")
-    const before = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ name: string; pid: number | null }>
+    const before = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{
+      name: string
+      pid: number | null
+    }>
     expect(before).toHaveLength(1)
 
     const refused = sandbox.pmfx(["daemon", "restart", "--json"])
     expect(refused.code, refused.stderr).toBe(2)
-    const error = JSON.parse(refused.stdout) as { success: boolean; error: { code: string; message: string; details: Record<string, string> } }
+    const error = JSON.parse(refused.stdout) as {
+      success: boolean
+      error: { code: string; message: string; details: Record<string, string> }
+    }
     expect(error.success).toBe(false)
     expect(error.error.code).toBe("BAD_REQUEST")
     expect(error.error.message).toContain("pmfx-runtime cannot be replaced in place")
@@ -67,7 +82,10 @@ describe("pmfx-runtime API", () => {
     expect(error.error.details.suggestion).toContain("restart the container")
 
     // Nothing changed: the same runtime answers, with the same app process.
-    const after = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{ name: string; pid: number | null }>
+    const after = JSON.parse(sandbox.pmfx(["list", "--json"]).stdout) as ReadonlyArray<{
+      name: string
+      pid: number | null
+    }>
     expect(after.map((row) => [row.name, row.pid])).toEqual(before.map((row) => [row.name, row.pid]))
     const killed = sandbox.pmfx(["kill"])
     expect(killed.code, killed.stderr).toBe(0)

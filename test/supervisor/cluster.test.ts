@@ -13,7 +13,13 @@ const server = fixture("cluster-server.js")
 
 /** Live children of a process (from /proc/<pid>/task/<pid>/children). */
 const childrenOf = (pid: number): Array<number> =>
-  fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p !== "").map(Number).filter(isAlive)
+  fs
+    .readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter((p) => p !== "")
+    .map(Number)
+    .filter(isAlive)
 
 const logHasLine = (pm: ProcessManager, target: string, message: string) =>
   Effect.map(pm.readLogs(target, { lines: 100 }), (lines) => lines.some((line) => line.message === message))
@@ -55,47 +61,57 @@ const answeringPids = (port: number, requests: number) =>
   })
 
 describe("cluster mode", () => {
-  it.live("workers share one port, each a row with its own pid, instance and logs; stop and delete end the primary and every worker", () =>
-    withEngine(() =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const port = freeBase()
-        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 3 })]), { baseEnv: PATH_ENV })
-        const rows = yield* pm.waitReady("web", 30_000)
-        expect(rows.map((row) => [row.name, row.instance, row.status])).toEqual([
-          ["web", 0, "online"],
-          ["web", 1, "online"],
-          ["web", 2, "online"]
-        ])
-        const pids = rows.map((row) => row.pid!)
-        expect(new Set(pids).size).toBe(3)
-        const primary = parentOf(pids[0]!)
-        expect(pids.every((pid) => parentOf(pid) === primary)).toBe(true)
-        expect(fs.readFileSync(`/proc/${primary}/cmdline`, "utf8")).toContain("pmfx cluster primary web")
-        // Round-robin over the workers, all on the one port.
-        yield* eventually(Effect.map(answeringPids(port, 9), (seen) => [...seen].sort().join() === [...pids].sort().join()), "every worker to answer")
-        // Each worker's own log, with its NODE_APP_INSTANCE.
-        for (const row of rows) {
+  it.live(
+    "workers share one port, each a row with its own pid, instance and logs; stop and delete end the primary and every worker",
+    () =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const port = freeBase()
+          yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 3 })]), { baseEnv: PATH_ENV })
+          const rows = yield* pm.waitReady("web", 30_000)
+          expect(rows.map((row) => [row.name, row.instance, row.status])).toEqual([
+            ["web", 0, "online"],
+            ["web", 1, "online"],
+            ["web", 2, "online"]
+          ])
+          const pids = rows.map((row) => row.pid!)
+          expect(new Set(pids).size).toBe(3)
+          const primary = parentOf(pids[0]!)
+          expect(pids.every((pid) => parentOf(pid) === primary)).toBe(true)
+          expect(fs.readFileSync(`/proc/${primary}/cmdline`, "utf8")).toContain("pmfx cluster primary web")
+          // Round-robin over the workers, all on the one port.
           yield* eventually(
-            Effect.map(pm.readLogs(String(row.id)), (lines) => lines.some((line) => line.message === `instance ${row.instance} pid ${row.pid} listening on ${port}`)),
-            `worker ${row.instance}'s log line`
+            Effect.map(answeringPids(port, 9), (seen) => [...seen].sort().join() === [...pids].sort().join()),
+            "every worker to answer"
           )
-        }
-        yield* eventually(Effect.map(pm.list(), (list) => list.every((row) => row.memory_usage > 0)), "memory of every worker")
+          // Each worker's own log, with its NODE_APP_INSTANCE.
+          for (const row of rows) {
+            yield* eventually(
+              Effect.map(pm.readLogs(String(row.id)), (lines) =>
+                lines.some((line) => line.message === `instance ${row.instance} pid ${row.pid} listening on ${port}`)
+              ),
+              `worker ${row.instance}'s log line`
+            )
+          }
+          yield* eventually(
+            Effect.map(pm.list(), (list) => list.every((row) => row.memory_usage > 0)),
+            "memory of every worker"
+          )
 
-        const stopped = yield* pm.stop("web")
-        expect(stopped.map((row) => row.status)).toEqual(["stopped", "stopped", "stopped"])
-        for (const pid of [...pids, primary]) expect(isAlive(pid)).toBe(false)
+          const stopped = yield* pm.stop("web")
+          expect(stopped.map((row) => row.status)).toEqual(["stopped", "stopped", "stopped"])
+          for (const pid of [...pids, primary]) expect(isAlive(pid)).toBe(false)
 
-        yield* pm.start("web")
-        const again = yield* pm.waitReady("web", 30_000)
-        const secondPrimary = parentOf(again[0]!.pid!)
-        expect(secondPrimary).not.toBe(primary)
-        const deleted = yield* pm.delete("web")
-        expect(deleted).toEqual(rows.map((row) => row.id))
-        for (const pid of [...again.map((row) => row.pid!), secondPrimary]) expect(isAlive(pid)).toBe(false)
-      })
-    )
+          yield* pm.start("web")
+          const again = yield* pm.waitReady("web", 30_000)
+          const secondPrimary = parentOf(again[0]!.pid!)
+          expect(secondPrimary).not.toBe(primary)
+          const deleted = yield* pm.delete("web")
+          expect(deleted).toEqual(rows.map((row) => row.id))
+          for (const pid of [...again.map((row) => row.pid!), secondPrimary]) expect(isAlive(pid)).toBe(false)
+        })
+      )
   )
 
   it.live("a crashed worker is replaced under the restart policy; the others and the primary keep running", () =>
@@ -120,7 +136,9 @@ describe("cluster mode", () => {
         expect(parentOf(replaced.pid!)).toBe(primary)
         const exit = eventsOf(events, "ProcessExit", "web").find((event) => event.id === replaced.id)
         expect(exit).toMatchObject({ exit_code: 3, abnormal: true })
-        expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual([[replaced.id, "crash"]])
+        expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual([
+          [replaced.id, "crash"]
+        ])
       })
     )
   )
@@ -149,46 +167,66 @@ describe("cluster mode", () => {
     )
   )
 
-  it.live("reload of 4 workers under load: each replacement listens before the old worker gets SIGINT; zero failed requests", () =>
-    withEngine(() =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const events = yield* recordEvents()
-        const port = freeBase()
-        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 4 })]), { baseEnv: PATH_ENV })
-        const before = yield* pm.waitReady("web", 30_000)
-        const primary = parentOf(before[0]!.pid!)
-        const hammer = startHammer(port, { keepAlive: 8, fresh: 4 })
-        yield* eventually(Effect.sync(() => hammer.served() > 200), "the load to run")
-        const servedBefore = hammer.served()
-        const result = yield* pm.reload("web")
-        yield* eventually(Effect.sync(() => hammer.served() > servedBefore + 200), "the load to go on after the reload")
-        const counts = yield* Effect.promise(() => hammer.stop())
+  it.live(
+    "reload of 4 workers under load: each replacement listens before the old worker gets SIGINT; zero failed requests",
+    () =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const events = yield* recordEvents()
+          const port = freeBase()
+          yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 4 })]), { baseEnv: PATH_ENV })
+          const before = yield* pm.waitReady("web", 30_000)
+          const primary = parentOf(before[0]!.pid!)
+          const hammer = startHammer(port, { keepAlive: 8, fresh: 4 })
+          yield* eventually(
+            Effect.sync(() => hammer.served() > 200),
+            "the load to run"
+          )
+          const servedBefore = hammer.served()
+          const result = yield* pm.reload("web")
+          yield* eventually(
+            Effect.sync(() => hammer.served() > servedBefore + 200),
+            "the load to go on after the reload"
+          )
+          const counts = yield* Effect.promise(() => hammer.stop())
 
-        expect(counts).toMatchObject({ errors: 0, resets: 0, bad: 0 })
-        expect(result.restartedInstead).toEqual([])
-        expect(result.rows.map((row) => [row.id, row.status, row.restarts])).toEqual(before.map((row) => [row.id, "online", 1]))
-        for (const [i, row] of result.rows.entries()) {
-          expect(row.pid).not.toBe(before[i]!.pid)
-          expect(parentOf(row.pid!)).toBe(primary)
-        }
-        for (const row of before) expect(isAlive(row.pid!)).toBe(false)
-        // The old worker of each instance got SIGINT after its replacement listened (as the
-        // processes' own clocks tell: the daemon may read two pipes in either order).
-        for (const row of before) {
-          const stamps = (prefix: string) =>
-            Effect.map(pm.readLogs(String(row.id), { lines: 100 }), (lines) =>
-              lines.flatMap((line) => (line.message.startsWith(prefix) ? [Number(line.message.slice(prefix.length))] : []))
+          expect(counts).toMatchObject({ errors: 0, resets: 0, bad: 0 })
+          expect(result.restartedInstead).toEqual([])
+          expect(result.rows.map((row) => [row.id, row.status, row.restarts])).toEqual(
+            before.map((row) => [row.id, "online", 1])
+          )
+          for (const [i, row] of result.rows.entries()) {
+            expect(row.pid).not.toBe(before[i]!.pid)
+            expect(parentOf(row.pid!)).toBe(primary)
+          }
+          for (const row of before) expect(isAlive(row.pid!)).toBe(false)
+          // The old worker of each instance got SIGINT after its replacement listened (as the
+          // processes' own clocks tell: the daemon may read two pipes in either order).
+          for (const row of before) {
+            const stamps = (prefix: string) =>
+              Effect.map(pm.readLogs(String(row.id), { lines: 100 }), (lines) =>
+                lines.flatMap((line) =>
+                  line.message.startsWith(prefix) ? [Number(line.message.slice(prefix.length))] : []
+                )
+              )
+            yield* eventually(
+              Effect.map(stamps("stopping at "), (found) => found.length === 1),
+              `instance ${row.instance}'s old worker's stop line`
             )
-          yield* eventually(Effect.map(stamps("stopping at "), (found) => found.length === 1), `instance ${row.instance}'s old worker's stop line`)
-          yield* eventually(Effect.map(stamps("listening at "), (found) => found.length === 2), `instance ${row.instance}'s two listening lines`)
-          const [stopped] = yield* stamps("stopping at ")
-          expect(stopped!).toBeGreaterThanOrEqual(Math.max(...(yield* stamps("listening at "))))
-          expect(yield* logHasLine(pm, String(row.id), "got SIGINT")).toBe(true)
-        }
-        expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual(before.map((row) => [row.id, "reload"]))
-      })
-    ),
+            yield* eventually(
+              Effect.map(stamps("listening at "), (found) => found.length === 2),
+              `instance ${row.instance}'s two listening lines`
+            )
+            const [stopped] = yield* stamps("stopping at ")
+            expect(stopped!).toBeGreaterThanOrEqual(Math.max(...(yield* stamps("listening at "))))
+            expect(yield* logHasLine(pm, String(row.id), "got SIGINT")).toBe(true)
+          }
+          expect(eventsOf(events, "ProcessRestart", "web").map((event) => [event.id, event.reason])).toEqual(
+            before.map((row) => [row.id, "reload"])
+          )
+        })
+      ),
     120_000
   )
   it.live("a script without an extension (./bin/www) runs in cluster mode on Node, as with PM2", () =>
@@ -198,7 +236,9 @@ describe("cluster mode", () => {
         const port = freeBase()
         const www = path.join(home, "www")
         fs.writeFileSync(www, `#!/usr/bin/env node\n${fs.readFileSync(server, "utf8")}`, { mode: 0o755 })
-        yield* pm.create(yield* definitions([{ ...clusterApp("www", port, { instances: 2 }), script: www }]), { baseEnv: PATH_ENV })
+        yield* pm.create(yield* definitions([{ ...clusterApp("www", port, { instances: 2 }), script: www }]), {
+          baseEnv: PATH_ENV
+        })
         const rows = yield* pm.waitReady("www", 30_000)
         const pids = yield* answeringPids(port, 8)
         expect([...pids].sort()).toEqual(rows.map((row) => row.pid!).sort())
@@ -206,26 +246,34 @@ describe("cluster mode", () => {
     )
   )
 
-  it.live("a reload whose new worker exits at once stops at that worker and says why; the old workers keep serving", () =>
-    withEngine((home) =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const port = freeBase()
-        const broken = path.join(home, "broken")
-        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, env: { PORT: String(port), EXIT_FILE: broken } })]), {
-          baseEnv: PATH_ENV
+  it.live(
+    "a reload whose new worker exits at once stops at that worker and says why; the old workers keep serving",
+    () =>
+      withEngine((home) =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const port = freeBase()
+          const broken = path.join(home, "broken")
+          yield* pm.create(
+            yield* definitions([
+              clusterApp("web", port, { instances: 2, env: { PORT: String(port), EXIT_FILE: broken } })
+            ]),
+            {
+              baseEnv: PATH_ENV
+            }
+          )
+          const before = yield* pm.waitReady("web", 30_000)
+          fs.writeFileSync(broken, "")
+          const error = yield* Effect.flip(pm.reload("web"))
+          expect(error._tag).toBe("PROCESS_START_FAILED")
+          if (error._tag === "PROCESS_START_FAILED")
+            expect(error.details.reason).toBe("instance 0 exited (code 1) before it was ready")
+          const rows = yield* pm.resolve("web")
+          expect(rows.map((row) => [row.pid, row.status])).toEqual(before.map((row) => [row.pid, "online"]))
+          const pids = yield* answeringPids(port, 6)
+          expect([...pids].sort()).toEqual(before.map((row) => row.pid!).sort())
         })
-        const before = yield* pm.waitReady("web", 30_000)
-        fs.writeFileSync(broken, "")
-        const error = yield* Effect.flip(pm.reload("web"))
-        expect(error._tag).toBe("PROCESS_START_FAILED")
-        if (error._tag === "PROCESS_START_FAILED") expect(error.details.reason).toBe("instance 0 exited (code 1) before it was ready")
-        const rows = yield* pm.resolve("web")
-        expect(rows.map((row) => [row.pid, row.status])).toEqual(before.map((row) => [row.pid, "online"]))
-        const pids = yield* answeringPids(port, 6)
-        expect([...pids].sort()).toEqual(before.map((row) => row.pid!).sort())
-      })
-    )
+      )
   )
 
   it.live("reload with wait_ready: the old worker keeps running until its replacement sends 'ready'", () =>
@@ -235,17 +283,33 @@ describe("cluster mode", () => {
         const port = freeBase()
         const readyFile = path.join(home, "go")
         fs.writeFileSync(readyFile, "")
-        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, wait_ready: true, listen_timeout: "60s", env: { PORT: String(port), READY_FILE: readyFile } })]), {
-          baseEnv: PATH_ENV
-        })
+        yield* pm.create(
+          yield* definitions([
+            clusterApp("web", port, {
+              instances: 2,
+              wait_ready: true,
+              listen_timeout: "60s",
+              env: { PORT: String(port), READY_FILE: readyFile }
+            })
+          ]),
+          {
+            baseEnv: PATH_ENV
+          }
+        )
         const before = yield* pm.waitReady("web", 30_000)
         const primary = parentOf(before[0]!.pid!)
         fs.rmSync(readyFile)
         const reload = yield* Effect.fork(pm.reload("web"))
         // The replacement of instance 0 runs (listening, not ready) beside both old workers.
-        yield* eventually(Effect.sync(() => childrenOf(primary).length === 3), "the first replacement to be forked")
+        yield* eventually(
+          Effect.sync(() => childrenOf(primary).length === 3),
+          "the first replacement to be forked"
+        )
         const replacement = childrenOf(primary).find((pid) => !before.some((row) => row.pid === pid))!
-        yield* eventually(logHasLine(pm, String(before[0]!.id), `instance 0 pid ${replacement} listening on ${port}`), "the replacement to listen")
+        yield* eventually(
+          logHasLine(pm, String(before[0]!.id), `instance 0 pid ${replacement} listening on ${port}`),
+          "the replacement to listen"
+        )
         expect(before.every((row) => isAlive(row.pid!))).toBe(true)
         fs.writeFileSync(readyFile, "")
         const result = yield* Fiber.join(reload)
@@ -260,9 +324,14 @@ describe("cluster mode", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         const port = freeBase()
-        yield* pm.create(yield* definitions([clusterApp("web", port, { instances: 2, node_args: "--max-old-space-size=200", instance_var: "WORKER_ID" })]), {
-          baseEnv: PATH_ENV
-        })
+        yield* pm.create(
+          yield* definitions([
+            clusterApp("web", port, { instances: 2, node_args: "--max-old-space-size=200", instance_var: "WORKER_ID" })
+          ]),
+          {
+            baseEnv: PATH_ENV
+          }
+        )
         const rows = yield* pm.waitReady("web", 30_000)
         for (const row of rows) {
           expect(fs.readFileSync(`/proc/${row.pid}/cmdline`, "utf8").split("\0")).toContain("--max-old-space-size=200")
@@ -270,7 +339,9 @@ describe("cluster mode", () => {
           expect(environ).toContain(`WORKER_ID=${row.instance}`)
         }
         // The primary itself runs without the app's flags.
-        expect(fs.readFileSync(`/proc/${parentOf(rows[0]!.pid!)}/cmdline`, "utf8")).not.toContain("--max-old-space-size")
+        expect(fs.readFileSync(`/proc/${parentOf(rows[0]!.pid!)}/cmdline`, "utf8")).not.toContain(
+          "--max-old-space-size"
+        )
       })
     )
   )

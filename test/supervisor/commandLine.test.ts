@@ -31,7 +31,9 @@ const PATH = process.env.PATH
 describe("node_args / interpreter_args", () => {
   it("go between node and a .js script (node chosen by the extension)", () => {
     const script = scriptFile("app.js")
-    expect(commandLineFor(app({ script, args: ["--port", "1"], interpreter_args: ["--max-old-space-size=512"] }), PATH)).toEqual({
+    expect(
+      commandLineFor(app({ script, args: ["--port", "1"], interpreter_args: ["--max-old-space-size=512"] }), PATH)
+    ).toEqual({
       _tag: "Ok",
       command: { file: process.execPath, args: ["--max-old-space-size=512", script, "--port", "1"] }
     })
@@ -48,10 +50,14 @@ describe("node_args / interpreter_args", () => {
 
   it("go after an explicit interpreter; with script node they go first", () => {
     const script = scriptFile("app.cjs")
-    expect(commandLineFor(app({ script, interpreter: process.execPath, interpreter_args: ["--inspect=0"] }), PATH)).toMatchObject({
+    expect(
+      commandLineFor(app({ script, interpreter: process.execPath, interpreter_args: ["--inspect=0"] }), PATH)
+    ).toMatchObject({
       command: { file: process.execPath, args: ["--inspect=0", script] }
     })
-    expect(commandLineFor(app({ script: "node", args: ["server.js"], interpreter_args: ["--no-warnings"] }), PATH)).toMatchObject({
+    expect(
+      commandLineFor(app({ script: "node", args: ["server.js"], interpreter_args: ["--no-warnings"] }), PATH)
+    ).toMatchObject({
       _tag: "Ok",
       command: { args: ["--no-warnings", "server.js"] }
     })
@@ -60,7 +66,10 @@ describe("node_args / interpreter_args", () => {
   it("a program that runs on its own cannot take them: the start fails saying so", () => {
     expect(commandLineFor(app({ script: "sleep", args: ["1"], interpreter_args: ["--x"] }), PATH)).toEqual({
       _tag: "Problem",
-      problem: { reason: "node_args/interpreter_args are flags for an interpreter, but sleep runs on its own", suggestion: "put the flags in `args`, or set `interpreter`" }
+      problem: {
+        reason: "node_args/interpreter_args are flags for an interpreter, but sleep runs on its own",
+        suggestion: "put the flags in `args`, or set `interpreter`"
+      }
     })
   })
 })
@@ -71,7 +80,9 @@ describe("source_map_support", () => {
     expect(commandLineFor(app({ script, source_map_support: true, interpreter_args: ["--x"] }), PATH)).toMatchObject({
       command: { args: ["--enable-source-maps", "--x", script] }
     })
-    expect(commandLineFor(app({ script, source_map_support: true, interpreter_args: ["--enable-source-maps"] }), PATH)).toMatchObject({
+    expect(
+      commandLineFor(app({ script, source_map_support: true, interpreter_args: ["--enable-source-maps"] }), PATH)
+    ).toMatchObject({
       command: { args: ["--enable-source-maps", script] }
     })
   })
@@ -79,9 +90,13 @@ describe("source_map_support", () => {
   it("unset: on when <script>.map exists (PM2's detection); false or disable_source_map_support: off", () => {
     const mapped = scriptFile("built.js", { map: true })
     const plain = scriptFile("plain.js")
-    expect(commandLineFor(app({ script: mapped }), PATH)).toMatchObject({ command: { args: ["--enable-source-maps", mapped] } })
+    expect(commandLineFor(app({ script: mapped }), PATH)).toMatchObject({
+      command: { args: ["--enable-source-maps", mapped] }
+    })
     expect(commandLineFor(app({ script: plain }), PATH)).toMatchObject({ command: { args: [plain] } })
-    expect(commandLineFor(app({ script: mapped, source_map_support: false }), PATH)).toMatchObject({ command: { args: [mapped] } })
+    expect(commandLineFor(app({ script: mapped, source_map_support: false }), PATH)).toMatchObject({
+      command: { args: [mapped] }
+    })
   })
 
   it("never for an interpreter that is not Node", () => {

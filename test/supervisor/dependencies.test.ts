@@ -17,11 +17,18 @@ describe("depends_on", () => {
           { name: "dep-a", script: "sleep", args: ["300"], min_uptime: "500ms" }
         ])
         const creating = yield* Effect.fork(pm.create(apps, { baseEnv: PATH_ENV }))
-        yield* eventually(Effect.map(pm.list(), (rows) => rows.length === 2), "both rows in the table")
+        yield* eventually(
+          Effect.map(pm.list(), (rows) => rows.length === 2),
+          "both rows in the table"
+        )
         const [rowA] = yield* pm.rowsFor("dep-a")
         const [rowB] = yield* pm.rowsFor("dep-b")
         // Each state of B, with A's status at that moment.
-        const seen: Array<{ readonly bPid: number | null; readonly bStatus: ProcessStatus; readonly aStatus: ProcessStatus }> = []
+        const seen: Array<{
+          readonly bPid: number | null
+          readonly bStatus: ProcessStatus
+          readonly aStatus: ProcessStatus
+        }> = []
         yield* pm.changes(rowB!).pipe(
           Stream.runForEach((b) =>
             Effect.map(pm.rowState(rowA!), (a) => {
@@ -40,9 +47,15 @@ describe("depends_on", () => {
         const gapMs = ((startTicks(b.pid!) - startTicks(a.pid!)) / CLK_TCK) * 1000
         expect(gapMs).toBeGreaterThanOrEqual(500 - 1000 / CLK_TCK)
         // B never had a process while A was not online.
-        yield* eventually(Effect.sync(() => seen.some((s) => s.bPid !== null)), "B's process seen")
+        yield* eventually(
+          Effect.sync(() => seen.some((s) => s.bPid !== null)),
+          "B's process seen"
+        )
         expect(seen.filter((s) => s.bPid !== null).every((s) => s.aStatus === "online")).toBe(true)
-        yield* eventually(Effect.map(pm.list(), (list) => list.every((r) => r.status === "online")), "both online")
+        yield* eventually(
+          Effect.map(pm.list(), (list) => list.every((r) => r.status === "online")),
+          "both online"
+        )
       })
     )
   )

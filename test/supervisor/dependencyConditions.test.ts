@@ -21,7 +21,9 @@ const watchPair = (pm: ProcessManagerType, dependent: string, dependency: string
     const [dependencyRow] = yield* pm.rowsFor(dependency)
     const seen: Array<{ readonly dependent: RowState; readonly dependency: RowState }> = []
     yield* pm.changes(dependentRow!).pipe(
-      Stream.runForEach((state) => Effect.map(pm.rowState(dependencyRow!), (other) => void seen.push({ dependent: state, dependency: other }))),
+      Stream.runForEach((state) =>
+        Effect.map(pm.rowState(dependencyRow!), (other) => void seen.push({ dependent: state, dependency: other }))
+      ),
       Effect.forkScoped
     )
     yield* Effect.yieldNow()
@@ -33,14 +35,20 @@ const createInBackground = (apps: ReadonlyArray<object>, count: number) =>
   Effect.gen(function* () {
     const pm = yield* ProcessManager
     const creating = yield* Effect.fork(pm.create(yield* definitions(apps), { baseEnv: PATH_ENV }))
-    yield* eventually(Effect.map(pm.list(), (rows) => rows.length === count), "the rows in the table")
+    yield* eventually(
+      Effect.map(pm.list(), (rows) => rows.length === count),
+      "the rows in the table"
+    )
     return creating
   })
 
 /** Waits until `name` waits for its dependency with no process, saying what for. */
 const awaitWaiting = (pm: ProcessManagerType, name: string, waitingFor: string) =>
   eventually(
-    Effect.map(pm.get(name), (detail) => detail.status === "starting" && detail.pid === null && detail.waiting_for === waitingFor),
+    Effect.map(
+      pm.get(name),
+      (detail) => detail.status === "starting" && detail.pid === null && detail.waiting_for === waitingFor
+    ),
     `${name} waiting for ${waitingFor}`
   )
 
@@ -56,7 +64,10 @@ describe("depends_on conditions that are met", () => {
           const check = path.join(dir, "check.sh")
           fs.writeFileSync(check, `#!/bin/sh\ntest -f ${marker}\n`, { mode: 0o755 })
           const creating = yield* createInBackground(
-            [{ name: "db", script: "sleep", args: ["300"], health_check: { script: check, interval: "1s" } }, sleeper("api", { name: "db", condition: "healthy" })],
+            [
+              { name: "db", script: "sleep", args: ["300"], health_check: { script: check, interval: "1s" } },
+              sleeper("api", { name: "db", condition: "healthy" })
+            ],
             2
           )
           const seen = yield* watchPair(pm, "api", "db")
@@ -101,53 +112,62 @@ describe("depends_on conditions that are met", () => {
           ])
           const withPid = seen.filter((s) => s.dependent.pid !== null)
           expect(withPid.length).toBeGreaterThan(0)
-          expect(withPid.every((s) => s.dependency.status === "stopped" && s.dependency.lastExit?.code === 0)).toBe(true)
+          expect(withPid.every((s) => s.dependency.status === "stopped" && s.dependency.lastExit?.code === 0)).toBe(
+            true
+          )
         })
       )
     )
   )
 
-  it.live("log_ready: the dependent starts once a line matching ready_log_line appeared, not when the dependency is online", () =>
-    withTempDir((dir) =>
-      withEngine(() =>
-        Effect.gen(function* () {
-          const pm = yield* ProcessManager
-          const marker = path.join(dir, "go")
-          const db = `const fs = require("fs"); console.log("booting, not ready yet"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(marker)})) { clearInterval(t); console.log("ready to accept connections on 5432"); setInterval(() => {}, 1000) } }, 50)`
-          const creating = yield* createInBackground(
-            [
-              { name: "db", script: node, args: ["-e", db], ready_log_line: "^ready to accept connections on \\d+$" },
-              sleeper("api", { name: "db", condition: "log_ready" })
-            ],
-            2
-          )
-          const seen = yield* watchPair(pm, "api", "db")
-          yield* awaitWaiting(pm, "api", "db to print its ready line")
-          // Online and talking, but not ready: the first line does not match.
-          yield* eventually(
-            Effect.map(pm.readLogs("db"), (lines) => lines.some((line) => line.message.includes("booting"))),
-            "db's first line"
-          )
-          expect((yield* pm.get("db")).status).toBe("online")
-          expect((yield* pm.get("api")).pid).toBeNull()
-          fs.writeFileSync(marker, "")
-          yield* Fiber.join(creating)
-          const withPid = seen.filter((s) => s.dependent.pid !== null)
-          expect(withPid.length).toBeGreaterThan(0)
-          expect(withPid.every((s) => s.dependency.readyLine)).toBe(true)
-          // show tells what an app waits for.
-          expect((yield* pm.get("api")).config.depends_on).toEqual([{ name: "db", condition: "log_ready" }])
-          expect((yield* pm.get("db")).config.ready_log_line).toBe("^ready to accept connections on \\d+$")
-        })
+  it.live(
+    "log_ready: the dependent starts once a line matching ready_log_line appeared, not when the dependency is online",
+    () =>
+      withTempDir((dir) =>
+        withEngine(() =>
+          Effect.gen(function* () {
+            const pm = yield* ProcessManager
+            const marker = path.join(dir, "go")
+            const db = `const fs = require("fs"); console.log("booting, not ready yet"); const t = setInterval(() => { if (fs.existsSync(${JSON.stringify(marker)})) { clearInterval(t); console.log("ready to accept connections on 5432"); setInterval(() => {}, 1000) } }, 50)`
+            const creating = yield* createInBackground(
+              [
+                { name: "db", script: node, args: ["-e", db], ready_log_line: "^ready to accept connections on \\d+$" },
+                sleeper("api", { name: "db", condition: "log_ready" })
+              ],
+              2
+            )
+            const seen = yield* watchPair(pm, "api", "db")
+            yield* awaitWaiting(pm, "api", "db to print its ready line")
+            // Online and talking, but not ready: the first line does not match.
+            yield* eventually(
+              Effect.map(pm.readLogs("db"), (lines) => lines.some((line) => line.message.includes("booting"))),
+              "db's first line"
+            )
+            expect((yield* pm.get("db")).status).toBe("online")
+            expect((yield* pm.get("api")).pid).toBeNull()
+            fs.writeFileSync(marker, "")
+            yield* Fiber.join(creating)
+            const withPid = seen.filter((s) => s.dependent.pid !== null)
+            expect(withPid.length).toBeGreaterThan(0)
+            expect(withPid.every((s) => s.dependency.readyLine)).toBe(true)
+            // show tells what an app waits for.
+            expect((yield* pm.get("api")).config.depends_on).toEqual([{ name: "db", condition: "log_ready" }])
+            expect((yield* pm.get("db")).config.ready_log_line).toBe("^ready to accept connections on \\d+$")
+          })
+        )
       )
-    )
   )
 })
 
 describe("depends_on conditions that can never be met", () => {
   const expectFailure = (
     apps: ReadonlyArray<object>,
-    expected: { readonly dependency: string; readonly condition: string; readonly reason: string; readonly suggestion: string }
+    expected: {
+      readonly dependency: string
+      readonly condition: string
+      readonly reason: string
+      readonly suggestion: string
+    }
   ) =>
     withEngine(() =>
       Effect.gen(function* () {
@@ -182,7 +202,13 @@ describe("depends_on conditions that can never be met", () => {
   it.live("log_ready, and the dependency crashes before its ready line", () =>
     expectFailure(
       [
-        { name: "db", script: node, args: ["-e", "console.log('starting'); process.exit(1)"], max_restarts: 0, ready_log_line: "ready" },
+        {
+          name: "db",
+          script: node,
+          args: ["-e", "console.log('starting'); process.exit(1)"],
+          max_restarts: 0,
+          ready_log_line: "ready"
+        },
         sleeper("api", { name: "db", condition: "log_ready" })
       ],
       {
@@ -221,15 +247,25 @@ describe("stopping several apps", () => {
           const app = (name: string, delayMs: number, dependsOn: ReadonlyArray<string>) => ({
             name,
             script: node,
-            args: ["-e", `process.on("SIGTERM", () => setTimeout(() => { require("fs").appendFileSync(${JSON.stringify(stops)}, "${name}\\n"); process.exit(0) }, ${delayMs})); console.log("handler set"); setInterval(() => {}, 1000)`],
+            args: [
+              "-e",
+              `process.on("SIGTERM", () => setTimeout(() => { require("fs").appendFileSync(${JSON.stringify(stops)}, "${name}\\n"); process.exit(0) }, ${delayMs})); console.log("handler set"); setInterval(() => {}, 1000)`
+            ],
             min_uptime: "100ms",
             depends_on: dependsOn
           })
           const apps = yield* definitions([app("top", 0, ["mid"]), app("mid", 200, ["base"]), app("base", 0, [])])
-          const order = () => fs.readFileSync(stops, "utf8").split("\n").filter((line) => line !== "")
+          const order = () =>
+            fs
+              .readFileSync(stops, "utf8")
+              .split("\n")
+              .filter((line) => line !== "")
           // Each process says when its SIGTERM handler is in place (a signal before would just end it).
           const handlersSet = Effect.forEach(["top", "mid", "base"], (name) =>
-            eventually(Effect.map(pm.readLogs(name), (lines) => lines.some((line) => line.message === "handler set")), `${name}'s handler`)
+            eventually(
+              Effect.map(pm.readLogs(name), (lines) => lines.some((line) => line.message === "handler set")),
+              `${name}'s handler`
+            )
           )
           yield* pm.create(apps, { baseEnv: PATH_ENV })
           yield* handlersSet
@@ -237,9 +273,18 @@ describe("stopping several apps", () => {
           expect(order()).toEqual(["top", "mid", "base"])
           fs.rmSync(stops)
           yield* pm.restart("all")
-          yield* eventually(Effect.map(pm.list(), (rows) => rows.every((row) => row.status === "online")), "all online again")
+          yield* eventually(
+            Effect.map(pm.list(), (rows) => rows.every((row) => row.status === "online")),
+            "all online again"
+          )
           yield* Effect.forEach(["top", "mid", "base"], (name) =>
-            eventually(Effect.map(pm.readLogs(name), (lines) => lines.filter((line) => line.message === "handler set").length === 2), `${name}'s handler again`)
+            eventually(
+              Effect.map(
+                pm.readLogs(name),
+                (lines) => lines.filter((line) => line.message === "handler set").length === 2
+              ),
+              `${name}'s handler again`
+            )
           )
           yield* pm.shutdown()
           expect(order()).toEqual(["top", "mid", "base"])

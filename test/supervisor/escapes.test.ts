@@ -27,7 +27,11 @@ describe("descendants that leave the process group", () => {
           const before = shapes.map((shape) => escapees(shape.marker)[0])
           yield* pm[verb]("all")
           // No waiting: the request returns once the processes are gone.
-          for (const [i, shape] of shapes.entries()) expect(escapees(shape.marker).filter((pid) => pid === before[i]), shape.name).toEqual([])
+          for (const [i, shape] of shapes.entries())
+            expect(
+              escapees(shape.marker).filter((pid) => pid === before[i]),
+              shape.name
+            ).toEqual([])
         })
       )
     )
@@ -42,34 +46,49 @@ describe("descendants that leave the process group", () => {
         yield* eventually(running(shape.marker), "escapee running")
         const first = escapees(shape.marker)[0]!
         process.kill(row!.pid!, "SIGKILL")
-        yield* eventually(Effect.sync(() => !escapees(shape.marker).includes(first) && escapees(shape.marker).length === 1), "the old escapee gone, a new one running")
+        yield* eventually(
+          Effect.sync(() => !escapees(shape.marker).includes(first) && escapees(shape.marker).length === 1),
+          "the old escapee gone, a new one running"
+        )
         yield* pm.delete("all")
         expect(escapees(shape.marker)).toEqual([])
       })
     )
   )
 
-  it.live("an escapee that clears its environment is still found by the descendants the sampler saw", () =>
-    withEngine(() =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const marker = String(900_000 + (process.pid % 90_000))
-        // No PMFX_RUN_ID (env -i), and its parent exits 2 s later: only the sampled record knows it.
-        const app = { name: "esc-clean", script: "bash", args: ["-c", `(env -i setsid sleep ${marker} & sleep 2); sleep 1000`] }
-        const [row] = yield* pm.create(yield* definitions([app]), { baseEnv: PATH_ENV })
-        yield* eventually(Effect.sync(() => escapees(marker).length === 1), "escapee running")
-        const escapee = escapees(marker)[0]!
-        yield* eventually(Effect.sync(() => !descendantsOfPid(row!.pid!).includes(escapee)), "escapee reparented out of the tree")
-        yield* pm.stop("esc-clean")
-        expect(escapees(marker)).toEqual([])
-      }).pipe(
-        Effect.ensuring(
-          Effect.sync(() => {
-            for (const pid of escapees(String(900_000 + (process.pid % 90_000)))) process.kill(pid, "SIGKILL")
-          })
+  it.live(
+    "an escapee that clears its environment is still found by the descendants the sampler saw",
+    () =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const marker = String(900_000 + (process.pid % 90_000))
+          // No PMFX_RUN_ID (env -i), and its parent exits 2 s later: only the sampled record knows it.
+          const app = {
+            name: "esc-clean",
+            script: "bash",
+            args: ["-c", `(env -i setsid sleep ${marker} & sleep 2); sleep 1000`]
+          }
+          const [row] = yield* pm.create(yield* definitions([app]), { baseEnv: PATH_ENV })
+          yield* eventually(
+            Effect.sync(() => escapees(marker).length === 1),
+            "escapee running"
+          )
+          const escapee = escapees(marker)[0]!
+          yield* eventually(
+            Effect.sync(() => !descendantsOfPid(row!.pid!).includes(escapee)),
+            "escapee reparented out of the tree"
+          )
+          yield* pm.stop("esc-clean")
+          expect(escapees(marker)).toEqual([])
+        }).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              for (const pid of escapees(String(900_000 + (process.pid % 90_000)))) process.kill(pid, "SIGKILL")
+            })
+          )
         )
-      )
-    ),
+      ),
     { timeout: 30_000 }
   )
 })

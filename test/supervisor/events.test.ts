@@ -12,7 +12,10 @@ describe("events", () => {
         const events = yield* recordEvents()
         const apps = yield* definitions([{ name: "quiet", script: "sleep", args: ["300"], min_uptime: "200ms" }])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.get("quiet"), (d) => d.status === "online"), "online")
+        yield* eventually(
+          Effect.map(pm.get("quiet"), (d) => d.status === "online"),
+          "online"
+        )
         yield* pm.stop("quiet")
         yield* awaitEvent(events, "ProcessStatus", (e) => e.name === "quiet" && e.status === "stopped", "stopped")
         const changes = eventsOf(events, "ProcessStatus", "quiet")
@@ -38,9 +41,27 @@ describe("events", () => {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
         const apps = yield* definitions([
-          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms", max_restarts: 0 },
-          { name: "final", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms", autorestart: false },
-          { name: "tidy", script: node, args: ["-e", "setTimeout(() => {}, 300)"], min_uptime: "100ms", autorestart: false }
+          {
+            name: "crashy",
+            script: fixture("crash-after.js"),
+            env: { CRASH_AFTER_MS: "300" },
+            min_uptime: "100ms",
+            max_restarts: 0
+          },
+          {
+            name: "final",
+            script: fixture("crash-after.js"),
+            env: { CRASH_AFTER_MS: "300" },
+            min_uptime: "100ms",
+            autorestart: false
+          },
+          {
+            name: "tidy",
+            script: node,
+            args: ["-e", "setTimeout(() => {}, 300)"],
+            min_uptime: "100ms",
+            autorestart: false
+          }
         ])
         const rows = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const crashy = rows.find((r) => r.name === "crashy")!
@@ -53,11 +74,21 @@ describe("events", () => {
         const toRestarting = eventsOf(events, "ProcessStatus", "crashy").find((e) => e.status === "restarting")
         expect(toRestarting).toMatchObject({ previous_status: "online", exit_code: 1, signal: null })
 
-        const errored = yield* awaitEvent(events, "ProcessStatus", (e) => e.name === "final" && e.status === "errored", "final errored")
+        const errored = yield* awaitEvent(
+          events,
+          "ProcessStatus",
+          (e) => e.name === "final" && e.status === "errored",
+          "final errored"
+        )
         expect(errored).toMatchObject({ previous_status: "online", exit_code: 1, pid: null })
         expect(eventsOf(events, "ProcessExit", "final")).toMatchObject([{ exit_code: 1, abnormal: true }])
 
-        const stopped = yield* awaitEvent(events, "ProcessStatus", (e) => e.name === "tidy" && e.status === "stopped", "tidy stopped")
+        const stopped = yield* awaitEvent(
+          events,
+          "ProcessStatus",
+          (e) => e.name === "tidy" && e.status === "stopped",
+          "tidy stopped"
+        )
         expect(stopped).toMatchObject({ previous_status: "online", exit_code: 0 })
         expect(eventsOf(events, "ProcessExit", "tidy")).toMatchObject([{ exit_code: 0, signal: null, abnormal: false }])
       })
@@ -69,7 +100,9 @@ describe("events", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
-        const apps = yield* definitions([{ name: "victim", script: "sleep", args: ["300"], min_uptime: "100ms", autorestart: false }])
+        const apps = yield* definitions([
+          { name: "victim", script: "sleep", args: ["300"], min_uptime: "100ms", autorestart: false }
+        ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         process.kill(row!.pid!, "SIGKILL")
         const exit = yield* awaitEvent(events, "ProcessExit", (e) => e.name === "victim", "the exit")
@@ -86,7 +119,14 @@ describe("events", () => {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
         const apps = yield* definitions([
-          { name: "busy", script: node, args: ["-e", "const b = Buffer.alloc(20 * 1024 * 1024, 1); setInterval(() => { for (let i = 0; i < 1e6; i++) b[i % b.length]++ }, 20)"] },
+          {
+            name: "busy",
+            script: node,
+            args: [
+              "-e",
+              "const b = Buffer.alloc(20 * 1024 * 1024, 1); setInterval(() => { for (let i = 0; i < 1e6; i++) b[i % b.length]++ }, 20)"
+            ]
+          },
           { name: "idle", script: "sleep", args: ["300"], autorestart: false }
         ])
         const rows = yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -94,19 +134,34 @@ describe("events", () => {
         yield* pm.stop("idle")
         const stoppedAt = Date.now()
         // Two samples of the same process are needed for a CPU rate.
-        yield* eventually(Effect.map(pm.get("busy"), (d) => d.memory_usage > 20 * 1024 * 1024 && d.cpu_usage > 0), "metrics of busy")
+        yield* eventually(
+          Effect.map(pm.get("busy"), (d) => d.memory_usage > 20 * 1024 * 1024 && d.cpu_usage > 0),
+          "metrics of busy"
+        )
         const shown = yield* pm.get("busy")
         const sample = yield* awaitEvent(
           events,
           "MetricsSample",
-          (e) => e.processes.some((p) => p.id === busy.id && p.memory_usage === shown.memory_usage && p.cpu_usage === shown.cpu_usage),
+          (e) =>
+            e.processes.some(
+              (p) => p.id === busy.id && p.memory_usage === shown.memory_usage && p.cpu_usage === shown.cpu_usage
+            ),
           "a sample with the values the row shows"
         )
         expect(Number.isNaN(Date.parse(sample.timestamp))).toBe(false)
-        expect(sample.processes.find((p) => p.id === busy.id)).toMatchObject({ name: "busy", instance: 0, pid: busy.pid })
+        expect(sample.processes.find((p) => p.id === busy.id)).toMatchObject({
+          name: "busy",
+          instance: 0,
+          pid: busy.pid
+        })
         // A stopped row has no process to measure.
         // (A sample taken after the stop: one may have been taken between the create and the stop.)
-        const latest = yield* awaitEvent(events, "MetricsSample", (e) => Date.parse(e.timestamp) > stoppedAt, "a sample after the stop")
+        const latest = yield* awaitEvent(
+          events,
+          "MetricsSample",
+          (e) => Date.parse(e.timestamp) > stoppedAt,
+          "a sample after the stop"
+        )
         expect(latest.processes.map((p) => p.name)).toEqual(["busy"])
       })
     )

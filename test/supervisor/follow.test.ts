@@ -29,7 +29,10 @@ describe("following logs", () => {
         const five = yield* grepped.pipe(Stream.runHead, Effect.timeout("20 seconds"))
         expect(five._tag === "Some" && /tick \d*5$/.test(five.value.message)).toBe(true)
         // The read side agrees with what was followed.
-        yield* eventually(Effect.map(pm.readLogs("talker", { stream: "err", lines: 2 }), (lines) => lines.length === 2), "two error lines on disk")
+        yield* eventually(
+          Effect.map(pm.readLogs("talker", { stream: "err", lines: 2 }), (lines) => lines.length === 2),
+          "two error lines on disk"
+        )
         const missing = yield* Effect.flip(pm.followLogs("nobody"))
         expect(missing._tag).toBe("PROCESS_NOT_FOUND")
         const badGrep = yield* Effect.flip(pm.followLogs("talker", { grep: "(" }))

@@ -28,7 +28,10 @@ describe("http health checks", () => {
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         expect(row!.health_status).toBe("unknown")
-        yield* eventually(Effect.map(pm.get("api"), (d) => d.status === "online"), "online")
+        yield* eventually(
+          Effect.map(pm.get("api"), (d) => d.status === "online"),
+          "online"
+        )
         const detail = yield* pm.get("api")
         expect(detail.health_status).toBe("healthy")
         expect(detail.health_check).toMatchObject({
@@ -64,8 +67,16 @@ describe("http health checks", () => {
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const states = yield* recordStates(pm, "degrading")
-        yield* eventually(Effect.map(pm.get("degrading"), (d) => d.status === "online" && d.health_status === "healthy"), "online and healthy")
-        const restart = yield* awaitEvent(events, "ProcessRestart", (e) => e.name === "degrading", "a restart after the check failed")
+        yield* eventually(
+          Effect.map(pm.get("degrading"), (d) => d.status === "online" && d.health_status === "healthy"),
+          "online and healthy"
+        )
+        const restart = yield* awaitEvent(
+          events,
+          "ProcessRestart",
+          (e) => e.name === "degrading",
+          "a restart after the check failed"
+        )
         expect(restart).toMatchObject({ id: row!.id, reason: "health", restarts: 1 })
         expect((yield* pm.get("degrading")).restarts).toBeGreaterThanOrEqual(1)
         expect(states.some((s) => s.health.status === "unhealthy")).toBe(true)
@@ -89,11 +100,21 @@ describe("http health checks", () => {
         const events = yield* recordEvents()
         const port = yield* closedPort
         const apps = yield* definitions([
-          { name: "deaf", script: "sleep", args: ["300"], health_check: { url: `http://127.0.0.1:${port}/health`, interval: "1s", retries: 2 } }
+          {
+            name: "deaf",
+            script: "sleep",
+            args: ["300"],
+            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "1s", retries: 2 }
+          }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const states = yield* recordStates(pm, "deaf")
-        const restart = yield* awaitEvent(events, "ProcessRestart", (e) => e.name === "deaf", "a restart after the check failed")
+        const restart = yield* awaitEvent(
+          events,
+          "ProcessRestart",
+          (e) => e.name === "deaf",
+          "a restart after the check failed"
+        )
         expect(restart).toMatchObject({ id: row!.id, reason: "health", restarts: 1 })
         expect((yield* pm.get("deaf")).restarts).toBeGreaterThanOrEqual(1)
         expect(states.some((s) => s.health.status === "unhealthy")).toBe(true)
@@ -123,13 +144,21 @@ describe("http health checks", () => {
           }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* awaitEvent(events, "ProcessStatus", (e) => e.name === "hopeless" && e.status === "errored", "errored", 45_000)
+        yield* awaitEvent(
+          events,
+          "ProcessStatus",
+          (e) => e.name === "hopeless" && e.status === "errored",
+          "errored",
+          45_000
+        )
         const detail = yield* pm.get("hopeless")
         expect(detail.pid).toBeNull()
         expect(detail.restarts).toBe(1)
         expect(eventsOf(events, "ProcessRestart", "hopeless").map((e) => e.reason)).toEqual(["health"])
         // Every process it started is gone.
-        const pids = new Set(eventsOf(events, "ProcessStatus", "hopeless").flatMap((e) => (e.pid === null ? [] : [e.pid])))
+        const pids = new Set(
+          eventsOf(events, "ProcessStatus", "hopeless").flatMap((e) => (e.pid === null ? [] : [e.pid]))
+        )
         expect(pids.size).toBeGreaterThanOrEqual(2)
         for (const pid of pids) expect(isAlive(pid)).toBe(false)
       })
@@ -153,7 +182,10 @@ describe("script health checks", () => {
           }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.get("scripted"), (d) => d.status === "online"), "online")
+        yield* eventually(
+          Effect.map(pm.get("scripted"), (d) => d.status === "online"),
+          "online"
+        )
         const detail = yield* pm.get("scripted")
         expect(detail.health_status).toBe("healthy")
         expect(detail.health_check).toMatchObject({ enabled: true, check_type: "script", status: "healthy" })
@@ -178,7 +210,12 @@ describe("script health checks", () => {
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const states = yield* recordStates(pm, "scripted-bad")
-        const restart = yield* awaitEvent(events, "ProcessRestart", (e) => e.name === "scripted-bad", "a restart after the check failed")
+        const restart = yield* awaitEvent(
+          events,
+          "ProcessRestart",
+          (e) => e.name === "scripted-bad",
+          "a restart after the check failed"
+        )
         expect(restart).toMatchObject({ id: row!.id, reason: "health", restarts: 1 })
         expect((yield* pm.get("scripted-bad")).restarts).toBeGreaterThanOrEqual(1)
         expect(states.some((s) => s.health.status === "unhealthy")).toBe(true)

@@ -74,6 +74,10 @@ export const awaitEvent = <T extends PmfxEvent["_tag"]>(
   timeoutMs?: number
 ) =>
   Effect.map(
-    eventually(Effect.sync(() => eventsOf(events, tag).some(predicate)), what, timeoutMs),
+    eventually(
+      Effect.sync(() => eventsOf(events, tag).some(predicate)),
+      what,
+      timeoutMs
+    ),
     () => eventsOf(events, tag).find(predicate)!
   )

@@ -4,11 +4,19 @@ import { pm2AppDefaults } from "../../src/domain/AppDefinition"
 import { filterInherited, instanceEnvironment } from "../../src/supervisor/instanceEnvironment"
 
 const base = { PATH: "/usr/bin", HOME: "/root", AWS_SECRET: "s", npm_config_x: "1" }
-const app = (settings: object = {}) => ({ env: {}, filter_env: pm2AppDefaults.filter_env, increment_var: null, instance_var: "NODE_APP_INSTANCE", ...settings })
+const app = (settings: object = {}) => ({
+  env: {},
+  filter_env: pm2AppDefaults.filter_env,
+  increment_var: null,
+  instance_var: "NODE_APP_INSTANCE",
+  ...settings
+})
 
 describe("an instance's environment", () => {
   it("instance_var names the variable of the instance index; PMFX_INSTANCE_ID stays", () => {
-    const env = Either.getOrThrow(instanceEnvironment({ app: app({ instance_var: "INSTANCE_ID" }), instance: 2, port: null, baseEnv: base }))
+    const env = Either.getOrThrow(
+      instanceEnvironment({ app: app({ instance_var: "INSTANCE_ID" }), instance: 2, port: null, baseEnv: base })
+    )
     expect(env).toMatchObject({ INSTANCE_ID: "2", PMFX_INSTANCE_ID: "2", PATH: "/usr/bin" })
     expect(env.NODE_APP_INSTANCE).toBeUndefined()
   })
@@ -20,16 +28,28 @@ describe("an instance's environment", () => {
     expect(at(3, { increment_var: "PORT", env: { PORT: "3000" } }).PORT).toBe("3003")
     expect(at(2, { increment_var: "WORKER" }).WORKER).toBe("2")
     expect(at(1, { increment_var: "PORT", env: { PORT: "3000" } }, 4100).PORT).toBe("4100")
-    expect(instanceEnvironment({ app: app({ increment_var: "PORT", env: { PORT: "web" } }), instance: 0, port: null, baseEnv: {} })).toEqual(
-      Either.left('increment_var PORT is "web", not a whole number to count up from')
-    )
+    expect(
+      instanceEnvironment({
+        app: app({ increment_var: "PORT", env: { PORT: "web" } }),
+        instance: 0,
+        port: null,
+        baseEnv: {}
+      })
+    ).toEqual(Either.left('increment_var PORT is "web", not a whole number to count up from'))
   })
 
   it("filter_env: true drops the starting environment, names drop variables containing them; env is kept", () => {
     expect(filterInherited(base, true)).toEqual({})
     expect(filterInherited(base, false)).toEqual(base)
     expect(filterInherited(base, ["AWS_", "npm_"])).toEqual({ PATH: "/usr/bin", HOME: "/root" })
-    const env = Either.getOrThrow(instanceEnvironment({ app: app({ filter_env: true, env: { KEEP: "1" } }), instance: 0, port: null, baseEnv: base }))
+    const env = Either.getOrThrow(
+      instanceEnvironment({
+        app: app({ filter_env: true, env: { KEEP: "1" } }),
+        instance: 0,
+        port: null,
+        baseEnv: base
+      })
+    )
     expect(env).toEqual({ KEEP: "1", PMFX_INSTANCE_ID: "0", NODE_APP_INSTANCE: "0" })
   })
 })

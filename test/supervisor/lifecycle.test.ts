@@ -5,7 +5,16 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
 import { liveGroupMembers } from "../../src/monitor/procfs"
-import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine, withTempDir } from "../support/engine"
+import {
+  definitions,
+  eventually,
+  fixture,
+  isAlive,
+  PATH_ENV,
+  recordEvents,
+  withEngine,
+  withTempDir
+} from "../support/engine"
 import { randomPortBase } from "../support/ports"
 import { eventsOf } from "./helpers"
 
@@ -13,18 +22,24 @@ const node = process.execPath
 /** A port range unlikely to be used by anything else on the machine. */
 const freeBase = () => randomPortBase(10)
 
-const statusOf = (pm: ProcessManager, target: string) => Effect.map(pm.resolve(target), (rows) => rows.map((r) => r.status))
+const statusOf = (pm: ProcessManager, target: string) =>
+  Effect.map(pm.resolve(target), (rows) => rows.map((r) => r.status))
 
 describe("restarts", () => {
   it.live("a crash is restarted and restarts goes up", () =>
     withEngine(() =>
       Effect.gen(function* () {
         const pm = yield* ProcessManager
-        const apps = yield* definitions([{ name: "crasher", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms" }])
+        const apps = yield* definitions([
+          { name: "crasher", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms" }
+        ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         // Online as soon as it is up (min_uptime only counts unstable restarts).
         expect(row!.status).toBe("online")
-        yield* eventually(Effect.map(pm.get("crasher"), (d) => d.restarts >= 3 && d.pid !== null), "three restarts")
+        yield* eventually(
+          Effect.map(pm.get("crasher"), (d) => d.restarts >= 3 && d.pid !== null),
+          "three restarts"
+        )
         const detail = yield* pm.get("crasher")
         expect(detail.pid).not.toBe(row!.pid)
         expect(["starting", "online", "restarting"]).toContain(detail.status)
@@ -37,9 +52,14 @@ describe("restarts", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
-        const apps = yield* definitions([{ name: "flaky", script: node, args: ["-e", "process.exit(2)"], max_restarts: 3 }])
+        const apps = yield* definitions([
+          { name: "flaky", script: node, args: ["-e", "process.exit(2)"], max_restarts: 3 }
+        ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(statusOf(pm, "flaky"), (s) => s[0] === "errored"), "errored")
+        yield* eventually(
+          Effect.map(statusOf(pm, "flaky"), (s) => s[0] === "errored"),
+          "errored"
+        )
         const detail = yield* pm.get("flaky")
         expect(detail.restarts).toBe(3)
         const exits = events.filter((e) => e._tag === "ProcessExit")
@@ -56,29 +76,49 @@ describe("restarts", () => {
     )
   )
 
-  it.live("min_uptime: online at once; exits within min_uptime are unstable (errored after max_restarts), later exits are not", () =>
-    withEngine(() =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const events = yield* recordEvents()
-        const apps = yield* definitions([
-          // Each run lasts ~300 ms: shorter than its min_uptime (5 s), so every exit is unstable.
-          { name: "short", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "5s", max_restarts: 2 },
-          // The same runs, longer than its min_uptime (100 ms): stable, so max_restarts 0 never ends it.
-          { name: "long", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, min_uptime: "100ms", max_restarts: 0 }
-        ])
-        const created = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        expect(created.map((r) => r.status)).toEqual(["online", "online"])
-        yield* eventually(Effect.map(pm.get("short"), (d) => d.status === "errored"), "short errored")
-        const short = yield* pm.get("short")
-        expect(short.restarts).toBe(2)
-        // Every run of `short` was online before it exited (online does not wait for min_uptime).
-        const shortChanges = eventsOf(events, "ProcessStatus", "short").map((e) => e.status)
-        expect(shortChanges.filter((s) => s === "online")).toHaveLength(3)
-        yield* eventually(Effect.map(pm.get("long"), (d) => d.restarts >= 3), "long restarted three times")
-        expect(["online", "restarting", "starting"]).toContain((yield* pm.get("long")).status)
-      })
-    )
+  it.live(
+    "min_uptime: online at once; exits within min_uptime are unstable (errored after max_restarts), later exits are not",
+    () =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const events = yield* recordEvents()
+          const apps = yield* definitions([
+            // Each run lasts ~300 ms: shorter than its min_uptime (5 s), so every exit is unstable.
+            {
+              name: "short",
+              script: fixture("crash-after.js"),
+              env: { CRASH_AFTER_MS: "300" },
+              min_uptime: "5s",
+              max_restarts: 2
+            },
+            // The same runs, longer than its min_uptime (100 ms): stable, so max_restarts 0 never ends it.
+            {
+              name: "long",
+              script: fixture("crash-after.js"),
+              env: { CRASH_AFTER_MS: "300" },
+              min_uptime: "100ms",
+              max_restarts: 0
+            }
+          ])
+          const created = yield* pm.create(apps, { baseEnv: PATH_ENV })
+          expect(created.map((r) => r.status)).toEqual(["online", "online"])
+          yield* eventually(
+            Effect.map(pm.get("short"), (d) => d.status === "errored"),
+            "short errored"
+          )
+          const short = yield* pm.get("short")
+          expect(short.restarts).toBe(2)
+          // Every run of `short` was online before it exited (online does not wait for min_uptime).
+          const shortChanges = eventsOf(events, "ProcessStatus", "short").map((e) => e.status)
+          expect(shortChanges.filter((s) => s === "online")).toHaveLength(3)
+          yield* eventually(
+            Effect.map(pm.get("long"), (d) => d.restarts >= 3),
+            "long restarted three times"
+          )
+          expect(["online", "restarting", "starting"]).toContain((yield* pm.get("long")).status)
+        })
+      )
   )
 
   it.live("autorestart off: exit 0 ends stopped, a non-zero exit ends errored", () =>
@@ -90,7 +130,10 @@ describe("restarts", () => {
           { name: "dirty", script: node, args: ["-e", "setTimeout(() => process.exit(5), 100)"], autorestart: false }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.list(), (rows) => rows[0]!.status === "stopped" && rows[1]!.status === "errored"), "settled")
+        yield* eventually(
+          Effect.map(pm.list(), (rows) => rows[0]!.status === "stopped" && rows[1]!.status === "errored"),
+          "settled"
+        )
         const rows = yield* pm.list()
         expect(rows.map((r) => r.restarts)).toEqual([0, 0])
       })
@@ -105,9 +148,14 @@ describe("stopping", () => {
         Effect.gen(function* () {
           const pm = yield* ProcessManager
           const pidsFile = path.join(dir, "pids.json")
-          const apps = yield* definitions([{ name: "stubborn", script: fixture("ignore-sigterm.js"), kill_timeout: "1s", env: { PIDS_FILE: pidsFile } }])
+          const apps = yield* definitions([
+            { name: "stubborn", script: fixture("ignore-sigterm.js"), kill_timeout: "1s", env: { PIDS_FILE: pidsFile } }
+          ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.sync(() => fs.existsSync(pidsFile)), "pids written")
+          yield* eventually(
+            Effect.sync(() => fs.existsSync(pidsFile)),
+            "pids written"
+          )
           const pids = JSON.parse(fs.readFileSync(pidsFile, "utf8")) as { child: number; grandchild: number }
           expect(isAlive(pids.child) && isAlive(pids.grandchild)).toBe(true)
           const started = Date.now()
@@ -126,10 +174,15 @@ describe("stopping", () => {
     withEngine(() =>
       Effect.gen(function* () {
         const pm = yield* ProcessManager
-        const apps = yield* definitions([{ name: "family", script: "sh", args: ["-c", "sleep 300 & sleep 300 & wait"] }])
+        const apps = yield* definitions([
+          { name: "family", script: "sh", args: ["-c", "sleep 300 & sleep 300 & wait"] }
+        ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const pgid = row!.pid!
-        yield* eventually(Effect.map(liveGroupMembers(pgid), (members) => members.length === 3), "three processes in the group")
+        yield* eventually(
+          Effect.map(liveGroupMembers(pgid), (members) => members.length === 3),
+          "three processes in the group"
+        )
         yield* pm.stop("family")
         expect(yield* liveGroupMembers(pgid)).toEqual([])
         const again = yield* pm.stop("family")
@@ -147,12 +200,21 @@ describe("instances and ports", () => {
           const pm = yield* ProcessManager
           const base = freeBase()
           const apps = yield* definitions([
-            { name: "trio", script: fixture("write-env.js"), instances: 3, port: `${base}-${base + 2}`, env: { ENV_OUT_DIR: dir } }
+            {
+              name: "trio",
+              script: fixture("write-env.js"),
+              instances: 3,
+              port: `${base}-${base + 2}`,
+              env: { ENV_OUT_DIR: dir }
+            }
           ])
           const rows = yield* pm.create(apps, { baseEnv: { ...PATH_ENV, FROM_CALLER: "yes" } })
           expect(rows.map((r) => r.port)).toEqual([String(base), String(base + 1), String(base + 2)])
           expect(new Set(rows.map((r) => r.id)).size).toBe(3)
-          yield* eventually(Effect.sync(() => [0, 1, 2].every((i) => fs.existsSync(path.join(dir, `${i}.json`)))), "env files")
+          yield* eventually(
+            Effect.sync(() => [0, 1, 2].every((i) => fs.existsSync(path.join(dir, `${i}.json`)))),
+            "env files"
+          )
           for (const i of [0, 1, 2]) {
             const env = JSON.parse(fs.readFileSync(path.join(dir, `${i}.json`), "utf8")) as Record<string, string>
             expect(env.PORT).toBe(String(base + i))
@@ -175,7 +237,9 @@ describe("instances and ports", () => {
           Effect.async<void>((resume) => void foreign.listen(base, "127.0.0.1", () => resume(Effect.void))),
           () => Effect.async<void>((resume) => void foreign.close(() => resume(Effect.void)))
         )
-        const autoApps = yield* definitions([{ name: "auto", script: "sleep", args: ["300"], port: `auto:${base}-${base + 10}` }])
+        const autoApps = yield* definitions([
+          { name: "auto", script: "sleep", args: ["300"], port: `auto:${base}-${base + 10}` }
+        ])
         const [auto] = yield* pm.create(autoApps, { baseEnv: PATH_ENV })
         expect(auto!.port).toBe(String(base + 1))
 
@@ -201,42 +265,48 @@ describe("instances and ports", () => {
         const [app] = apps
         const error = yield* Effect.flip(pm.create([{ ...app!, instances: 3 }], { baseEnv: PATH_ENV }))
         expect(error._tag).toBe("INSUFFICIENT_RESOURCES")
-        if (error._tag === "INSUFFICIENT_RESOURCES") expect(error.details).toMatchObject({ resource: "ports", available: 2, required: 3 })
+        if (error._tag === "INSUFFICIENT_RESOURCES")
+          expect(error.details).toMatchObject({ resource: "ports", available: 2, required: 3 })
       })
     )
   )
 })
 
 describe("start failures and addressing", () => {
-  it.live("a missing executable is PROCESS_START_FAILED and the creation is not kept, a missing cwd is FILE_ERROR, and another app keeps running", () =>
-    withEngine(() =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        const good = yield* definitions([{ name: "good", script: "sleep", args: ["300"] }])
-        const [goodRow] = yield* pm.create(good, { baseEnv: PATH_ENV })
-        const bad = yield* definitions([{ name: "bad", script: "/nonexistent/bin/server" }])
-        const error = yield* Effect.flip(pm.create(bad, { baseEnv: PATH_ENV }))
-        expect(error._tag).toBe("PROCESS_START_FAILED")
-        if (error._tag === "PROCESS_START_FAILED") {
-          expect(error.details.process_id).toBe("bad")
-          expect(error.details.reason).toContain("/nonexistent/bin/server")
-          expect(error.details.suggestion).not.toBe("")
-        }
-        const missingCommand = yield* definitions([{ name: "nocmd", script: "definitely-not-a-command-pmfx" }])
-        const error2 = yield* Effect.flip(pm.create(missingCommand, { baseEnv: PATH_ENV }))
-        expect(error2._tag).toBe("PROCESS_START_FAILED")
-        const badCwd = yield* definitions([{ name: "nocwd", script: "sleep", args: ["1"], cwd: "/nonexistent/folder" }])
-        // A cwd that is no folder is caught before the app is added (FILE_ERROR, docs/api.md).
-        const error3 = yield* Effect.flip(pm.create(badCwd, { baseEnv: PATH_ENV }))
-        expect(error3._tag).toBe("FILE_ERROR")
-        if (error3._tag === "FILE_ERROR") expect(error3.details).toMatchObject({ field: "cwd", path: "/nonexistent/folder", reason: "ENOENT" })
-        const rows = yield* pm.list()
-        // Creations that failed before their first spawn leave no row (the names are free again).
-        expect(rows.map((r) => r.name)).toEqual(["good"])
-        expect(rows[0]!.pid).toBe(goodRow!.pid)
-        expect(isAlive(goodRow!.pid!)).toBe(true)
-      })
-    )
+  it.live(
+    "a missing executable is PROCESS_START_FAILED and the creation is not kept, a missing cwd is FILE_ERROR, and another app keeps running",
+    () =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const good = yield* definitions([{ name: "good", script: "sleep", args: ["300"] }])
+          const [goodRow] = yield* pm.create(good, { baseEnv: PATH_ENV })
+          const bad = yield* definitions([{ name: "bad", script: "/nonexistent/bin/server" }])
+          const error = yield* Effect.flip(pm.create(bad, { baseEnv: PATH_ENV }))
+          expect(error._tag).toBe("PROCESS_START_FAILED")
+          if (error._tag === "PROCESS_START_FAILED") {
+            expect(error.details.process_id).toBe("bad")
+            expect(error.details.reason).toContain("/nonexistent/bin/server")
+            expect(error.details.suggestion).not.toBe("")
+          }
+          const missingCommand = yield* definitions([{ name: "nocmd", script: "definitely-not-a-command-pmfx" }])
+          const error2 = yield* Effect.flip(pm.create(missingCommand, { baseEnv: PATH_ENV }))
+          expect(error2._tag).toBe("PROCESS_START_FAILED")
+          const badCwd = yield* definitions([
+            { name: "nocwd", script: "sleep", args: ["1"], cwd: "/nonexistent/folder" }
+          ])
+          // A cwd that is no folder is caught before the app is added (FILE_ERROR, docs/api.md).
+          const error3 = yield* Effect.flip(pm.create(badCwd, { baseEnv: PATH_ENV }))
+          expect(error3._tag).toBe("FILE_ERROR")
+          if (error3._tag === "FILE_ERROR")
+            expect(error3.details).toMatchObject({ field: "cwd", path: "/nonexistent/folder", reason: "ENOENT" })
+          const rows = yield* pm.list()
+          // Creations that failed before their first spawn leave no row (the names are free again).
+          expect(rows.map((r) => r.name)).toEqual(["good"])
+          expect(rows[0]!.pid).toBe(goodRow!.pid)
+          expect(isAlive(goodRow!.pid!)).toBe(true)
+        })
+      )
   )
 
   it.live("ids, names, namespaces and all address rows; unknown ids are PROCESS_NOT_FOUND", () =>
@@ -254,7 +324,10 @@ describe("start failures and addressing", () => {
         expect((yield* pm.resolve("all")).map((r) => r.id)).toEqual([0, 1, 2])
         const detail = yield* pm.get("web")
         expect(detail.app_instances).toEqual([0, 1])
-        expect(detail.config).toMatchObject({ script: "/usr/bin/sleep".replace("/usr/bin/sleep", detail.config.script), instances: 2 })
+        expect(detail.config).toMatchObject({
+          script: "/usr/bin/sleep".replace("/usr/bin/sleep", detail.config.script),
+          instances: 2
+        })
         const missing = yield* Effect.flip(pm.get("wbe"))
         expect(missing._tag).toBe("PROCESS_NOT_FOUND")
         expect(missing.details).toMatchObject({ process_id: "wbe", suggestion: 'did you mean "web"?' })

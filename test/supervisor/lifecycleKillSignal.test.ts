@@ -12,7 +12,13 @@ import { randomPortBase } from "../support/ports"
 
 const recorder = fixture("record-signal.js")
 
-const lines = (file: string): ReadonlyArray<string> => (fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter((l) => l !== "") : [])
+const lines = (file: string): ReadonlyArray<string> =>
+  fs.existsSync(file)
+    ? fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+    : []
 
 /** An app that records its stop signal in `<dir>/<name>.signals`, ready once `<dir>/<name>.ready` has `runs` lines. */
 const recorderApp = (dir: string, name: string, extra: object = {}) => ({
@@ -37,7 +43,10 @@ describe("kill_signal", () => {
             recorderApp(dir, "plain")
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.sync(() => ["interrupted", "reloader", "plain"].every((n) => runsOf(dir, n) === 1)), "three apps ready")
+          yield* eventually(
+            Effect.sync(() => ["interrupted", "reloader", "plain"].every((n) => runsOf(dir, n) === 1)),
+            "three apps ready"
+          )
           const stopped = yield* pm.stop("interrupted")
           expect(stopped[0]!.status).toBe("stopped")
           yield* pm.stop("plain")
@@ -45,7 +54,10 @@ describe("kill_signal", () => {
           expect(signalsOf(dir, "plain")).toEqual(["SIGTERM"])
           // A restart stops the running process the same way.
           yield* pm.restart("reloader")
-          yield* eventually(Effect.sync(() => runsOf(dir, "reloader") === 2), "reloader restarted")
+          yield* eventually(
+            Effect.sync(() => runsOf(dir, "reloader") === 2),
+            "reloader restarted"
+          )
           expect(signalsOf(dir, "reloader")).toEqual(["SIGUSR2"])
           expect((yield* pm.get("reloader")).status).toBe("online")
         })
@@ -59,8 +71,14 @@ describe("kill_signal", () => {
         yield* withEngine(() =>
           Effect.gen(function* () {
             const pm = yield* ProcessManager
-            yield* pm.create(yield* definitions([recorderApp(dir, "hup", { kill_signal: "SIGHUP" }), recorderApp(dir, "term")]), { baseEnv: PATH_ENV })
-            yield* eventually(Effect.sync(() => runsOf(dir, "hup") === 1 && runsOf(dir, "term") === 1), "both ready")
+            yield* pm.create(
+              yield* definitions([recorderApp(dir, "hup", { kill_signal: "SIGHUP" }), recorderApp(dir, "term")]),
+              { baseEnv: PATH_ENV }
+            )
+            yield* eventually(
+              Effect.sync(() => runsOf(dir, "hup") === 1 && runsOf(dir, "term") === 1),
+              "both ready"
+            )
           })
         )
         expect(signalsOf(dir, "hup")).toEqual(["SIGHUP"])
@@ -77,11 +95,22 @@ describe("kill_signal", () => {
           const a = randomPortBase(2)
           const b = a + 1
           const apps = yield* definitions([
-            recorderApp(dir, "workers", { exec_mode: "cluster", instances: 2, env: { ...recorderApp(dir, "workers").env, PORT: String(a) } }),
-            recorderApp(dir, "usr2-workers", { exec_mode: "cluster", kill_signal: "SIGUSR2", env: { ...recorderApp(dir, "usr2-workers").env, PORT: String(b) } })
+            recorderApp(dir, "workers", {
+              exec_mode: "cluster",
+              instances: 2,
+              env: { ...recorderApp(dir, "workers").env, PORT: String(a) }
+            }),
+            recorderApp(dir, "usr2-workers", {
+              exec_mode: "cluster",
+              kill_signal: "SIGUSR2",
+              env: { ...recorderApp(dir, "usr2-workers").env, PORT: String(b) }
+            })
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.sync(() => runsOf(dir, "workers") === 2 && runsOf(dir, "usr2-workers") === 1), "workers ready")
+          yield* eventually(
+            Effect.sync(() => runsOf(dir, "workers") === 2 && runsOf(dir, "usr2-workers") === 1),
+            "workers ready"
+          )
           yield* pm.stop("workers")
           yield* pm.stop("usr2-workers")
           expect(signalsOf(dir, "workers")).toEqual(["SIGINT", "SIGINT"])

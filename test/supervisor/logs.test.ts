@@ -15,7 +15,12 @@ const STORED = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (.*)$/
 
 /** The current file and its rotated files, oldest first. */
 const filesOldestFirst = (file: string) =>
-  Effect.promise(async () => [...(await listRotatedFiles(file))].reverse().map((r) => r.path).concat(fs.existsSync(file) ? [file] : []))
+  Effect.promise(async () =>
+    [...(await listRotatedFiles(file))]
+      .reverse()
+      .map((r) => r.path)
+      .concat(fs.existsSync(file) ? [file] : [])
+  )
 
 const readText = (file: string): string => {
   const bytes = fs.readFileSync(file)
@@ -62,10 +67,18 @@ describe("logs through the engine", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         const apps = yield* definitions([
-          { name: "chatty", script: fixture("many-lines.js"), autorestart: false, env: { LINE_COUNT: String(LINE_COUNT) } }
+          {
+            name: "chatty",
+            script: fixture("many-lines.js"),
+            autorestart: false,
+            env: { LINE_COUNT: String(LINE_COUNT) }
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.get("chatty"), (d) => d.status === "stopped"), "the child exited")
+        yield* eventually(
+          Effect.map(pm.get("chatty"), (d) => d.status === "stopped"),
+          "the child exited"
+        )
         const { out_file } = (yield* pm.get("chatty")).logs
         let seen = 0
         yield* eventually(
@@ -96,7 +109,10 @@ describe("logs through the engine", () => {
           }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.get("rotating"), (d) => d.status === "stopped"), "the child exited")
+        yield* eventually(
+          Effect.map(pm.get("rotating"), (d) => d.status === "stopped"),
+          "the child exited"
+        )
         const { out_file } = (yield* pm.get("rotating")).logs
         let seen = 0
         yield* eventually(
@@ -125,7 +141,10 @@ describe("logs through the engine", () => {
         const [app] = yield* definitions([{ name: "talker", script: fixture("log-lines.js"), instances: 2 }])
         yield* pm.create([app!], { baseEnv: PATH_ENV })
         const read = (query: LogQuery) => logs.read(app!, query)
-        yield* eventually(Effect.map(read({ lines: 1000 }), (entries) => entries.length >= 14), "all 14 lines stored")
+        yield* eventually(
+          Effect.map(read({ lines: 1000 }), (entries) => entries.length >= 14),
+          "all 14 lines stored"
+        )
 
         const all = yield* read({ lines: 1000 })
         expect(all).toHaveLength(14)
@@ -147,7 +166,12 @@ describe("logs through the engine", () => {
           both((t) => [`${t} stderr beta`, `INFO ${t} informative on stderr`, `FATAL ${t} meltdown`])
         )
         expect(messages(yield* read({ stream: "out" }))).toEqual(
-          both((t) => [`${t} hello alpha`, `[WARN] ${t} disk almost full`, `DEBUG ${t} cache details`, `${t} plain beta`])
+          both((t) => [
+            `${t} hello alpha`,
+            `[WARN] ${t} disk almost full`,
+            `DEBUG ${t} cache details`,
+            `${t} plain beta`
+          ])
         )
         // A level keeps that level and everything more severe.
         expect(messages(yield* read({ level: "warn" }))).toEqual(
@@ -157,7 +181,10 @@ describe("logs through the engine", () => {
         const instanceOne = yield* read({ instance: 1 })
         expect(instanceOne).toHaveLength(7)
         expect(instanceOne.every((e) => e.instance === 1 && e.message.includes("i1"))).toBe(true)
-        expect(messages(yield* read({ instance: 0, stream: "err", level: "error" }))).toEqual(["FATAL i0 meltdown", "i0 stderr beta"])
+        expect(messages(yield* read({ instance: 0, stream: "err", level: "error" }))).toEqual([
+          "FATAL i0 meltdown",
+          "i0 stderr beta"
+        ])
         expect((yield* read({ lines: 3, stream: "out", instance: 0 })).map((e) => e.message)).toEqual([
           "[WARN] i0 disk almost full",
           "DEBUG i0 cache details",

@@ -20,9 +20,16 @@ describe("max_memory_restart", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
-        const apps = yield* definitions([{ name: "hungry", script: fixture("grow-memory.js"), max_memory_restart: "60M" }])
+        const apps = yield* definitions([
+          { name: "hungry", script: fixture("grow-memory.js"), max_memory_restart: "60M" }
+        ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        const restart = yield* awaitEvent(events, "ProcessRestart", (e) => e.name === "hungry", "a restart after the memory limit")
+        const restart = yield* awaitEvent(
+          events,
+          "ProcessRestart",
+          (e) => e.name === "hungry",
+          "a restart after the memory limit"
+        )
         expect(restart).toMatchObject({ id: row!.id, reason: "memory", restarts: 1 })
         expect((yield* pm.get("hungry")).restarts).toBeGreaterThanOrEqual(1)
         const limits = eventsOf(events, "MemoryLimit", "hungry")
@@ -46,14 +53,27 @@ describe("max_memory_restart", () => {
         const events = yield* recordEvents()
         // The trailing `exit` keeps sh from exec-ing node in its own place: sh stays the (tiny) leader.
         const apps = yield* definitions([
-          { name: "wrapped", script: "sh", args: ["-c", `"${node}" "${fixture("grow-memory.js")}"; exit $?`], max_memory_restart: "60M" }
+          {
+            name: "wrapped",
+            script: "sh",
+            args: ["-c", `"${node}" "${fixture("grow-memory.js")}"; exit $?`],
+            max_memory_restart: "60M"
+          }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
         const leader = row!.pid!
-        yield* eventually(Effect.map(liveGroupMembers(leader), (members) => members.length >= 2), "sh and its node child")
+        yield* eventually(
+          Effect.map(liveGroupMembers(leader), (members) => members.length >= 2),
+          "sh and its node child"
+        )
         expect(fs.readFileSync(`/proc/${leader}/comm`, "utf8").trim()).toBe("sh")
         expect(ownRss(leader)).toBeLessThan(LIMIT)
-        const restart = yield* awaitEvent(events, "ProcessRestart", (e) => e.name === "wrapped", "a restart after the tree's memory passed the limit")
+        const restart = yield* awaitEvent(
+          events,
+          "ProcessRestart",
+          (e) => e.name === "wrapped",
+          "a restart after the tree's memory passed the limit"
+        )
         expect(restart).toMatchObject({ id: row!.id, reason: "memory", restarts: 1 })
         expect((yield* pm.get("wrapped")).restarts).toBeGreaterThanOrEqual(1)
         const limits = eventsOf(events, "MemoryLimit", "wrapped")

@@ -42,7 +42,12 @@ describe("waitReady", () => {
         const pm = yield* ProcessManager
         const port = yield* closedPort
         const apps = yield* definitions([
-          { name: "never-ready", script: "sleep", args: ["300"], health_check: { url: `http://127.0.0.1:${port}/health`, interval: "10s", retries: 3 } },
+          {
+            name: "never-ready",
+            script: "sleep",
+            args: ["300"],
+            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "10s", retries: 3 }
+          },
           { name: "bystander", script: "sleep", args: ["300"] }
         ])
         const created = yield* pm.create(apps, { baseEnv: PATH_ENV })

@@ -3,7 +3,16 @@ import { Duration, Effect, Either, Fiber, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { ProcessManager } from "../../src/supervisor/ProcessManager"
-import { definitions, eventually, fixture, isAlive, PATH_ENV, recordEvents, withEngine, withTempDir } from "../support/engine"
+import {
+  definitions,
+  eventually,
+  fixture,
+  isAlive,
+  PATH_ENV,
+  recordEvents,
+  withEngine,
+  withTempDir
+} from "../support/engine"
 import { awaitEvent, eventsOf, freeBase, httpGet } from "./helpers"
 
 const server = path.resolve(__dirname, "../../examples/apps/server.js")
@@ -57,8 +66,13 @@ describe("reload", () => {
         })
         for (const row of before) expect(isAlive(row.pid!)).toBe(false)
         // One instance after the other, in order.
-        yield* eventually(Effect.sync(() => eventsOf(events, "ProcessRestart", "web").length >= 3), "three reload events")
-        expect(eventsOf(events, "ProcessRestart", "web").map((e) => [e.id, e.reason])).toEqual(before.map((r) => [r.id, "reload"]))
+        yield* eventually(
+          Effect.sync(() => eventsOf(events, "ProcessRestart", "web").length >= 3),
+          "three reload events"
+        )
+        expect(eventsOf(events, "ProcessRestart", "web").map((e) => [e.id, e.reason])).toEqual(
+          before.map((r) => [r.id, "reload"])
+        )
         // Each replacement serves on its instance's port.
         for (const row of after) {
           const response = yield* httpGet(`http://127.0.0.1:${row.port}/health`)
@@ -113,10 +127,15 @@ describe("reload", () => {
           expect([row.status, row.health_status]).toEqual(["online", "healthy"])
         })
         expect(new Set(after.map((r) => r.port)).size).toBe(3)
-        expect(yield* pm.list()).toEqual(expect.arrayContaining(after.map((r) => expect.objectContaining({ id: r.id, pid: r.pid, port: r.port }))))
+        expect(yield* pm.list()).toEqual(
+          expect.arrayContaining(after.map((r) => expect.objectContaining({ id: r.id, pid: r.pid, port: r.port })))
+        )
         for (const row of before) expect(isAlive(row.pid!)).toBe(false)
         // Listeners never see these ids stop (docs/decisions.md).
-        yield* eventually(Effect.sync(() => eventsOf(events.slice(firstEvent), "ProcessRestart", "elastic").length >= 3), "three reload events")
+        yield* eventually(
+          Effect.sync(() => eventsOf(events.slice(firstEvent), "ProcessRestart", "elastic").length >= 3),
+          "three reload events"
+        )
         const statuses = eventsOf(events.slice(firstEvent), "ProcessStatus", "elastic")
         expect(statuses.filter((e) => e.status === "stopping" || e.status === "stopped")).toEqual([])
         // Each replacement serves on its new port, and its pid file names it.
@@ -181,7 +200,10 @@ describe("reload", () => {
         const pm = yield* ProcessManager
         const apps = yield* definitions([{ name: "solo", script: "sleep", args: ["300"], min_uptime: "200ms" }])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-        yield* eventually(Effect.map(pm.get("solo"), (d) => d.status === "online"), "online")
+        yield* eventually(
+          Effect.map(pm.get("solo"), (d) => d.status === "online"),
+          "online"
+        )
         const result = yield* pm.reload("solo")
         expect(result.restartedInstead).toEqual(["solo"])
         expect(result.rows).toHaveLength(1)
@@ -203,7 +225,13 @@ describe("restart", () => {
           const base = freeBase()
           const moved = base + 10
           const apps = yield* definitions([
-            { name: "movable", script: fixture("write-env.js"), instances: 3, port: `${base}-${base + 2}`, env: { ENV_OUT_DIR: dir } }
+            {
+              name: "movable",
+              script: fixture("write-env.js"),
+              instances: 3,
+              port: `${base}-${base + 2}`,
+              env: { ENV_OUT_DIR: dir }
+            }
           ])
           const created = yield* pm.create(apps, { baseEnv: PATH_ENV })
           const envFile = (i: number) => path.join(dir, `${i}.json`)
@@ -214,13 +242,19 @@ describe("restart", () => {
               return undefined
             }
           }
-          yield* eventually(Effect.sync(() => [0, 1, 2].every((i) => portSeen(i) === String(base + i))), "the first environments")
+          yield* eventually(
+            Effect.sync(() => [0, 1, 2].every((i) => portSeen(i) === String(base + i))),
+            "the first environments"
+          )
 
           const rows = yield* pm.restart("movable", { port: `${moved}-${moved + 2}` })
           expect(rows.map((r) => r.id)).toEqual(created.map((r) => r.id))
           expect(rows.map((r) => r.port)).toEqual([String(moved), String(moved + 1), String(moved + 2)])
           expect(rows.map((r) => r.restarts)).toEqual([1, 1, 1])
-          yield* eventually(Effect.sync(() => [0, 1, 2].every((i) => portSeen(i) === String(moved + i))), "the children see the new PORT")
+          yield* eventually(
+            Effect.sync(() => [0, 1, 2].every((i) => portSeen(i) === String(moved + i))),
+            "the children see the new PORT"
+          )
           expect((yield* pm.list()).map((r) => r.port)).toEqual([String(moved), String(moved + 1), String(moved + 2)])
           const detail = yield* pm.get("movable")
           expect(detail.port).toBe(String(moved))
@@ -272,7 +306,13 @@ describe("restart", () => {
           const flag = path.join(dir, "crash")
           fs.writeFileSync(flag, "")
           const apps = yield* definitions([
-            { name: "phoenix", script: fixture("crash-if-exists.js"), max_restarts: 0, min_uptime: "200ms", env: { CRASH_FLAG: flag } }
+            {
+              name: "phoenix",
+              script: fixture("crash-if-exists.js"),
+              max_restarts: 0,
+              min_uptime: "200ms",
+              env: { CRASH_FLAG: flag }
+            }
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
           yield* awaitEvent(events, "ProcessStatus", (e) => e.name === "phoenix" && e.status === "errored", "errored")
@@ -282,7 +322,10 @@ describe("restart", () => {
           const [row] = yield* pm.restart("phoenix")
           expect(row!.status).toBe("online")
           expect(row!.pid).not.toBeNull()
-          yield* eventually(Effect.map(pm.get("phoenix"), (d) => d.status === "online"), "online again")
+          yield* eventually(
+            Effect.map(pm.get("phoenix"), (d) => d.status === "online"),
+            "online again"
+          )
           const detail = yield* pm.get("phoenix")
           expect(detail.pid).toBe(row!.pid)
           expect(isAlive(detail.pid!)).toBe(true)

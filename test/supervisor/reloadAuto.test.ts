@@ -36,9 +36,14 @@ describe("reload with auto: ports", () => {
           expect(row.restarts).toBe(1)
           expect(isAlive(before[i]!.pid!)).toBe(false)
         }
-        yield* eventually(Effect.sync(() => events.filter((e) => e._tag === "ProcessRestart" && e.reason === "reload").length === 2), "two reload events")
+        yield* eventually(
+          Effect.sync(() => events.filter((e) => e._tag === "ProcessRestart" && e.reason === "reload").length === 2),
+          "two reload events"
+        )
         // The id never looked stopped to a listener: no status event says so.
-        expect(events.some((e) => e._tag === "ProcessStatus" && (e.status === "stopped" || e.status === "stopping"))).toBe(false)
+        expect(
+          events.some((e) => e._tag === "ProcessStatus" && (e.status === "stopped" || e.status === "stopping"))
+        ).toBe(false)
 
         expect((yield* pm.list()).map((r) => r.id)).toEqual([0, 1])
       })

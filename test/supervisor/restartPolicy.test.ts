@@ -1,7 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
-import { backoffDelay, decideAfterExit, isUnstableRun, MAX_BACKOFF_MS, unstableAfterRun } from "../../src/supervisor/restartPolicy"
+import {
+  backoffDelay,
+  decideAfterExit,
+  isUnstableRun,
+  MAX_BACKOFF_MS,
+  unstableAfterRun
+} from "../../src/supervisor/restartPolicy"
 
-const app = { autorestart: true, max_restarts: 3, min_uptime: 1_000, restart_delay: 50, exp_backoff_restart_delay: 100, stop_exit_codes: [] }
+const app = {
+  autorestart: true,
+  max_restarts: 3,
+  min_uptime: 1_000,
+  restart_delay: 50,
+  exp_backoff_restart_delay: 100,
+  stop_exit_codes: []
+}
 const crash = (uptimeMs: number) => ({ code: 1, signal: null, uptimeMs })
 
 describe("restart policy: min_uptime counts unstable restarts (PM2's meaning)", () => {
@@ -24,15 +37,23 @@ describe("restart policy: min_uptime counts unstable restarts (PM2's meaning)", 
   it("more than max_restarts unstable exits in a row settle errored, with the reason", () => {
     const decision = decideAfterExit(app, crash(10), 3)
     expect(decision).toMatchObject({ _tag: "Settle", status: "errored", unstableRestarts: 4 })
-    expect(decision._tag === "Settle" && decision.reason).toBe("exited within min_uptime (1s) of starting 4 times in a row (max_restarts 3)")
+    expect(decision._tag === "Settle" && decision.reason).toBe(
+      "exited within min_uptime (1s) of starting 4 times in a row (max_restarts 3)"
+    )
     // The same exit after min_uptime is restarted: the run was stable.
     expect(decideAfterExit(app, crash(1_000), 3)).toMatchObject({ _tag: "Restart", unstableRestarts: 0 })
   })
 
   it("autorestart off settles by the exit code, whatever the uptime", () => {
     const off = { ...app, autorestart: false }
-    expect(decideAfterExit(off, { code: 0, signal: null, uptimeMs: 5 }, 0)).toMatchObject({ _tag: "Settle", status: "stopped" })
-    expect(decideAfterExit(off, { code: null, signal: "SIGKILL", uptimeMs: 5_000 }, 0)).toMatchObject({ _tag: "Settle", status: "errored" })
+    expect(decideAfterExit(off, { code: 0, signal: null, uptimeMs: 5 }, 0)).toMatchObject({
+      _tag: "Settle",
+      status: "stopped"
+    })
+    expect(decideAfterExit(off, { code: null, signal: "SIGKILL", uptimeMs: 5_000 }, 0)).toMatchObject({
+      _tag: "Settle",
+      status: "errored"
+    })
   })
 
   it("the backoff doubles from exp_backoff_restart_delay up to 15 s", () => {
@@ -47,8 +68,13 @@ describe("restart policy: min_uptime counts unstable restarts (PM2's meaning)", 
       status: "stopped",
       reason: "exit code 3 is in stop_exit_codes"
     })
-    expect(decideAfterExit(listing, { code: 0, signal: null, uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Settle", status: "stopped" })
+    expect(decideAfterExit(listing, { code: 0, signal: null, uptimeMs: 60_000 }, 0)).toMatchObject({
+      _tag: "Settle",
+      status: "stopped"
+    })
     expect(decideAfterExit(listing, { code: 1, signal: null, uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Restart" })
-    expect(decideAfterExit(listing, { code: null, signal: "SIGKILL", uptimeMs: 60_000 }, 0)).toMatchObject({ _tag: "Restart" })
+    expect(decideAfterExit(listing, { code: null, signal: "SIGKILL", uptimeMs: 60_000 }, 0)).toMatchObject({
+      _tag: "Restart"
+    })
   })
 })

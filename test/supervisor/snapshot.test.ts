@@ -33,7 +33,9 @@ describe("snapshot and restore", () => {
         // The first engine's scope closed: its processes are gone.
         expect(pids.filter((pid): pid is number => pid !== null).some(isAlive)).toBe(false)
         // The snapshot survives a JSON round trip (as state.json).
-        const saved = Schema.decodeUnknownSync(EngineSnapshot)(JSON.parse(JSON.stringify(Schema.encodeSync(EngineSnapshot)(snapshot))))
+        const saved = Schema.decodeUnknownSync(EngineSnapshot)(
+          JSON.parse(JSON.stringify(Schema.encodeSync(EngineSnapshot)(snapshot)))
+        )
         expect(saved.next_id).toBe(3)
         expect(saved.apps.map((app) => app.env.SECRET)).toEqual(["s", "s"])
         expect(saved.apps[0]!.rows.map((row) => row.pid_start_time !== null)).toEqual([true, true])

@@ -152,45 +152,54 @@ describe("state machine on a TestClock (docs/architecture.md §4)", () => {
     )
   )
 
-  it.effect("min_uptime: an exit exactly at min_uptime is stable (no backoff); 1 ms before it is unstable (backoff)", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        yield* createApp({ restart_delay: 0, exp_backoff_restart_delay: 100, min_uptime: 1_000, max_restarts: 5 })
-        let process = yield* nextSpawn(spawner)
-        // Exactly min_uptime: stable, restarted at once, the unstable count stays 0.
-        yield* exitAfter(process, 1_000)
-        process = yield* nextSpawn(spawner)
-        yield* untilStatus("online")
-        expect((yield* stateOf).unstableRestarts).toBe(0)
-        // Just missed: unstable, the first backoff (exp_backoff_restart_delay).
-        expect(yield* crashAndMeasure(process, 999)).toBe(100)
-        expect((yield* stateOf).unstableRestarts).toBe(1)
-        yield* respawn(spawner, 100)
-      })
-    )
+  it.effect(
+    "min_uptime: an exit exactly at min_uptime is stable (no backoff); 1 ms before it is unstable (backoff)",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          yield* createApp({ restart_delay: 0, exp_backoff_restart_delay: 100, min_uptime: 1_000, max_restarts: 5 })
+          let process = yield* nextSpawn(spawner)
+          // Exactly min_uptime: stable, restarted at once, the unstable count stays 0.
+          yield* exitAfter(process, 1_000)
+          process = yield* nextSpawn(spawner)
+          yield* untilStatus("online")
+          expect((yield* stateOf).unstableRestarts).toBe(0)
+          // Just missed: unstable, the first backoff (exp_backoff_restart_delay).
+          expect(yield* crashAndMeasure(process, 999)).toBe(100)
+          expect((yield* stateOf).unstableRestarts).toBe(1)
+          yield* respawn(spawner, 100)
+        })
+      )
   )
 
-  it.effect("backoff doubles with each unstable exit, caps at 15 s, and resets after a stable run; restart_delay adds to it", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        yield* createApp({ restart_delay: 50, exp_backoff_restart_delay: 1_000, min_uptime: 60_000, max_restarts: 10 })
-        let process = yield* nextSpawn(spawner)
-        const waits: Array<number> = []
-        for (let i = 0; i < 6; i++) {
-          const wait = yield* crashAndMeasure(process, 10)
-          waits.push(wait)
-          process = yield* respawn(spawner, wait)
-        }
-        expect(MAX_BACKOFF_MS).toBe(15_000)
-        expect(waits).toEqual([1_050, 2_050, 4_050, 8_050, 15_050, 15_050])
-        // A run longer than min_uptime resets the count: the next wait is restart_delay alone.
-        expect(yield* crashAndMeasure(process, 60_000)).toBe(50)
-        expect((yield* stateOf).unstableRestarts).toBe(0)
-        process = yield* respawn(spawner, 50)
-        // And the next unstable exit starts the backoff over.
-        expect(yield* crashAndMeasure(process, 10)).toBe(1_050)
-      })
-    )
+  it.effect(
+    "backoff doubles with each unstable exit, caps at 15 s, and resets after a stable run; restart_delay adds to it",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          yield* createApp({
+            restart_delay: 50,
+            exp_backoff_restart_delay: 1_000,
+            min_uptime: 60_000,
+            max_restarts: 10
+          })
+          let process = yield* nextSpawn(spawner)
+          const waits: Array<number> = []
+          for (let i = 0; i < 6; i++) {
+            const wait = yield* crashAndMeasure(process, 10)
+            waits.push(wait)
+            process = yield* respawn(spawner, wait)
+          }
+          expect(MAX_BACKOFF_MS).toBe(15_000)
+          expect(waits).toEqual([1_050, 2_050, 4_050, 8_050, 15_050, 15_050])
+          // A run longer than min_uptime resets the count: the next wait is restart_delay alone.
+          expect(yield* crashAndMeasure(process, 60_000)).toBe(50)
+          expect((yield* stateOf).unstableRestarts).toBe(0)
+          process = yield* respawn(spawner, 50)
+          // And the next unstable exit starts the backoff over.
+          expect(yield* crashAndMeasure(process, 10)).toBe(1_050)
+        })
+      )
   )
 
   it.effect("max_restarts: unstable exits up to it restart; the next one (max_restarts + 1 in a row) is errored", () =>
@@ -220,63 +229,76 @@ describe("state machine on a TestClock (docs/architecture.md §4)", () => {
     )
   )
 
-  it.effect("autorestart false: exit 0 → stopped, a non-zero exit → errored, a signal → errored; none is restarted", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        yield* createApp({ autorestart: false })
-        yield* exitAfter(yield* nextSpawn(spawner), 5_000, 0)
-        yield* untilStatus("stopped")
-        yield* pm.start("app")
-        yield* exitAfter(yield* nextSpawn(spawner), 5_000, 3)
-        yield* untilStatus("errored")
-        expect((yield* stateOf).lastError).toContain("autorestart is off")
-        yield* pm.start("app")
-        const process = yield* nextSpawn(spawner)
-        yield* TestClock.adjust(10)
-        yield* process.exit(null, "SIGKILL")
-        yield* untilStatus("errored")
-        expect((yield* stateOf).lastExit).toEqual({ code: null, signal: "SIGKILL", at: expect.any(Number) })
-        expect(spawner.count()).toBe(3)
-        expect((yield* stateOf).restarts).toBe(0)
-      })
-    )
+  it.effect(
+    "autorestart false: exit 0 → stopped, a non-zero exit → errored, a signal → errored; none is restarted",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          yield* createApp({ autorestart: false })
+          yield* exitAfter(yield* nextSpawn(spawner), 5_000, 0)
+          yield* untilStatus("stopped")
+          yield* pm.start("app")
+          yield* exitAfter(yield* nextSpawn(spawner), 5_000, 3)
+          yield* untilStatus("errored")
+          expect((yield* stateOf).lastError).toContain("autorestart is off")
+          yield* pm.start("app")
+          const process = yield* nextSpawn(spawner)
+          yield* TestClock.adjust(10)
+          yield* process.exit(null, "SIGKILL")
+          yield* untilStatus("errored")
+          expect((yield* stateOf).lastExit).toEqual({ code: null, signal: "SIGKILL", at: expect.any(Number) })
+          expect(spawner.count()).toBe(3)
+          expect((yield* stateOf).restarts).toBe(0)
+        })
+      )
   )
 
-  it.effect("stop during the backoff wait: restarting → stopped, and nothing is spawned when the wait would have ended", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        const pm = yield* ProcessManager
-        yield* createApp({ restart_delay: 0, exp_backoff_restart_delay: 5_000, min_uptime: 1_000 })
-        const wait = yield* crashAndMeasure(yield* nextSpawn(spawner), 10)
-        expect(wait).toBe(5_000)
-        expect((yield* stateOf).status).toBe("restarting")
-        yield* pm.stop("app")
-        expect(yield* stateOf).toMatchObject({ status: "stopped", desired: "stopped", pid: null })
-        yield* TestClock.adjust(60_000)
-        yield* realPause
-        expect(spawner.count()).toBe(1)
-        expect((yield* stateOf).status).toBe("stopped")
-      })
-    )
+  it.effect(
+    "stop during the backoff wait: restarting → stopped, and nothing is spawned when the wait would have ended",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          yield* createApp({ restart_delay: 0, exp_backoff_restart_delay: 5_000, min_uptime: 1_000 })
+          const wait = yield* crashAndMeasure(yield* nextSpawn(spawner), 10)
+          expect(wait).toBe(5_000)
+          expect((yield* stateOf).status).toBe("restarting")
+          yield* pm.stop("app")
+          expect(yield* stateOf).toMatchObject({ status: "stopped", desired: "stopped", pid: null })
+          yield* TestClock.adjust(60_000)
+          yield* realPause
+          expect(spawner.count()).toBe(1)
+          expect((yield* stateOf).status).toBe("stopped")
+        })
+      )
   )
 
-  it.effect("a crash while starting (wait_ready, not ready yet) is unstable: starting → restarting, then → errored past max_restarts", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        yield* createApp({ wait_ready: true, listen_timeout: 5 * LONGEST_WAIT_MS, restart_delay: 0, exp_backoff_restart_delay: 100, min_uptime: 1_000, max_restarts: 1 })
-        let process = yield* nextSpawn(spawner)
-        expect((yield* stateOf).status).toBe("starting")
-        const wait = yield* crashAndMeasure(process, 10)
-        expect(wait).toBe(100)
-        yield* TestClock.adjust(wait)
-        process = yield* nextSpawn(spawner)
-        yield* untilStatus("starting")
-        yield* exitAfter(process, 10)
-        yield* untilStatus("errored")
-        expect((yield* stateOf).unstableRestarts).toBe(2)
-      })
-    )
+  it.effect(
+    "a crash while starting (wait_ready, not ready yet) is unstable: starting → restarting, then → errored past max_restarts",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          yield* createApp({
+            wait_ready: true,
+            listen_timeout: 5 * LONGEST_WAIT_MS,
+            restart_delay: 0,
+            exp_backoff_restart_delay: 100,
+            min_uptime: 1_000,
+            max_restarts: 1
+          })
+          let process = yield* nextSpawn(spawner)
+          expect((yield* stateOf).status).toBe("starting")
+          const wait = yield* crashAndMeasure(process, 10)
+          expect(wait).toBe(100)
+          yield* TestClock.adjust(wait)
+          process = yield* nextSpawn(spawner)
+          yield* untilStatus("starting")
+          yield* exitAfter(process, 10)
+          yield* untilStatus("errored")
+          expect((yield* stateOf).unstableRestarts).toBe(2)
+        })
+      )
   )
 
   it.effect("starting → online when the process says it is ready (wait_ready), or once listen_timeout has passed", () =>
@@ -298,25 +320,27 @@ describe("state machine on a TestClock (docs/architecture.md §4)", () => {
     )
   )
 
-  it.effect("an asked-for restart (memory) of an online row: online → stopping → restarting → starting → online at once, no backoff", () =>
-    withFakeEngine((spawner) =>
-      Effect.gen(function* () {
-        yield* createApp({ restart_delay: 10_000, min_uptime: 1_000 })
-        const first = yield* nextSpawn(spawner)
-        const row = yield* rowOf
-        const seen: Array<ProcessStatus> = []
-        const bus = yield* EventBus
-        const sub = yield* bus.subscribe()
-        yield* TestClock.adjust(5_000)
-        yield* Queue.offer(row.requests, "memory")
-        yield* nextSpawn(spawner)
-        yield* untilStatus("online")
-        for (const event of yield* Queue.takeAll(sub)) if (event._tag === "ProcessStatus") seen.push(event.status)
-        expect(seen).toEqual(["stopping", "restarting", "starting", "online"])
-        expect(first.stopped()).toBe(true)
-        expect((yield* stateOf).restarts).toBe(1)
-      })
-    )
+  it.effect(
+    "an asked-for restart (memory) of an online row: online → stopping → restarting → starting → online at once, no backoff",
+    () =>
+      withFakeEngine((spawner) =>
+        Effect.gen(function* () {
+          yield* createApp({ restart_delay: 10_000, min_uptime: 1_000 })
+          const first = yield* nextSpawn(spawner)
+          const row = yield* rowOf
+          const seen: Array<ProcessStatus> = []
+          const bus = yield* EventBus
+          const sub = yield* bus.subscribe()
+          yield* TestClock.adjust(5_000)
+          yield* Queue.offer(row.requests, "memory")
+          yield* nextSpawn(spawner)
+          yield* untilStatus("online")
+          for (const event of yield* Queue.takeAll(sub)) if (event._tag === "ProcessStatus") seen.push(event.status)
+          expect(seen).toEqual(["stopping", "restarting", "starting", "online"])
+          expect(first.stopped()).toBe(true)
+          expect((yield* stateOf).restarts).toBe(1)
+        })
+      )
   )
 
   it.effect("stop of an online row: online → stopping → stopped; stop of an errored row: errored → stopped", () =>

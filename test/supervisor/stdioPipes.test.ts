@@ -29,7 +29,8 @@ describe("StdioPipes", () => {
       // ends), the handed-out pairs stay for their apps.
       const dir = path.dirname(pairs[0]!.out)
       const deadline = Date.now() + 10_000
-      while (fs.readdirSync(dir).some((name) => name.startsWith("spare-")) && Date.now() < deadline) yield* Effect.sleep("20 millis")
+      while (fs.readdirSync(dir).some((name) => name.startsWith("spare-")) && Date.now() < deadline)
+        yield* Effect.sleep("20 millis")
       const left = fs.readdirSync(dir)
       expect(left.filter((name) => name.startsWith("spare-"))).toEqual([])
       expect(left).toHaveLength(80)

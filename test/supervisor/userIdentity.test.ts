@@ -11,7 +11,10 @@ const isRoot = process.getuid?.() === 0
 describe("lookupIdentity", () => {
   it.effect("finds users and groups by name, with the environment a login sets", () =>
     Effect.gen(function* () {
-      expect(yield* lookupIdentity("root", null)).toEqual({ _tag: "Ok", identity: { uid: 0, gid: 0, env: { HOME: "/root", USER: "root", LOGNAME: "root", SHELL: "/bin/bash" } } })
+      expect(yield* lookupIdentity("root", null)).toEqual({
+        _tag: "Ok",
+        identity: { uid: 0, gid: 0, env: { HOME: "/root", USER: "root", LOGNAME: "root", SHELL: "/bin/bash" } }
+      })
       const nobody = yield* lookupIdentity("nobody", "nogroup")
       expect(nobody).toMatchObject({ _tag: "Ok", identity: { uid: 65534, gid: 65534, env: { USER: "nobody" } } })
     })
@@ -19,16 +22,34 @@ describe("lookupIdentity", () => {
 
   it.effect("keeps numeric ids as they are, known or not", () =>
     Effect.gen(function* () {
-      expect(yield* lookupIdentity("0", "0")).toMatchObject({ _tag: "Ok", identity: { uid: 0, gid: 0, env: { USER: "root" } } })
-      expect(yield* lookupIdentity("54321", "54322")).toEqual({ _tag: "Ok", identity: { uid: 54321, gid: 54322, env: {} } })
+      expect(yield* lookupIdentity("0", "0")).toMatchObject({
+        _tag: "Ok",
+        identity: { uid: 0, gid: 0, env: { USER: "root" } }
+      })
+      expect(yield* lookupIdentity("54321", "54322")).toEqual({
+        _tag: "Ok",
+        identity: { uid: 54321, gid: 54322, env: {} }
+      })
     })
   )
 
   it.effect("names an unknown user or group (also one that looks like an option)", () =>
     Effect.gen(function* () {
-      expect(yield* lookupIdentity("pmfx-no-such-user", null)).toEqual({ _tag: "Problem", field: "user", reason: "no user named pmfx-no-such-user" })
-      expect(yield* lookupIdentity("--help", null)).toEqual({ _tag: "Problem", field: "user", reason: "no user named --help" })
-      expect(yield* lookupIdentity("root", "pmfx-no-such-group")).toEqual({ _tag: "Problem", field: "group", reason: "no group named pmfx-no-such-group" })
+      expect(yield* lookupIdentity("pmfx-no-such-user", null)).toEqual({
+        _tag: "Problem",
+        field: "user",
+        reason: "no user named pmfx-no-such-user"
+      })
+      expect(yield* lookupIdentity("--help", null)).toEqual({
+        _tag: "Problem",
+        field: "user",
+        reason: "no user named --help"
+      })
+      expect(yield* lookupIdentity("root", "pmfx-no-such-group")).toEqual({
+        _tag: "Problem",
+        field: "group",
+        reason: "no group named pmfx-no-such-group"
+      })
     })
   )
 
@@ -36,8 +57,16 @@ describe("lookupIdentity", () => {
     Effect.gen(function* () {
       const result = yield* resolveIdentity("nobody", null)
       if (isRoot) expect(result).toMatchObject({ _tag: "Ok", identity: { uid: 65534 } })
-      else expect(result).toEqual({ _tag: "Problem", field: "user", reason: "only a daemon running as root can run apps as another user or group" })
-      expect(yield* resolveIdentity(null, null)).toEqual({ _tag: "Ok", identity: { uid: undefined, gid: undefined, env: {} } })
+      else
+        expect(result).toEqual({
+          _tag: "Problem",
+          field: "user",
+          reason: "only a daemon running as root can run apps as another user or group"
+        })
+      expect(yield* resolveIdentity(null, null)).toEqual({
+        _tag: "Ok",
+        identity: { uid: undefined, gid: undefined, env: {} }
+      })
     })
   )
 })

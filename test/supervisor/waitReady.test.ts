@@ -24,12 +24,26 @@ describe.each(["fork", "cluster"] as const)("%s mode", (mode) => {
         const port = freeBase()
         const readyFile = path.join(home, "go")
         const apps = yield* definitions([
-          { name: "web", script: server, exec_mode: mode, wait_ready: true, listen_timeout: "60s", min_uptime: 0, env: { PORT: String(port), READY_FILE: readyFile } }
+          {
+            name: "web",
+            script: server,
+            exec_mode: mode,
+            wait_ready: true,
+            listen_timeout: "60s",
+            min_uptime: 0,
+            env: { PORT: String(port), READY_FILE: readyFile }
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         // It answers requests, and is still starting.
-        yield* eventually(Effect.map(Effect.either(httpGet(`http://127.0.0.1:${port}/`)), (result) => result._tag === "Right"), "the app to answer")
-        yield* eventually(logHas(pm, "web", `instance 0 pid ${(yield* pm.list())[0]!.pid} listening on ${port}`), "its listening line")
+        yield* eventually(
+          Effect.map(Effect.either(httpGet(`http://127.0.0.1:${port}/`)), (result) => result._tag === "Right"),
+          "the app to answer"
+        )
+        yield* eventually(
+          logHas(pm, "web", `instance 0 pid ${(yield* pm.list())[0]!.pid} listening on ${port}`),
+          "its listening line"
+        )
         expect((yield* pm.list())[0]!.status).toBe("starting")
         fs.writeFileSync(readyFile, "")
         const [row] = yield* pm.waitReady("web", 30_000)
@@ -45,7 +59,15 @@ describe.each(["fork", "cluster"] as const)("%s mode", (mode) => {
         const pm = yield* ProcessManager
         const port = freeBase()
         const apps = yield* definitions([
-          { name: "web", script: server, exec_mode: mode, wait_ready: true, listen_timeout: "1500ms", min_uptime: 0, env: { PORT: String(port) } }
+          {
+            name: "web",
+            script: server,
+            exec_mode: mode,
+            wait_ready: true,
+            listen_timeout: "1500ms",
+            min_uptime: 0,
+            env: { PORT: String(port) }
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         const states = yield* recordStates(pm, "web")
@@ -63,7 +85,14 @@ describe.each(["fork", "cluster"] as const)("%s mode", (mode) => {
         const pm = yield* ProcessManager
         const port = freeBase()
         const apps = yield* definitions([
-          { name: "web", script: server, exec_mode: mode, shutdown_with_message: true, min_uptime: 0, env: { PORT: String(port) } }
+          {
+            name: "web",
+            script: server,
+            exec_mode: mode,
+            shutdown_with_message: true,
+            min_uptime: 0,
+            env: { PORT: String(port) }
+          }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         const [row] = yield* pm.waitReady("web", 30_000)

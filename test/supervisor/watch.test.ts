@@ -24,11 +24,22 @@ describe("watch", () => {
           // `canary` watches the same folder without ignore_watch: its restarts show when the watchers
           // have seen (and debounced) a change, which lets the test prove that `watched` ignored one.
           const apps = yield* definitions([
-            { name: "watched", script: "sleep", args: ["300"], cwd: dir, watch: true, ignore_watch: ["*.log"], min_uptime: "200ms" },
+            {
+              name: "watched",
+              script: "sleep",
+              args: ["300"],
+              cwd: dir,
+              watch: true,
+              ignore_watch: ["*.log"],
+              min_uptime: "200ms"
+            },
             { name: "canary", script: "sleep", args: ["300"], cwd: dir, watch: true, min_uptime: "200ms" }
           ])
           const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.map(pm.list(), (rows) => rows.every((r) => r.status === "online")), "both online")
+          yield* eventually(
+            Effect.map(pm.list(), (rows) => rows.every((r) => r.status === "online")),
+            "both online"
+          )
 
           // A real change restarts both.
           fs.writeFileSync(path.join(dir, "index.txt"), "v2")
@@ -38,7 +49,9 @@ describe("watch", () => {
           )
           const first = yield* pm.get("watched")
           expect(first.pid).not.toBe(row!.pid)
-          expect(eventsOf(events, "ProcessRestart", "watched").map((e) => [e.reason, e.restarts])).toEqual([["watch", 1]])
+          expect(eventsOf(events, "ProcessRestart", "watched").map((e) => [e.reason, e.restarts])).toEqual([
+            ["watch", 1]
+          ])
 
           // Ignored writes: under node_modules (always) and *.log (ignore_watch of `watched` only).
           fs.mkdirSync(path.join(dir, "node_modules", "dep"))
@@ -49,8 +62,14 @@ describe("watch", () => {
           // Then a real change: `watched` goes up by exactly one.
           fs.writeFileSync(path.join(dir, "index.txt"), "v3")
           yield* eventually(onlineAfter(pm, "canary", 3), "the canary restarted by the real change")
-          yield* eventually(Effect.map(restartsOf(pm, "watched"), (n) => n >= 2), "watched restarted by the real change")
-          yield* eventually(Effect.map(pm.get("watched"), (d) => d.status === "online"), "watched online again")
+          yield* eventually(
+            Effect.map(restartsOf(pm, "watched"), (n) => n >= 2),
+            "watched restarted by the real change"
+          )
+          yield* eventually(
+            Effect.map(pm.get("watched"), (d) => d.status === "online"),
+            "watched online again"
+          )
           expect(yield* restartsOf(pm, "watched")).toBe(2)
           expect(eventsOf(events, "ProcessRestart", "watched").map((e) => e.reason)).toEqual(["watch", "watch"])
         })
@@ -77,8 +96,13 @@ describe("watch", () => {
             }
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          const out = () => (fs.existsSync(path.join(dir, "out.txt")) ? fs.readFileSync(path.join(dir, "out.txt"), "utf8") : "")
-          yield* eventually(Effect.sync(() => out().includes("tick 4")), "four ticks logged", 30_000)
+          const out = () =>
+            fs.existsSync(path.join(dir, "out.txt")) ? fs.readFileSync(path.join(dir, "out.txt"), "utf8") : ""
+          yield* eventually(
+            Effect.sync(() => out().includes("tick 4")),
+            "four ticks logged",
+            30_000
+          )
           expect(out().match(/started/g)).toHaveLength(1)
           expect(yield* onlineAfter(pm, "self-logger", 0)).toBe(true)
           fs.writeFileSync(path.join(dir, "index.txt"), "v2")
@@ -93,7 +117,9 @@ describe("watch", () => {
       Effect.gen(function* () {
         const pm = yield* ProcessManager
         // Its pid file (<home>/pids) is written at each start and removed at each stop.
-        const apps = yield* definitions([{ name: "home-watcher", script: "sleep", args: ["300"], cwd: home, watch: true }])
+        const apps = yield* definitions([
+          { name: "home-watcher", script: "sleep", args: ["300"], cwd: home, watch: true }
+        ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         yield* eventually(onlineAfter(pm, "home-watcher", 0), "online without a restart", 30_000)
         fs.writeFileSync(path.join(home, "index.txt"), "v2")
@@ -112,7 +138,10 @@ describe("watch", () => {
             { name: "canary", script: "sleep", args: ["300"], cwd: dir, watch: true, min_uptime: "200ms" }
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.map(pm.list(), (rows) => rows.every((r) => r.status === "online")), "both online")
+          yield* eventually(
+            Effect.map(pm.list(), (rows) => rows.every((r) => r.status === "online")),
+            "both online"
+          )
           fs.writeFileSync(path.join(dir, "changed.txt"), "x")
           yield* eventually(onlineAfter(pm, "canary", 1), "the canary restarted")
           expect(yield* restartsOf(pm, "still")).toBe(0)

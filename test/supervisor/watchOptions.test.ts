@@ -14,7 +14,13 @@ const hasInotifyWatch = (dir: string): boolean => {
   const inode = `ino:${fs.statSync(dir).ino.toString(16)} `
   for (const fd of fs.readdirSync("/proc/self/fdinfo")) {
     try {
-      if (fs.readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").split("\n").some((line) => line.startsWith("inotify wd:") && line.includes(inode))) return true
+      if (
+        fs
+          .readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")
+          .split("\n")
+          .some((line) => line.startsWith("inotify wd:") && line.includes(inode))
+      )
+        return true
     } catch {
       // Closed meanwhile.
     }
@@ -40,12 +46,31 @@ describe("watch_options", () => {
           const polling = { usePolling: true, interval: 50, binaryInterval: 50 }
           // `canary` polls the same folder without `ignored`: its restart shows a change was seen.
           const apps = yield* definitions([
-            { name: "polled", script: "sleep", args: ["300"], cwd: polled, watch: true, watch_options: { ...polling, ignored: ["*.tmp"] }, min_uptime: "200ms" },
-            { name: "canary", script: "sleep", args: ["300"], cwd: polled, watch: true, watch_options: polling, min_uptime: "200ms" },
+            {
+              name: "polled",
+              script: "sleep",
+              args: ["300"],
+              cwd: polled,
+              watch: true,
+              watch_options: { ...polling, ignored: ["*.tmp"] },
+              min_uptime: "200ms"
+            },
+            {
+              name: "canary",
+              script: "sleep",
+              args: ["300"],
+              cwd: polled,
+              watch: true,
+              watch_options: polling,
+              min_uptime: "200ms"
+            },
             { name: "plain", script: "sleep", args: ["300"], cwd: plain, watch: true, min_uptime: "200ms" }
           ])
           yield* pm.create(apps, { baseEnv: PATH_ENV })
-          yield* eventually(Effect.map(pm.list(), (rows) => rows.length === 3 && rows.every((r) => r.status === "online")), "all online")
+          yield* eventually(
+            Effect.map(pm.list(), (rows) => rows.length === 3 && rows.every((r) => r.status === "online")),
+            "all online"
+          )
 
           // The inotify-based watcher watches its folder; the polling ones hold no watch on theirs.
           expect(hasInotifyWatch(plain)).toBe(true)

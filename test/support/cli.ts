@@ -111,7 +111,12 @@ export const stopEverything = (home: string, runPmfx: (args: ReadonlyArray<strin
 export const makeSandbox = (): Sandbox => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-cli-"))
   const home = path.join(dir, "home")
-  const envOf = (env: Readonly<Record<string, string>>) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, PMFX_HOME: home, ...env })
+  const envOf = (env: Readonly<Record<string, string>>) => ({
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: dir,
+    PMFX_HOME: home,
+    ...env
+  })
   const pmfx = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
     const result = spawnSync(process.execPath, [PMFX_BIN, ...args], {
       cwd: dir,
@@ -133,7 +138,12 @@ export const makeSandbox = (): Sandbox => {
     pmfx,
     pmfxAsync: (args, env = {}) =>
       new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [PMFX_BIN, ...args], { cwd: dir, env: envOf(env), stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 })
+        const child = spawn(process.execPath, [PMFX_BIN, ...args], {
+          cwd: dir,
+          env: envOf(env),
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: 30_000
+        })
         let stdout = ""
         let stderr = ""
         child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))

@@ -47,9 +47,12 @@ export const request = (socket: string, method: string, urlPath: string, body?: 
     req.end(data)
   })
 
-
 /** Polls `check` until it is true; throws after `timeoutMs`. */
-export const waitFor = async (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> => {
+export const waitFor = async (
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000
+): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     try {
@@ -61,7 +64,6 @@ export const waitFor = async (check: () => boolean | Promise<boolean>, what: str
     await sleep(50)
   }
 }
-
 
 /** Pids of live processes whose command line contains `marker`. */
 export const processesWith = (marker: string): Array<number> =>
@@ -136,8 +138,10 @@ export const makeTestDaemon = (): TestDaemon => {
         // Not running.
       }
       const daemonPid = pid()
-      if (daemonPid !== undefined) await waitFor(() => !isAlive(daemonPid), "the daemon to exit", 20_000).catch(() => undefined)
-      for (const child of children) if (child.pid !== undefined && isAlive(child.pid)) process.kill(child.pid, "SIGKILL")
+      if (daemonPid !== undefined)
+        await waitFor(() => !isAlive(daemonPid), "the daemon to exit", 20_000).catch(() => undefined)
+      for (const child of children)
+        if (child.pid !== undefined && isAlive(child.pid)) process.kill(child.pid, "SIGKILL")
       for (const app of appPids) {
         try {
           process.kill(-app, "SIGKILL")

@@ -65,11 +65,22 @@ const countLines = (file: string) => {
   return { lost, repeated, cut, logged: seen.size }
 }
 
-export const daemonKillLoop = async (daemon: TestDaemon, rounds: number, options: { readonly maxDelayMs?: number } = {}): Promise<KillLoopFigures> => {
+export const daemonKillLoop = async (
+  daemon: TestDaemon,
+  rounds: number,
+  options: { readonly maxDelayMs?: number } = {}
+): Promise<KillLoopFigures> => {
   const run = `pmfx-killloop-${Math.random().toString(36).slice(2)}`
   const marker = (name: string) => `${run}-${name}`
   const apps = [
-    { name: "writer", script: path.join(fixtures, "counter.js"), args: [marker("writer")], instances: 2, env: { INTERVAL_MS: "2" }, merge_logs: false },
+    {
+      name: "writer",
+      script: path.join(fixtures, "counter.js"),
+      args: [marker("writer")],
+      instances: 2,
+      env: { INTERVAL_MS: "2" },
+      merge_logs: false
+    },
     { name: "quiet", script: process.execPath, args: ["-e", "setInterval(() => {}, 1000)", marker("quiet")] },
     {
       name: "crasher",
@@ -89,7 +100,10 @@ export const daemonKillLoop = async (daemon: TestDaemon, rounds: number, options
       const reply = await daemon.call("POST", "/api/processes", app)
       if (reply.status !== 201) throw new Error(`could not create ${app.name}: ${JSON.stringify(reply.body)}`)
     }
-    await waitFor(async () => (await rows()).filter((row) => row.name !== "crasher").every((row) => row.status === "online"), "apps online")
+    await waitFor(
+      async () => (await rows()).filter((row) => row.name !== "crasher").every((row) => row.status === "online"),
+      "apps online"
+    )
     const initial = new Map((await rows()).filter((row) => row.name !== "crasher").map((row) => [row.id, row.pid]))
 
     let killedBeforeReady = 0
@@ -101,11 +115,18 @@ export const daemonKillLoop = async (daemon: TestDaemon, rounds: number, options
         await waitFor(() => !isAlive(current), "the daemon to die")
       }
       // A daemon of our own, killed at a random moment of its start or its life.
-      const child = spawn(process.execPath, [DAEMON_BIN], { env: { PMFX_HOME: daemon.home, PATH: process.env.PATH ?? "/usr/bin:/bin" }, stdio: "ignore", detached: true })
+      const child = spawn(process.execPath, [DAEMON_BIN], {
+        env: { PMFX_HOME: daemon.home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
+        stdio: "ignore",
+        detached: true
+      })
       daemons.push(child)
       const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()))
       await sleep(Math.floor(Math.random() * maxDelay))
-      const answered = await daemon.call("GET", "/").then((reply) => reply.status === 200, () => false)
+      const answered = await daemon.call("GET", "/").then(
+        (reply) => reply.status === 200,
+        () => false
+      )
       if (!answered) killedBeforeReady++
       child.kill("SIGKILL")
       await exited
@@ -113,7 +134,11 @@ export const daemonKillLoop = async (daemon: TestDaemon, rounds: number, options
 
     // The last daemon: what does it find?
     await daemon.start()
-    await waitFor(async () => (await rows()).filter((row) => row.name !== "crasher").every((row) => row.status === "online"), "apps online after the loop", 60_000)
+    await waitFor(
+      async () => (await rows()).filter((row) => row.name !== "crasher").every((row) => row.status === "online"),
+      "apps online after the loop",
+      60_000
+    )
     // Let the crasher's restart settle: its one process is the one its row lists.
     let final: Array<Row> = []
     let live: Array<number> = []

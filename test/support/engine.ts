@@ -29,11 +29,20 @@ export const withTempDir = <A, E, R>(body: (dir: string) => Effect.Effect<A, E, 
  * started) is shut down before the folder is removed.
  */
 export const withEngine = <A, E>(
-  body: (home: string) => Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof Engine.at>> | ConfigLoader | Scope.Scope>,
+  body: (
+    home: string
+  ) => Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof Engine.at>> | ConfigLoader | Scope.Scope>,
   settings: Partial<EngineSettings> = {}
 ) =>
   withTempDir((home) =>
-    Effect.scoped(body(home)).pipe(Effect.provide(Layer.merge(Engine.at(home, { metricsIntervalMs: 250, backgroundMetricsMs: 250, ...settings }), ConfigLoader.Default)))
+    Effect.scoped(body(home)).pipe(
+      Effect.provide(
+        Layer.merge(
+          Engine.at(home, { metricsIntervalMs: 250, backgroundMetricsMs: 250, ...settings }),
+          ConfigLoader.Default
+        )
+      )
+    )
   )
 
 /** Resolved definitions from settings written as in an ecosystem file (relative paths from `baseDir`). */
@@ -47,11 +56,13 @@ export const definitions = (apps: ReadonlyArray<object>, baseDir = process.cwd()
 export const eventually = <E, R>(check: Effect.Effect<boolean, E, R>, what: string, timeoutMs = 30_000) =>
   check.pipe(
     Effect.repeat({ schedule: Schedule.spaced(Duration.millis(50)), until: (ok) => ok }),
-    Effect.timeoutFail({ duration: Duration.millis(timeoutMs), onTimeout: () => new Error(`timed out waiting for ${what}`) }),
+    Effect.timeoutFail({
+      duration: Duration.millis(timeoutMs),
+      onTimeout: () => new Error(`timed out waiting for ${what}`)
+    }),
     Effect.orDie,
     Effect.asVoid
   )
-
 
 /** Collects bus events into an array for the life of the scope. */
 export const recordEvents = (options?: { readonly logs?: boolean }) =>

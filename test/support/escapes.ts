@@ -28,7 +28,10 @@ export const escapeShapes = (seed: number): ReadonlyArray<EscapeShape> => {
       app: {
         name: "esc-detached",
         script: process.execPath,
-        args: ["-e", `require("child_process").spawn("sleep", ["${b}"], { detached: true, stdio: "ignore" }).unref(); setInterval(() => {}, 1000)`]
+        args: [
+          "-e",
+          `require("child_process").spawn("sleep", ["${b}"], { detached: true, stdio: "ignore" }).unref(); setInterval(() => {}, 1000)`
+        ]
       }
     },
     {

@@ -38,7 +38,9 @@ export const startHammer = (port: number, options: { readonly keepAlive?: number
         })
       })
       // An answer that never comes counts as an error (10 s), not as a stalled client.
-      request.setTimeout(10_000, () => request.destroy(Object.assign(new Error("no answer within 10 s"), { code: "TIMEOUT" })))
+      request.setTimeout(10_000, () =>
+        request.destroy(Object.assign(new Error("no answer within 10 s"), { code: "TIMEOUT" }))
+      )
       request.on("error", (error: NodeJS.ErrnoException) => {
         errors++
         if (error.code === "ECONNRESET") resets++

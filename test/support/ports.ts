@@ -7,4 +7,5 @@ export const PORT_RANGE_START = 20_000
 const PORT_RANGE_SIZE = 12_000
 
 /** A random first port for `count` consecutive ports (the caller checks they are free). */
-export const randomPortBase = (count = 1): number => PORT_RANGE_START + Math.floor(Math.random() * (PORT_RANGE_SIZE - count))
+export const randomPortBase = (count = 1): number =>
+  PORT_RANGE_START + Math.floor(Math.random() * (PORT_RANGE_SIZE - count))

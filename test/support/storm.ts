@@ -77,7 +77,8 @@ export const settle = async (
     const rows = await list()
     const outcome = compare(running(), rows)
     const busy = rows.some((row) => ["starting", "stopping", "restarting"].includes(row.status) && row.pid === null)
-    if ((outcome.untracked.length === 0 && outcome.ghosts.length === 0 && !busy) || Date.now() > deadline) return outcome
+    if ((outcome.untracked.length === 0 && outcome.ghosts.length === 0 && !busy) || Date.now() > deadline)
+      return outcome
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
@@ -91,10 +92,20 @@ export const seeded = (seed: number) => {
   }
 }
 
-type Call = (method: string, urlPath: string, body?: unknown) => Promise<{ readonly status: number; readonly body: any }>
+type Call = (
+  method: string,
+  urlPath: string,
+  body?: unknown
+) => Promise<{ readonly status: number; readonly body: any }>
 
 /** A sleep app as the API's one-app form takes it. */
-export const sleeper = (name: string, instances = 1) => ({ name, script: "sleep", args: ["1000"], instances, kill_timeout: "2s" })
+export const sleeper = (name: string, instances = 1) => ({
+  name,
+  script: "sleep",
+  args: ["1000"],
+  instances,
+  kill_timeout: "2s"
+})
 
 /** `list` through the API. */
 export const listOf = (call: Call) => async (): Promise<ReadonlyArray<ListedRow>> => {
@@ -114,7 +125,10 @@ export const restartRacingDelete = async (call: Call, rounds: number, prefix = "
   for (let i = 0; i < rounds; i++) {
     const name = `${prefix}${i}`
     statuses.push((await call("POST", "/api/processes", sleeper(name))).status)
-    const replies = await Promise.all([call("POST", `/api/processes/${name}/restart`), call("DELETE", `/api/processes/${name}`)])
+    const replies = await Promise.all([
+      call("POST", `/api/processes/${name}/restart`),
+      call("DELETE", `/api/processes/${name}`)
+    ])
     statuses.push(...replies.map((reply) => reply.status))
   }
   return statuses
@@ -126,14 +140,25 @@ export const reloadRacingDelete = async (call: Call, rounds: number, prefix = "r
   for (let i = 0; i < rounds; i++) {
     const name = `${prefix}${i}`
     statuses.push((await call("POST", "/api/processes", sleeper(name, 2))).status)
-    const replies = await Promise.all([call("POST", `/api/processes/${name}/reload`), call("DELETE", `/api/processes/${name}`)])
+    const replies = await Promise.all([
+      call("POST", `/api/processes/${name}/reload`),
+      call("DELETE", `/api/processes/${name}`)
+    ])
     statuses.push(...replies.map((reply) => reply.status))
   }
   return statuses
 }
 
 /** `size` requests at once, a random mix of every mutation on `names`, `rounds` times. */
-export const httpStorm = async (call: Call, options: { readonly size: number; readonly rounds: number; readonly names: ReadonlyArray<string>; readonly seed: number }) => {
+export const httpStorm = async (
+  call: Call,
+  options: {
+    readonly size: number
+    readonly rounds: number
+    readonly names: ReadonlyArray<string>
+    readonly seed: number
+  }
+) => {
   const pick = seeded(options.seed)
   const statuses: Array<number> = []
   for (let round = 0; round < options.rounds; round++) {

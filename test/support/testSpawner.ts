@@ -60,7 +60,12 @@ export const makeTestSpawner = Effect.gen(function* () {
               fs.closeSync(writers.err)
             })
           )
-        ends.set(pid, (result) => Effect.zipRight(Effect.sync(() => void (stopped = true)), end(result)))
+        ends.set(pid, (result) =>
+          Effect.zipRight(
+            Effect.sync(() => void (stopped = true)),
+            end(result)
+          )
+        )
         const now = yield* Clock.currentTimeMillis
         const child: SpawnedChild = {
           pid,

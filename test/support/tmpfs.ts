@@ -14,15 +14,23 @@ export interface Tmpfs {
   readonly unmount: () => void
 }
 
-export type TmpfsResult = { readonly _tag: "Mounted"; readonly tmpfs: Tmpfs } | { readonly _tag: "Unavailable"; readonly reason: string }
+export type TmpfsResult =
+  | { readonly _tag: "Mounted"; readonly tmpfs: Tmpfs }
+  | { readonly _tag: "Unavailable"; readonly reason: string }
 
 export const mountTmpfs = (size: string, prefix = "pmfx-tmpfs-"): TmpfsResult => {
-  if (process.getuid?.() !== 0) return { _tag: "Unavailable", reason: "needs root to mount a tmpfs (run as root, as .ci/run does)" }
+  if (process.getuid?.() !== 0)
+    return { _tag: "Unavailable", reason: "needs root to mount a tmpfs (run as root, as .ci/run does)" }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix))
-  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], { encoding: "utf8" })
+  const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir], {
+    encoding: "utf8"
+  })
   if (mounted.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true })
-    return { _tag: "Unavailable", reason: `mount -t tmpfs failed: ${(mounted.stderr || mounted.error?.message || "").trim()}` }
+    return {
+      _tag: "Unavailable",
+      reason: `mount -t tmpfs failed: ${(mounted.stderr || mounted.error?.message || "").trim()}`
+    }
   }
   return {
     _tag: "Mounted",

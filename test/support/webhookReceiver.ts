@@ -38,7 +38,8 @@ export const startWebhookReceiver = (options: { readonly hang?: boolean } = {}):
       request.on("end", () => {
         const contentType = request.headers["content-type"]
         try {
-          if (request.method !== "POST" || !String(contentType).startsWith("application/json")) throw new Error("not a JSON POST")
+          if (request.method !== "POST" || !String(contentType).startsWith("application/json"))
+            throw new Error("not a JSON POST")
           const body: unknown = JSON.parse(text)
           bodies.push(body)
           requests.push({ method: request.method, contentType, body })

@@ -12,7 +12,11 @@ export interface WsClient {
   /** Every message received so far, in order. */
   readonly messages: Array<WsMessage>
   /** The first message (from `from` on) that `match` accepts, waiting up to `timeoutMs` for it. */
-  readonly next: (match: (message: WsMessage) => boolean, what: string, options?: { readonly from?: number; readonly timeoutMs?: number }) => Promise<WsMessage>
+  readonly next: (
+    match: (message: WsMessage) => boolean,
+    what: string,
+    options?: { readonly from?: number; readonly timeoutMs?: number }
+  ) => Promise<WsMessage>
   readonly send: (message: unknown) => void
   /** Resolves with the close code once the connection is closed (1006 when it was dropped). */
   readonly closed: Promise<number>
@@ -48,7 +52,11 @@ export const connectWs = (url: string, headers: Record<string, string> = {}): Pr
       new Promise((found, fail) => {
         const deadline = setTimeout(() => {
           waiters.delete(check)
-          fail(new Error(`no ${what} within ${options.timeoutMs ?? 30_000} ms; got: ${messages.map((m) => m.type).join(", ")}`))
+          fail(
+            new Error(
+              `no ${what} within ${options.timeoutMs ?? 30_000} ms; got: ${messages.map((m) => m.type).join(", ")}`
+            )
+          )
         }, options.timeoutMs ?? 30_000)
         const check = () => {
           const hit = messages.slice(options.from ?? 0).find(match)

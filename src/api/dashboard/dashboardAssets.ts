@@ -42,7 +42,9 @@ interface Asset {
 
 /** dist/ui beside the daemon bundle (dist/daemon.cjs), or the built one when running from src/. */
 const assetFolder = (): string | undefined =>
-  [path.join(__dirname, "ui"), path.resolve(__dirname, "../../../dist/ui")].find((folder) => fs.existsSync(path.join(folder, "index.html")))
+  [path.join(__dirname, "ui"), path.resolve(__dirname, "../../../dist/ui")].find((folder) =>
+    fs.existsSync(path.join(folder, "index.html"))
+  )
 
 let loaded: Map<string, Asset> | undefined
 
@@ -75,7 +77,9 @@ const answer = (request: HttpServerRequest.HttpServerRequest, name: string) => {
     return HttpServerResponse.unsafeJson(
       {
         success: false,
-        error: built ? `Not found: ${request.method} ${request.url.split("?")[0]}` : "the dashboard is not built: run npm run build (it writes dist/ui)"
+        error: built
+          ? `Not found: ${request.method} ${request.url.split("?")[0]}`
+          : "the dashboard is not built: run npm run build (it writes dist/ui)"
       },
       { status: 404, headers: SECURITY_HEADERS }
     )
@@ -96,13 +100,16 @@ const answer = (request: HttpServerRequest.HttpServerRequest, name: string) => {
 
 /** Whether a request asks for the dashboard (and so skips the API key: the files hold no data). */
 export const isDashboardRequest = (method: string, path: string, accept: string | undefined): boolean =>
-  (method === "GET" || method === "HEAD") && (path === "/ui" || path.startsWith(DASHBOARD_PATH) || (path === "/" && wantsHtml(accept)))
+  (method === "GET" || method === "HEAD") &&
+  (path === "/ui" || path.startsWith(DASHBOARD_PATH) || (path === "/" && wantsHtml(accept)))
 
 /** A browser's navigation asks for text/html first; curl and the CLI send `*\/*` or JSON. */
 const wantsHtml = (accept: string | undefined): boolean => accept !== undefined && /^\s*text\/html\b/i.test(accept)
 
 /** Serves the dashboard's files before the API sees the request; everything else goes to `app`. */
-export const serveDashboard = <E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
+export const serveDashboard = <E, R>(
+  app: HttpApp.Default<E, R>
+): HttpApp.Default<E, R | HttpServerRequest.HttpServerRequest> =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const urlPath = request.url.split("?")[0] ?? "/"

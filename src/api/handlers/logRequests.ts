@@ -23,7 +23,11 @@ export const logQuery = (params: typeof LogsQuery.Type) =>
     }
     const level = params.level
     if (level !== undefined && !Schema.is(LogLevel)(level)) {
-      return yield* badRequest("level", `${JSON.stringify(level)} is not a level`, `use one of ${LogLevel.literals.join(", ")}`)
+      return yield* badRequest(
+        "level",
+        `${JSON.stringify(level)} is not a level`,
+        `use one of ${LogLevel.literals.join(", ")}`
+      )
     }
     const query: LogQuery = {
       ...(lines === undefined ? {} : { lines }),

@@ -26,7 +26,12 @@ export const MetricsHandlers = HttpApiBuilder.group(PmfxApi, "metrics", (handler
       const all = yield* manager.rowsFor("all").pipe(Effect.orElseSucceed(() => []))
       const out: Array<MetricsRow> = []
       for (const row of all) {
-        out.push({ name: row.app.definition.name, namespace: row.app.definition.namespace, instance: row.instance, state: yield* manager.rowState(row) })
+        out.push({
+          name: row.app.definition.name,
+          namespace: row.app.definition.namespace,
+          instance: row.instance,
+          state: yield* manager.rowState(row)
+        })
       }
       return out
     })

@@ -21,9 +21,23 @@ import { logQuery, sse } from "./logRequests"
 import { commonSignals, parseSignal, type SignalSpec } from "../../supervisor/signals"
 import { maskEnvironment } from "../../supervisor/instanceEnv"
 import { PmfxApi } from "../../shared/Api"
-import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS, PortOverride, ScaleRequest, SignalRequest } from "../../shared/ApiSchemas"
+import {
+  CreateRequest,
+  DEFAULT_READY_TIMEOUT_MS,
+  MAX_READY_TIMEOUT_MS,
+  PortOverride,
+  ScaleRequest,
+  SignalRequest
+} from "../../shared/ApiSchemas"
 import { maskEnvIfReadOnly, ReadOnlyRequest } from "../readOnly"
-import { badRequest, checkDepth, nameMatcher, parseBooleanParam, parseDurationParam, parseStatuses } from "../requestValues"
+import {
+  badRequest,
+  checkDepth,
+  nameMatcher,
+  parseBooleanParam,
+  parseDurationParam,
+  parseStatuses
+} from "../requestValues"
 
 /**
  * Problems listed in one INVALID_CONFIG answer. Validation reports every problem, which for a
@@ -36,7 +50,10 @@ const MAX_PROBLEMS = 100
 const boundProblems = (error: InvalidConfig): InvalidConfig => {
   const problems = error.details.problems
   if (problems === undefined || problems.length <= MAX_PROBLEMS) return error
-  return new InvalidConfig({ message: error.message, details: { ...error.details, problems: problems.slice(0, MAX_PROBLEMS) } })
+  return new InvalidConfig({
+    message: error.message,
+    details: { ...error.details, problems: problems.slice(0, MAX_PROBLEMS) }
+  })
 }
 
 /**
@@ -60,21 +77,38 @@ const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<vo
 export const MAX_INSTANCES_PER_REQUEST = MAX_INSTANCES
 
 /** INVALID_CONFIG when the definitions ask for more than `MAX_INSTANCES_PER_REQUEST` processes. */
-export const checkInstances = (definitions: ReadonlyArray<AppDefinition>, list: "apps" | "definitions"): Effect.Effect<void, InvalidConfig> => {
+export const checkInstances = (
+  definitions: ReadonlyArray<AppDefinition>,
+  list: "apps" | "definitions"
+): Effect.Effect<void, InvalidConfig> => {
   const suggestion = `ask for at most ${MAX_INSTANCES_PER_REQUEST} instances in one request`
   let total = 0
   for (const [i, definition] of definitions.entries()) {
     if (definition.instances > MAX_INSTANCES_PER_REQUEST) {
       return Effect.fail(
         InvalidConfig.fromProblems([
-          { field: `${list}[${i}].instances`, value: definition.instances, message: `is more than ${MAX_INSTANCES_PER_REQUEST} instances`, suggestion }
+          {
+            field: `${list}[${i}].instances`,
+            value: definition.instances,
+            message: `is more than ${MAX_INSTANCES_PER_REQUEST} instances`,
+            suggestion
+          }
         ])
       )
     }
     total += definition.instances
   }
   return total > MAX_INSTANCES_PER_REQUEST
-    ? Effect.fail(InvalidConfig.fromProblems([{ field: list, value: total, message: `ask for ${total} instances in all, more than ${MAX_INSTANCES_PER_REQUEST}`, suggestion }]))
+    ? Effect.fail(
+        InvalidConfig.fromProblems([
+          {
+            field: list,
+            value: total,
+            message: `ask for ${total} instances in all, more than ${MAX_INSTANCES_PER_REQUEST}`,
+            suggestion
+          }
+        ])
+      )
     : Effect.void
 }
 
@@ -86,12 +120,22 @@ const baseDirOf = (cwd: unknown): Effect.Effect<string, BadRequest> => {
   if (cwd === undefined) return Effect.succeed(process.cwd())
   return typeof cwd === "string" && path.isAbsolute(cwd)
     ? Effect.succeed(cwd)
-    : Effect.fail(badRequest("cwd", `${JSON.stringify(cwd)} is not an absolute path`, 'give the folder relative paths start from, like "/srv/app"'))
+    : Effect.fail(
+        badRequest(
+          "cwd",
+          `${JSON.stringify(cwd)} is not an absolute path`,
+          'give the folder relative paths start from, like "/srv/app"'
+        )
+      )
 }
 
 const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
 
-const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({ success: true as const, message, processes })
+const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({
+  success: true as const,
+  message,
+  processes
+})
 
 /**
  * `{port?, update_env?, env?}` from a restart/reload body; an empty body means no override.
@@ -99,14 +143,23 @@ const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({
  */
 const runOptions = (body: unknown) =>
   Effect.gen(function* () {
-    if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0)) return { port: undefined, baseEnv: undefined }
+    if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0))
+      return { port: undefined, baseEnv: undefined }
     const decoded = yield* Schema.decodeUnknown(PortOverride, { onExcessProperty: "error" })(body).pipe(
       Effect.mapError(() =>
-        badRequest("port", "the body must be {\"port\": \"<port or range>\"} and/or {\"update_env\": true, \"env\": {...}}", 'send {"port": "4000"}, {"update_env": true, "env": {"KEY": "value"}}, or no body')
+        badRequest(
+          "port",
+          'the body must be {"port": "<port or range>"} and/or {"update_env": true, "env": {...}}',
+          'send {"port": "4000"}, {"update_env": true, "env": {"KEY": "value"}}, or no body'
+        )
       )
     )
     if (decoded.update_env === true && decoded.env === undefined) {
-      return yield* badRequest("env", "update_env needs the environment to give the apps", "send env (the caller's environment) with update_env")
+      return yield* badRequest(
+        "env",
+        "update_env needs the environment to give the apps",
+        "send env (the caller's environment) with update_env"
+      )
     }
     return { port: decoded.port, baseEnv: decoded.update_env === true ? decoded.env : undefined }
   })
@@ -114,14 +167,20 @@ const runOptions = (body: unknown) =>
 /** `{instances}` of a scale body: `4`/`"4"` (the new count) or `"+2"`/`"-1"` (a change of it). */
 const scaleCount = (body: unknown): Effect.Effect<ScaleCount, BadRequest> =>
   Effect.gen(function* () {
-    const suggestion = 'give the new count (4) or a change of it (+2, -1); over HTTP send {"instances": 4} or {"instances": "+2"}'
+    const suggestion =
+      'give the new count (4) or a change of it (+2, -1); over HTTP send {"instances": 4} or {"instances": "+2"}'
     const decoded = yield* Schema.decodeUnknown(ScaleRequest, { onExcessProperty: "error" })(body).pipe(
-      Effect.mapError(() => badRequest("instances", "the body must be {\"instances\": <count or +n/-n>}", suggestion))
+      Effect.mapError(() => badRequest("instances", 'the body must be {"instances": <count or +n/-n>}', suggestion))
     )
     const value = decoded.instances
     if (typeof value === "number") return value
     const match = /^([+-]?)(\d{1,7})$/.exec(value.trim())
-    if (match === null) return yield* badRequest("instances", `${JSON.stringify(value)} is not a count (4) or a change (+2, -1)`, suggestion)
+    if (match === null)
+      return yield* badRequest(
+        "instances",
+        `${JSON.stringify(value)} is not a count (4) or a change (+2, -1)`,
+        suggestion
+      )
     const n = Number(match[2])
     return match[1] === "" ? n : { by: match[1] === "-" ? -n : n }
   })
@@ -131,7 +190,13 @@ const signalOf = (body: unknown): Effect.Effect<SignalSpec, BadRequest> =>
   Effect.gen(function* () {
     const suggestion = `use one of ${commonSignals}`
     const decoded = yield* Schema.decodeUnknown(SignalRequest, { onExcessProperty: "error" })(body).pipe(
-      Effect.mapError(() => badRequest("signal", "the body must be {\"signal\": <name or number>}", `send {"signal": "SIGUSR2"}; ${suggestion}`))
+      Effect.mapError(() =>
+        badRequest(
+          "signal",
+          'the body must be {"signal": <name or number>}',
+          `send {"signal": "SIGUSR2"}; ${suggestion}`
+        )
+      )
     )
     const parsed = parseSignal(String(decoded.signal))
     if (Either.isLeft(parsed)) return yield* badRequest("signal", parsed.left, suggestion)
@@ -153,7 +218,10 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
      * before the apps start, so their first crash is covered; the result puts the previous
      * settings back, for a start that fails (all or nothing). StateStore saves the change.
      */
-    const applyNotifications = (settings: { readonly webhooks?: ReadonlyArray<Webhook> | undefined; readonly alerts?: AlertRules | null | undefined }) =>
+    const applyNotifications = (settings: {
+      readonly webhooks?: ReadonlyArray<Webhook> | undefined
+      readonly alerts?: AlertRules | null | undefined
+    }) =>
       Effect.gen(function* () {
         const undo: Array<Effect.Effect<void>> = []
         if (settings.webhooks !== undefined && settings.webhooks.length > 0 && notifications.active) {
@@ -186,7 +254,11 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       .handle("create", ({ payload }) =>
         Effect.gen(function* () {
           if (!isRecord(payload)) {
-            return yield* badRequest("body", "the body must be a JSON object", 'send one app ({"name": "api", "script": "server.js"}) or {"apps": [...]}')
+            return yield* badRequest(
+              "body",
+              "the body must be a JSON object",
+              'send one app ({"name": "api", "script": "server.js"}) or {"apps": [...]}'
+            )
           }
           yield* checkDepth(payload)
           let definitions
@@ -196,7 +268,13 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           if ("definitions" in payload) {
             // The CLI's form: definitions its own loader resolved, with its environment.
             const request = yield* Schema.decodeUnknown(CreateRequest)(payload).pipe(
-              Effect.mapError(() => badRequest("definitions", "not a list of resolved app definitions", "send app settings instead: one app, or {\"apps\": [...]}"))
+              Effect.mapError(() =>
+                badRequest(
+                  "definitions",
+                  "not a list of resolved app definitions",
+                  'send app settings instead: one app, or {"apps": [...]}'
+                )
+              )
             )
             definitions = request.definitions ?? []
             baseEnv = request.env ?? {}
@@ -206,7 +284,9 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
                 yield* applyNotifications(request)
                 return action("no new app; applied the file's webhooks and alerts", [])
               }
-              return yield* InvalidConfig.fromProblems([{ field: "definitions", value: [], message: "has no app", suggestion: "send at least one app" }])
+              return yield* InvalidConfig.fromProblems([
+                { field: "definitions", value: [], message: "has no app", suggestion: "send at least one app" }
+              ])
             }
             yield* checkNames(definitions)
             yield* checkInstances(definitions, "definitions")
@@ -215,11 +295,14 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             // `cwd` beside `apps` is where relative paths start (as the folder of a file would
             // be); in the one-app form it is the app's own `cwd` setting and stays in the app.
             const { cwd, ...withoutCwd } = payload
-            const [document, baseDir] = "apps" in payload ? [withoutCwd, yield* baseDirOf(cwd)] : [payload, process.cwd()]
+            const [document, baseDir] =
+              "apps" in payload ? [withoutCwd, yield* baseDirOf(cwd)] : [payload, process.cwd()]
             // Apps created here start from the daemon's environment (the CLI call's that started
             // it), without the daemon's own keys (daemonEnvironment.ts).
             const environment = daemonEnvironmentForApps()
-            const loaded = yield* loader.fromDocument(document, baseDir, { environment }).pipe(Effect.mapError(boundProblems))
+            const loaded = yield* loader
+              .fromDocument(document, baseDir, { environment })
+              .pipe(Effect.mapError(boundProblems))
             definitions = loaded.apps
             warnings = loaded.warnings
             yield* checkInstances(definitions, "apps")
@@ -227,7 +310,10 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
             undoNotifications = yield* applyNotifications(loaded)
           }
           const rows = yield* manager.create(definitions, { baseEnv }).pipe(Effect.tapError(() => undoNotifications))
-          const result = action(`started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`, rows)
+          const result = action(
+            `started ${plural(definitions.length, "app")} (${plural(rows.length, "process", "processes")})`,
+            rows
+          )
           return warnings.length === 0 ? result : { ...result, warnings }
         })
       )
@@ -235,23 +321,42 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         Effect.gen(function* () {
           if (urlParams.id !== undefined) {
             if (urlParams.status !== undefined) {
-              return yield* badRequest("id", "cannot be combined with status", "send either ?id=<target> or ?status=<states>")
+              return yield* badRequest(
+                "id",
+                "cannot be combined with status",
+                "send either ?id=<target> or ?status=<states>"
+              )
             }
             // The ids this request removed (another request may delete some of the rows first).
             const deleted = yield* manager.delete(urlParams.id)
-            return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
+            return {
+              success: true as const,
+              message: `deleted ${plural(deleted.length, "process", "processes")}`,
+              deleted
+            }
           }
           if (urlParams.status === undefined) {
-            return yield* badRequest("status", "is required to delete by status", "use DELETE /api/processes?status=stopped,errored, DELETE /api/processes?id=<target>, or DELETE /api/processes/{id}")
+            return yield* badRequest(
+              "status",
+              "is required to delete by status",
+              "use DELETE /api/processes?status=stopped,errored, DELETE /api/processes?id=<target>, or DELETE /api/processes/{id}"
+            )
           }
           const statuses = yield* parseStatuses("status", urlParams.status)
           const rows = (yield* manager.list()).filter((row) => statuses.includes(row.status))
           const deleted: Array<number> = []
-          for (const row of rows) deleted.push(...(yield* manager.delete(String(row.id)).pipe(Effect.orElseSucceed(() => []))))
-          return { success: true as const, message: `deleted ${plural(deleted.length, "process", "processes")}`, deleted }
+          for (const row of rows)
+            deleted.push(...(yield* manager.delete(String(row.id)).pipe(Effect.orElseSucceed(() => []))))
+          return {
+            success: true as const,
+            message: `deleted ${plural(deleted.length, "process", "processes")}`,
+            deleted
+          }
         })
       )
-      .handle("get", ({ path }) => demand.fresh.pipe(Effect.zipRight(manager.get(path.id)), Effect.flatMap(maskEnvIfReadOnly)))
+      .handle("get", ({ path }) =>
+        demand.fresh.pipe(Effect.zipRight(manager.get(path.id)), Effect.flatMap(maskEnvIfReadOnly))
+      )
       .handle("delete", ({ path }) => Effect.asVoid(manager.delete(path.id)))
       .handle("start", ({ path }) => Effect.map(manager.start(path.id), (rows) => action(`started ${path.id}`, rows)))
       .handle("stop", ({ path }) => Effect.map(manager.stop(path.id), (rows) => action(`stopped ${path.id}`, rows)))
@@ -260,14 +365,20 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           const options = yield* runOptions(payload)
           const port = options.port
           const rows = yield* manager.restart(path.id, options)
-          return action(`restarted ${path.id}${port === undefined ? "" : ` on port ${port}`}${options.baseEnv === undefined ? "" : " with the updated environment"}`, rows)
+          return action(
+            `restarted ${path.id}${port === undefined ? "" : ` on port ${port}`}${options.baseEnv === undefined ? "" : " with the updated environment"}`,
+            rows
+          )
         })
       )
       .handle("reload", ({ path, payload }) =>
         Effect.gen(function* () {
           const options = yield* runOptions(payload)
           const result = yield* manager.reload(path.id, options)
-          const note = result.restartedInstead.length > 0 ? ` (${result.restartedInstead.join(", ")}: one instance, restarted instead)` : ""
+          const note =
+            result.restartedInstead.length > 0
+              ? ` (${result.restartedInstead.join(", ")}: one instance, restarted instead)`
+              : ""
           return { ...action(`reloaded ${path.id}${note}`, result.rows), restarted_instead: result.restartedInstead }
         })
       )
@@ -275,15 +386,34 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
         Effect.gen(function* () {
           const count = yield* scaleCount(payload)
           const result = yield* manager.scale(path.id, count)
-          const change = result.to === result.from ? "kept" : result.to > result.from ? `scaled up from ${result.from} to` : `scaled down from ${result.from} to`
-          return { ...action(`${path.id}: ${change} ${plural(result.to, "instance")}`, result.processes), from: result.from, to: result.to, added: [...result.added], removed: [...result.removed] }
+          const change =
+            result.to === result.from
+              ? "kept"
+              : result.to > result.from
+                ? `scaled up from ${result.from} to`
+                : `scaled down from ${result.from} to`
+          return {
+            ...action(`${path.id}: ${change} ${plural(result.to, "instance")}`, result.processes),
+            from: result.from,
+            to: result.to,
+            added: [...result.added],
+            removed: [...result.removed]
+          }
         })
       )
       .handle("flush", ({ path }) =>
-        Effect.map(manager.flushLogs(path.id), (files) => ({ success: true as const, message: `flushed ${plural(files.length, "log file")} of ${path.id}`, files: [...files] }))
+        Effect.map(manager.flushLogs(path.id), (files) => ({
+          success: true as const,
+          message: `flushed ${plural(files.length, "log file")} of ${path.id}`,
+          files: [...files]
+        }))
       )
       .handle("flushAll", () =>
-        Effect.map(manager.flushAllLogs(), (files) => ({ success: true as const, message: `flushed ${plural(files.length, "log file")}`, files: [...files] }))
+        Effect.map(manager.flushAllLogs(), (files) => ({
+          success: true as const,
+          message: `flushed ${plural(files.length, "log file")}`,
+          files: [...files]
+        }))
       )
       .handle("reloadLogs", () =>
         Effect.map(manager.reopenLogs(), ({ reopened, failed }) => ({
@@ -298,8 +428,15 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           const signal = yield* signalOf(payload)
           const { signalled, processes } = yield* manager.sendSignal(path.id, signal)
           const message =
-            signalled.length === 0 ? `sent ${signal.name} to no process: no instance of ${path.id} is running` : `sent ${signal.name} to ${plural(signalled.length, "process", "processes")}`
-          return { ...action(message, processes), signal: signal.name, signal_number: signal.number, signalled: [...signalled] }
+            signalled.length === 0
+              ? `sent ${signal.name} to no process: no instance of ${path.id} is running`
+              : `sent ${signal.name} to ${plural(signalled.length, "process", "processes")}`
+          return {
+            ...action(message, processes),
+            signal: signal.name,
+            signal_number: signal.number,
+            signalled: [...signalled]
+          }
         })
       )
       .handle("env", ({ path, urlParams }) =>
@@ -308,14 +445,25 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           const found = yield* manager.environment(path.id)
           // A read-only key never sees a value (as with `config.env` of GET /api/processes/{id}).
           const readOnly = yield* FiberRef.get(ReadOnlyRequest)
-          const masked = readOnly ? maskEnvironment(found.env, "all") : show ? { env: found.env, masked: [] } : maskEnvironment(found.env, "secrets")
+          const masked = readOnly
+            ? maskEnvironment(found.env, "all")
+            : show
+              ? { env: found.env, masked: [] }
+              : maskEnvironment(found.env, "secrets")
           return { ...found, env: masked.env, masked: [...masked.masked] }
         })
       )
-      .handle("reset", ({ path }) => Effect.map(manager.reset(path.id), (rows) => action(`reset the counters of ${path.id}`, rows)))
+      .handle("reset", ({ path }) =>
+        Effect.map(manager.reset(path.id), (rows) => action(`reset the counters of ${path.id}`, rows))
+      )
       .handle("ready", ({ path, urlParams }) =>
         Effect.gen(function* () {
-          const timeout = yield* parseDurationParam("timeout", urlParams.timeout, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS)
+          const timeout = yield* parseDurationParam(
+            "timeout",
+            urlParams.timeout,
+            DEFAULT_READY_TIMEOUT_MS,
+            MAX_READY_TIMEOUT_MS
+          )
           return yield* manager.waitReady(path.id, timeout)
         })
       )
@@ -337,7 +485,16 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
       .handle("metrics", ({ path, urlParams }) =>
         Effect.gen(function* () {
           // Checked first: a bad window is BAD_REQUEST even for an id that names nothing.
-          const windowMs = urlParams.history === undefined ? undefined : yield* parseDurationParam("history", urlParams.history, HISTORY_WINDOW_MS, HISTORY_WINDOW_MS, "the daemon keeps 15m of history: ask for history=15m or less")
+          const windowMs =
+            urlParams.history === undefined
+              ? undefined
+              : yield* parseDurationParam(
+                  "history",
+                  urlParams.history,
+                  HISTORY_WINDOW_MS,
+                  HISTORY_WINDOW_MS,
+                  "the daemon keeps 15m of history: ask for history=15m or less"
+                )
           yield* demand.fresh
           const metrics = yield* manager.metrics(path.id)
           if (windowMs === undefined) return metrics
@@ -367,7 +524,13 @@ export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (han
           for (const app of outcome.apps) counts.set(app.action, (counts.get(app.action) ?? 0) + 1)
           const summary = [...counts].map(([name, n]) => `${n} ${name}`).join(", ")
           const message = `${dryRun ? "plan" : "applied"}: ${summary}${failed.length === 0 ? "" : `; ${plural(failed.length, "app")} failed: ${failed.map((app) => app.name).join(", ")}`}`
-          return { success: failed.length === 0, message, dry_run: dryRun, apps: outcome.apps, processes: outcome.processes }
+          return {
+            success: failed.length === 0,
+            message,
+            dry_run: dryRun,
+            apps: outcome.apps,
+            processes: outcome.processes
+          }
         })
       )
   })

@@ -50,13 +50,22 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
           total_memory: os.totalmem(),
           node_version: process.version,
           version: packageJson.version,
-          daemon: { pid: daemon.pid, started_at: new Date(daemon.startedAt).toISOString(), uptime: formatUptime(uptimeMs()), home: daemon.home, rss: process.memoryUsage.rss() }
+          daemon: {
+            pid: daemon.pid,
+            started_at: new Date(daemon.startedAt).toISOString(),
+            uptime: formatUptime(uptimeMs()),
+            home: daemon.home,
+            rss: process.memoryUsage.rss()
+          }
         })
       )
       .handle("status", () =>
         Effect.gen(function* () {
           const rows = yield* manager.list()
-          const byStatus = Object.fromEntries(processStatuses.map((status) => [status, 0])) as Record<ProcessStatus, number>
+          const byStatus = Object.fromEntries(processStatuses.map((status) => [status, 0])) as Record<
+            ProcessStatus,
+            number
+          >
           for (const row of rows) byStatus[row.status]++
           return {
             version: packageJson.version,
@@ -74,7 +83,12 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
         statsReader.readSystemStats(daemon.home).pipe(
           Effect.catchTag("DiskStatsError", (error) =>
             Effect.logError(`system stats: ${error.reason}`).pipe(
-              Effect.zipRight(new InternalError({ message: "could not read disk statistics", details: { request_id: `stats-${Date.now()}` } }))
+              Effect.zipRight(
+                new InternalError({
+                  message: "could not read disk statistics",
+                  details: { request_id: `stats-${Date.now()}` }
+                })
+              )
             )
           )
         )
@@ -84,12 +98,16 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
           const strict = yield* parseBooleanParam("strict", urlParams.strict)
           const rows = yield* manager.list()
           const snapshot = yield* manager.snapshot()
-          const wanted = new Set(snapshot.apps.flatMap((app) => app.rows.filter((row) => row.desired === "running").map((row) => row.id)))
+          const wanted = new Set(
+            snapshot.apps.flatMap((app) => app.rows.filter((row) => row.desired === "running").map((row) => row.id))
+          )
           const shouldRun = rows.filter((row) => wanted.has(row.id))
           const unhealthy = rows.filter((row) => row.health_status === "unhealthy").length
           const saving = yield* store.status
           const logHealth = logs.health()
-          const appsHealthy = shouldRun.every((row) => row.status === "online" && row.health_status !== "unhealthy" && row.health_status !== "unknown")
+          const appsHealthy = shouldRun.every(
+            (row) => row.status === "online" && row.health_status !== "unhealthy" && row.health_status !== "unknown"
+          )
           // A daemon that cannot save its state or write its logs is degraded even when every app runs.
           const healthy = appsHealthy && saving.failure === null && logHealth.failing.length === 0
           const report = {
@@ -107,7 +125,11 @@ export const SystemHandlers = HttpApiBuilder.group(PmfxApi, "system", (handlers)
               error:
                 saving.failure === null
                   ? null
-                  : { code: saving.failure.code, message: saving.failure.error.message, since: new Date(saving.failure.since).toISOString() }
+                  : {
+                      code: saving.failure.code,
+                      message: saving.failure.error.message,
+                      since: new Date(saving.failure.since).toISOString()
+                    }
             },
             logs: logHealth
           }
@@ -133,7 +155,9 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           const rows = yield* manager.list()
           yield* Ref.set(daemon.killed, true)
           // The daemon stops every app and exits once this response is on its way.
-          yield* Effect.forkDaemon(Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined))))
+          yield* Effect.forkDaemon(
+            Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined)))
+          )
           // Every row that runs or is about to run again: one waiting out its restart delay has no
           // pid for a moment, yet kill stops it as surely as an online one.
           const stopped = rows.filter((row) => row.pid !== null || isRunningStatus(row.status)).map((row) => row.id)
@@ -149,18 +173,22 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           if (daemon.host === "runtime") {
             // Its apps would be left to a background daemon and the container would end with PID 1.
             return yield* new BadRequest({
-              message: "pmfx-runtime cannot be replaced in place: it is the container's main process, and ending it ends the container",
+              message:
+                "pmfx-runtime cannot be replaced in place: it is the container's main process, and ending it ends the container",
               details: {
                 field: "daemon",
                 reason: "this daemon is pmfx-runtime",
-                suggestion: "to run a new pmfx, rebuild the image and restart the container; `pmfx restart all` restarts the apps"
+                suggestion:
+                  "to run a new pmfx, rebuild the image and restart the container; `pmfx restart all` restarts the apps"
               }
             })
           }
           const rows = yield* manager.list()
           yield* Ref.set(daemon.handOver, true)
           // The daemon lets go of its apps and exits once this response is on its way.
-          yield* Effect.forkDaemon(Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined))))
+          yield* Effect.forkDaemon(
+            Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined)))
+          )
           const running = rows.filter((row) => row.pid !== null).map((row) => row.id)
           return {
             success: true as const,
@@ -173,14 +201,26 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
         Effect.gen(function* () {
           yield* Ref.set(daemon.killed, false)
           const rows = yield* manager.resurrect()
-          return { success: true as const, message: `started ${rows.length} process${rows.length === 1 ? "" : "es"} that should run`, processes: rows }
+          return {
+            success: true as const,
+            message: `started ${rows.length} process${rows.length === 1 ? "" : "es"} that should run`,
+            processes: rows
+          }
         })
       )
       .handle("web", ({ payload }) =>
         Effect.gen(function* () {
           if (payload.stop === true) {
             const closed = yield* web.close
-            return closed ?? { host: payload.host, port: payload.port, auth: false, url: listenerUrl(payload.host, payload.port), listening: false }
+            return (
+              closed ?? {
+                host: payload.host,
+                port: payload.port,
+                auth: false,
+                url: listenerUrl(payload.host, payload.port),
+                listening: false
+              }
+            )
           }
           const settings: WebSettings = {
             host: payload.host,

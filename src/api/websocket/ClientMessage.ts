@@ -24,7 +24,10 @@ export const SubscribeMessage = Schema.Struct({
 })
 
 /** Ends the log subscription, whatever it covered: there is no unsubscribing from some apps only. */
-export const UnsubscribeMessage = Schema.Struct({ type: Schema.Literal("unsubscribe"), channels: Schema.Array(Channel).pipe(Schema.minItems(1)) })
+export const UnsubscribeMessage = Schema.Struct({
+  type: Schema.Literal("unsubscribe"),
+  channels: Schema.Array(Channel).pipe(Schema.minItems(1))
+})
 
 export const PingMessage = Schema.Struct({ type: Schema.Literal("ping") })
 
@@ -40,7 +43,12 @@ export interface MessageProblem {
   readonly suggestion: string
 }
 
-const MESSAGES = { auth: AuthMessage, subscribe: SubscribeMessage, unsubscribe: UnsubscribeMessage, ping: PingMessage } as const
+const MESSAGES = {
+  auth: AuthMessage,
+  subscribe: SubscribeMessage,
+  unsubscribe: UnsubscribeMessage,
+  ping: PingMessage
+} as const
 type MessageType = keyof typeof MESSAGES
 const TYPES = Object.keys(MESSAGES) as ReadonlyArray<MessageType>
 const isMessageType = (type: string): type is MessageType => Object.hasOwn(MESSAGES, type)
@@ -52,14 +60,17 @@ const isMessageType = (type: string): type is MessageType => Object.hasOwn(MESSA
  * to match a `pong`, say) as many clients do.
  */
 const strict = { onExcessProperty: "error" } as const
-const DECODERS: Readonly<Record<MessageType, (input: unknown) => Either.Either<ClientMessage, ParseResult.ParseError>>> = {
+const DECODERS: Readonly<
+  Record<MessageType, (input: unknown) => Either.Either<ClientMessage, ParseResult.ParseError>>
+> = {
   auth: Schema.decodeUnknownEither(AuthMessage),
   subscribe: Schema.decodeUnknownEither(SubscribeMessage, strict),
   unsubscribe: Schema.decodeUnknownEither(UnsubscribeMessage, strict),
   ping: Schema.decodeUnknownEither(PingMessage)
 }
 
-const EXAMPLES = 'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
+const EXAMPLES =
+  'send {"type":"subscribe","channels":["logs"]}, {"type":"unsubscribe","channels":["logs"]} or {"type":"ping"}'
 
 const decodeJson = Schema.decodeUnknownEither(Schema.parseJson())
 const Envelope = Schema.Struct({ type: Schema.String })
@@ -68,7 +79,8 @@ const decodeEnvelope = Schema.decodeUnknownEither(Envelope)
 /** A value the client sent, quoted for a reason, and cut short: a message may be 64 KiB. */
 const quote = (text: string): string => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text)
 
-const problem = (reason: string, suggestion: string): Either.Either<never, MessageProblem> => Either.left({ reason, suggestion })
+const problem = (reason: string, suggestion: string): Either.Either<never, MessageProblem> =>
+  Either.left({ reason, suggestion })
 
 /** The first issue of a message of a known type, as a reason about the field it concerns. */
 const fieldProblem = (type: MessageType, error: ParseResult.ParseError): MessageProblem => {
@@ -78,19 +90,27 @@ const fieldProblem = (type: MessageType, error: ParseResult.ParseError): Message
     if (type === "unsubscribe" && field === "ids") {
       return {
         reason: "unsubscribe takes no ids: it ends the whole log subscription",
-        suggestion: 'to keep the lines of some apps only, send {"type":"subscribe","channels":["logs"],"ids":[...]} with those apps: it replaces the subscription'
+        suggestion:
+          'to keep the lines of some apps only, send {"type":"subscribe","channels":["logs"],"ids":[...]} with those apps: it replaces the subscription'
       }
     }
     const known = Object.keys(MESSAGES[type].fields)
     const closest = closestKey(field, known)
     return {
       reason: `unknown field ${quote(field)} in a ${type} message`,
-      suggestion: closest !== undefined && closest !== "type" ? `did you mean ${JSON.stringify(closest)}?` : `a ${type} message has only ${known.map((key) => JSON.stringify(key)).join(", ")}`
+      suggestion:
+        closest !== undefined && closest !== "type"
+          ? `did you mean ${JSON.stringify(closest)}?`
+          : `a ${type} message has only ${known.map((key) => JSON.stringify(key)).join(", ")}`
     }
   }
   switch (field) {
     case "channels":
-      return { reason: 'channels must be ["logs"]', suggestion: 'send "channels": ["logs"]; log lines are the only channel to subscribe to, everything else comes without asking' }
+      return {
+        reason: 'channels must be ["logs"]',
+        suggestion:
+          'send "channels": ["logs"]; log lines are the only channel to subscribe to, everything else comes without asking'
+      }
     case "ids":
       return {
         reason: `ids must be an array of at most ${MAX_SUBSCRIBE_IDS} process ids or names`,

@@ -47,7 +47,8 @@ export class LiveFeed extends Effect.Service<LiveFeed>()("pmfx/LiveFeed", {
       })
 
     // The last sample's messages: sessions take each sample within moments of each other.
-    let lastSample: { readonly sample: MetricsSample; readonly messages: Effect.Effect<ReadonlyArray<string>> } | null = null
+    let lastSample: { readonly sample: MetricsSample; readonly messages: Effect.Effect<ReadonlyArray<string>> } | null =
+      null
 
     /** The messages an event becomes for every session (log lines are per session: see `logMessage`). */
     const messagesOf = (event: PmfxEvent): Effect.Effect<ReadonlyArray<string>> => {

@@ -18,8 +18,11 @@ export type ServerMessageType =
   | "pong"
   | "error"
 
-export const serverMessage = (type: ServerMessageType, data: unknown, timestamp: string = new Date().toISOString()): string =>
-  JSON.stringify({ type, data, timestamp })
+export const serverMessage = (
+  type: ServerMessageType,
+  data: unknown,
+  timestamp: string = new Date().toISOString()
+): string => JSON.stringify({ type, data, timestamp })
 
 /** An `error` message: the same `code`/`message`/`details` as the HTTP API's structured errors. */
 export const errorMessage = (code: string, message: string, details: Readonly<Record<string, unknown>> = {}): string =>
@@ -42,7 +45,12 @@ export const processStatusMessage = (event: Event<"ProcessStatus">): string =>
 export const alertMessage = (event: Event<"Alert">): string =>
   serverMessage(
     "alert",
-    { kind: event.kind, process: { id: event.id, name: event.name, instance: event.instance }, message: event.message, data: event.data },
+    {
+      kind: event.kind,
+      process: { id: event.id, name: event.name, instance: event.instance },
+      message: event.message,
+      data: event.data
+    },
     event.timestamp
   )
 

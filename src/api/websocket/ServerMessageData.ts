@@ -24,17 +24,35 @@ export interface ServerMessageData {
     readonly signal?: string | null
   }
   readonly process_metrics: {
-    readonly processes: ReadonlyArray<RowRef & { readonly cpu_usage: number; readonly memory_usage: number; readonly uptime: string; readonly restarts: number }>
+    readonly processes: ReadonlyArray<
+      RowRef & {
+        readonly cpu_usage: number
+        readonly memory_usage: number
+        readonly uptime: string
+        readonly restarts: number
+      }
+    >
   }
   readonly system_metrics: SystemStats
-  readonly alert: { readonly kind: AlertKind; readonly process: RowRef; readonly message: string; readonly data: Readonly<Record<string, unknown>> }
+  readonly alert: {
+    readonly kind: AlertKind
+    readonly process: RowRef
+    readonly message: string
+    readonly data: Readonly<Record<string, unknown>>
+  }
   readonly log: RowRef & Pick<LogEntry, "timestamp" | "stream" | "level" | "message"> & { readonly continued?: true }
   readonly auth: { readonly authenticated: true; readonly read_only: boolean }
   readonly subscribed: { readonly channels: ReadonlyArray<"logs">; readonly ids: ReadonlyArray<number> | null }
   readonly unsubscribed: { readonly channels: ReadonlyArray<"logs">; readonly ids: null }
   readonly pong: Record<string, never>
-  readonly error: { readonly code: string; readonly message: string; readonly details: Readonly<Record<string, unknown>> }
+  readonly error: {
+    readonly code: string
+    readonly message: string
+    readonly details: Readonly<Record<string, unknown>>
+  }
 }
 
 /** One message as received: `{type, data, timestamp}`. */
-export type ServerMessage = { [T in keyof ServerMessageData]: { readonly type: T; readonly data: ServerMessageData[T]; readonly timestamp: string } }[keyof ServerMessageData]
+export type ServerMessage = {
+  [T in keyof ServerMessageData]: { readonly type: T; readonly data: ServerMessageData[T]; readonly timestamp: string }
+}[keyof ServerMessageData]

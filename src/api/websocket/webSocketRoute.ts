@@ -26,12 +26,17 @@ export const webSocketRoute = HttpApiBuilder.Router.use((router) =>
       WEBSOCKET_PATH,
       webSocketSession.pipe(
         Effect.as(HttpServerResponse.empty()),
-        Effect.catchTag("RequestError", () => Effect.succeed(
-          HttpServerResponse.unsafeJson(
-            { success: false, error: "Upgrade Required: /ws is a WebSocket endpoint (send Connection: Upgrade and Upgrade: websocket)" },
-            { status: 426, headers: { upgrade: "websocket", connection: "Upgrade" } }
+        Effect.catchTag("RequestError", () =>
+          Effect.succeed(
+            HttpServerResponse.unsafeJson(
+              {
+                success: false,
+                error: "Upgrade Required: /ws is a WebSocket endpoint (send Connection: Upgrade and Upgrade: websocket)"
+              },
+              { status: 426, headers: { upgrade: "websocket", connection: "Upgrade" } }
+            )
           )
-        )),
+        ),
         Effect.provide(services)
       )
     )

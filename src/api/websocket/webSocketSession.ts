@@ -103,7 +103,10 @@ export const webSocketSession = Effect.gen(function* () {
     })
 
   const refuse = (message: string) =>
-    Effect.zipRight(send(errorMessage("UNAUTHORIZED", message)), send(new Socket.CloseEvent(CLOSE_UNAUTHORIZED, "unauthorized")))
+    Effect.zipRight(
+      send(errorMessage("UNAUTHORIZED", message)),
+      send(new Socket.CloseEvent(CLOSE_UNAUTHORIZED, "unauthorized"))
+    )
 
   const forward = (events: Queue.Dequeue<PmfxEvent>) =>
     Effect.forever(
@@ -143,13 +146,17 @@ export const webSocketSession = Effect.gen(function* () {
           const queue = yield* bus.subscribe({ logs: true })
           return yield* Effect.forever(
             Effect.flatMap(Queue.take(queue), (event) =>
-              event._tag === "LogLine" && (everything || ids.has(event.id) || names.has(event.name)) ? send(logMessage(event)) : Effect.void
+              event._tag === "LogLine" && (everything || ids.has(event.id) || names.has(event.name))
+                ? send(logMessage(event))
+                : Effect.void
             )
           )
         })
       )
       yield* FiberHandle.run(logs, events)
-      yield* send(serverMessage("subscribed", { channels: ["logs"], ids: everything ? null : [...ids].sort((a, b) => a - b) }))
+      yield* send(
+        serverMessage("subscribed", { channels: ["logs"], ids: everything ? null : [...ids].sort((a, b) => a - b) })
+      )
     })
 
   const handle = (raw: string | Uint8Array) =>
@@ -160,14 +167,22 @@ export const webSocketSession = Effect.gen(function* () {
           ? null
           : parseClientMessage(typeof raw === "string" ? raw : Buffer.from(raw).toString("utf8"))
       if (!authenticated) {
-        const role = decoded !== null && decoded._tag === "Right" && decoded.right.type === "auth" && keyCheck._tag === "FirstMessage" ? keyCheck.verify(decoded.right.key) : null
+        const role =
+          decoded !== null &&
+          decoded._tag === "Right" &&
+          decoded.right.type === "auth" &&
+          keyCheck._tag === "FirstMessage"
+            ? keyCheck.verify(decoded.right.key)
+            : null
         if (role !== null) {
           authenticated = true
           sessionReadOnly = role === "read-only"
           yield* send(serverMessage("auth", { authenticated: true, read_only: sessionReadOnly }))
           return yield* startFeed
         }
-        return yield* refuse('Invalid or missing API key: send {"type":"auth","key":"..."} first, or the key in a header of the handshake')
+        return yield* refuse(
+          'Invalid or missing API key: send {"type":"auth","key":"..."} first, or the key in a header of the handshake'
+        )
       }
       if (decoded === null) {
         return yield* send(
@@ -181,7 +196,9 @@ export const webSocketSession = Effect.gen(function* () {
       if (decoded._tag === "Left") {
         // As the HTTP API's BAD_REQUEST: `Invalid <field>: <reason>`, with a suggestion.
         const { reason, suggestion } = decoded.left
-        return yield* send(errorMessage("BAD_REQUEST", `Invalid message: ${reason}`, { field: "message", reason, suggestion }))
+        return yield* send(
+          errorMessage("BAD_REQUEST", `Invalid message: ${reason}`, { field: "message", reason, suggestion })
+        )
       }
       const message = decoded.right
       switch (message.type) {
@@ -189,7 +206,12 @@ export const webSocketSession = Effect.gen(function* () {
           // Already in: a session opened by its first message still checks a later key, so a
           // client is never told a wrong key was accepted (it keeps the key it was opened with).
           if (keyCheck._tag === "FirstMessage" && keyCheck.verify(message.key) === null) {
-            return yield* send(errorMessage("UNAUTHORIZED", "Invalid API key; the session stays authenticated with the key it was opened with"))
+            return yield* send(
+              errorMessage(
+                "UNAUTHORIZED",
+                "Invalid API key; the session stays authenticated with the key it was opened with"
+              )
+            )
           }
           return yield* send(serverMessage("auth", { authenticated: true, read_only: sessionReadOnly }))
         case "ping":
@@ -201,7 +223,9 @@ export const webSocketSession = Effect.gen(function* () {
           return yield* send(serverMessage("unsubscribed", { channels: ["logs"], ids: null }))
         case "subscribe":
           return yield* subscribeLogs(message.ids).pipe(
-            Effect.catchTag("PROCESS_NOT_FOUND", (error) => send(errorMessage(error._tag, error.message, error.details)))
+            Effect.catchTag("PROCESS_NOT_FOUND", (error) =>
+              send(errorMessage(error._tag, error.message, error.details))
+            )
           )
       }
     })
@@ -221,7 +245,9 @@ export const webSocketSession = Effect.gen(function* () {
     if (authenticated) yield* startFeed
     else {
       yield* Effect.forkScoped(
-        Effect.sleep(AUTH_TIMEOUT).pipe(Effect.zipRight(Effect.suspend(() => (authenticated ? Effect.void : refuse("no API key received in time")))))
+        Effect.sleep(AUTH_TIMEOUT).pipe(
+          Effect.zipRight(Effect.suspend(() => (authenticated ? Effect.void : refuse("no API key received in time"))))
+        )
       )
     }
     yield* Effect.forever(Effect.flatMap(Queue.take(inbound), handle))
@@ -235,13 +261,19 @@ export const webSocketSession = Effect.gen(function* () {
     })
   )
   const reading = yield* socket
-    .runRaw((data) => {
-      if (!inbound.unsafeOffer(data)) return disconnect(`it sent more than ${INBOUND_CAPACITY} messages at once`)
-    }, { onOpen: Deferred.succeed(opened, undefined) })
+    .runRaw(
+      (data) => {
+        if (!inbound.unsafeOffer(data)) return disconnect(`it sent more than ${INBOUND_CAPACITY} messages at once`)
+      },
+      { onOpen: Deferred.succeed(opened, undefined) }
+    )
     // A client that goes away, with or without a close code, ends the session normally.
     // In the session's scope, not a child fiber: an interrupted fiber passes the interruption on
     // to its children at once, and the close frame below must go out before `runRaw` ends.
-    .pipe(Effect.catchAll(() => Effect.void), Effect.forkScoped)
+    .pipe(
+      Effect.catchAll(() => Effect.void),
+      Effect.forkScoped
+    )
 
   /**
    * The session is interrupted when its listener closes (`pmfx web --stop`, a re-open with other
@@ -250,7 +282,13 @@ export const webSocketSession = Effect.gen(function* () {
    * still open. The write waits for the socket to be open, hence the bound on it.
    */
   const goingAway = Effect.gen(function* () {
-    if (cutOff || nodeSocket.destroyed || !(yield* Deferred.isDone(opened)) || Option.isSome(yield* Fiber.poll(reading))) return
+    if (
+      cutOff ||
+      nodeSocket.destroyed ||
+      !(yield* Deferred.isDone(opened)) ||
+      Option.isSome(yield* Fiber.poll(reading))
+    )
+      return
     yield* write(new Socket.CloseEvent(CLOSE_GOING_AWAY, "going away")).pipe(
       Effect.interruptible,
       Effect.timeout(Duration.millis(GOING_AWAY_WRITE_MS)),

@@ -12,7 +12,9 @@ export const targetArg = Args.text({ name: "id|name|namespace|all" }).pipe(
 /** `restart/reload --port`: a one-time override that does not change the saved configuration. */
 export const portOverrideOption = Options.text("port").pipe(
   Options.withPseudoName("port"),
-  Options.withDescription("run on this port or range (3000, 3000-3003, auto:5000-5100) this time only; the saved configuration keeps its port"),
+  Options.withDescription(
+    "run on this port or range (3000, 3000-3003, auto:5000-5100) this time only; the saved configuration keeps its port"
+  ),
   Options.mapEffect(optionValue("--port", (text) => Either.map(parsePort(text), formatPort), `write ${portHint}`)),
   Options.optional
 )

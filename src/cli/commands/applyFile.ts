@@ -35,7 +35,10 @@ export const onlyOption = Options.text("only").pipe(
   Options.mapEffect(
     optionValue(
       "--only",
-      (text: string) => (NAME_LIST.test(text.trim()) ? Either.right(text.split(",").map((name) => name.trim())) : Either.left(`${JSON.stringify(text)} is not a list of names`)),
+      (text: string) =>
+        NAME_LIST.test(text.trim())
+          ? Either.right(text.split(",").map((name) => name.trim()))
+          : Either.left(`${JSON.stringify(text)} is not a list of names`),
       "write app names separated by commas, like --only api,worker"
     )
   ),
@@ -44,7 +47,9 @@ export const onlyOption = Options.text("only").pipe(
 
 /** `--update-env`: the apps start from the caller's environment from now on (PM2's meaning). */
 export const updateEnvOption = Options.boolean("update-env").pipe(
-  Options.withDescription("give the apps this shell's environment from now on (without it they keep the one they were started with)")
+  Options.withDescription(
+    "give the apps this shell's environment from now on (without it they keep the one they were started with)"
+  )
 )
 
 /** Whether `target` names an ecosystem file that exists (relative to the caller's folder). */
@@ -84,13 +89,28 @@ const resultText = (app: ApplyResult["apps"][number]): string =>
     : `${style.red(out)(app.error?.code ?? "FAILED")} ${app.error?.message ?? ""}`
 
 const actionText = (action: string): string =>
-  action === "unchanged" ? style.dim(out)(action) : action === "changed" ? style.yellow(out)(action) : action === "delete" ? style.red(out)(action) : action
+  action === "unchanged"
+    ? style.dim(out)(action)
+    : action === "changed"
+      ? style.yellow(out)(action)
+      : action === "delete"
+        ? style.red(out)(action)
+        : action
 
 /** The per-app table, the hints it calls for, and (unless a dry run) the rows. */
 const renderResult = (file: string, mode: ApplyMode, result: ApplyResult): string => {
   const header = ["App", "Namespace", "Action", "Changed", "Result"].map((h) => style.bold(out)(h))
-  const body = result.apps.map((app) => [app.name, app.namespace, actionText(app.action), app.changed_keys.length === 0 ? "-" : app.changed_keys.join(", "), resultText(app)])
-  const lines = [`${result.dry_run ? "plan for" : "applied"} ${path.basename(file)} (${mode}${result.dry_run ? ", dry run: nothing changed" : ""})`, ...columns([header, ...body])]
+  const body = result.apps.map((app) => [
+    app.name,
+    app.namespace,
+    actionText(app.action),
+    app.changed_keys.length === 0 ? "-" : app.changed_keys.join(", "),
+    resultText(app)
+  ])
+  const lines = [
+    `${result.dry_run ? "plan for" : "applied"} ${path.basename(file)} (${mode}${result.dry_run ? ", dry run: nothing changed" : ""})`,
+    ...columns([header, ...body])
+  ]
   const changed = result.apps.filter((app) => app.action === "changed").map((app) => app.name)
   if (changed.length > 0) {
     lines.push(
@@ -99,7 +119,8 @@ const renderResult = (file: string, mode: ApplyMode, result: ApplyResult): strin
   }
   for (const app of result.apps) {
     const suggestion = app.error?.details.suggestion
-    if (!app.ok && typeof suggestion === "string") lines.push(`  ${app.name}: ${style.cyan(out)("suggestion:")} ${suggestion}`)
+    if (!app.ok && typeof suggestion === "string")
+      lines.push(`  ${app.name}: ${style.cyan(out)("suggestion:")} ${suggestion}`)
   }
   if (!result.dry_run) lines.push(renderProcessTable(result.processes))
   return lines.join("\n")
@@ -110,7 +131,14 @@ export const applyFile = (request: FileRequest) =>
   Effect.gen(function* () {
     const { json } = request
     if (request.prune === true && request.only.length > 0) {
-      return yield* failWith(badUsage("--prune", "cannot be combined with --only: it would delete every other app of the file's namespaces", "apply the whole file with --prune, or leave --prune out"), json)
+      return yield* failWith(
+        badUsage(
+          "--prune",
+          "cannot be combined with --only: it would delete every other app of the file's namespaces",
+          "apply the whole file with --prune, or leave --prune out"
+        ),
+        json
+      )
     }
     const loader = yield* ConfigLoader
     const caller = yield* CallerEnvironment
@@ -119,7 +147,9 @@ export const applyFile = (request: FileRequest) =>
       .pipe(Effect.catchAll((error) => failWith(error, json)))
     // On stderr, so stdout keeps its shape: text, or with --json one JSON line `{"warnings":[…]}`.
     if (json && loaded.warnings.length > 0) yield* Console.error(JSON.stringify({ warnings: loaded.warnings }))
-    else for (const warning of loaded.warnings) yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
+    else
+      for (const warning of loaded.warnings)
+        yield* Console.error(`${style.yellow(process.stderr)("warning")} ${warning}`)
     const names = loaded.apps.map((app) => app.name)
     for (const wanted of request.only) {
       if (names.includes(wanted)) continue
@@ -127,7 +157,13 @@ export const applyFile = (request: FileRequest) =>
       return yield* failWith(
         new ProcessNotFound({
           message: `${loaded.file} has no app named ${JSON.stringify(wanted)}`,
-          details: { process_id: wanted, suggestion: closest !== undefined ? `did you mean "${closest}"?` : `the file defines ${names.map((n) => JSON.stringify(n)).join(", ")}` }
+          details: {
+            process_id: wanted,
+            suggestion:
+              closest !== undefined
+                ? `did you mean "${closest}"?`
+                : `the file defines ${names.map((n) => JSON.stringify(n)).join(", ")}`
+          }
         }),
         json
       )
@@ -152,13 +188,17 @@ export const applyFile = (request: FileRequest) =>
     if (waitMs !== undefined && !result.dry_run) {
       // Apps that now run: not the ones that failed, nor those registered stopped (autostart: false).
       const registered = new Set(apps.filter((app) => !app.autostart).map((app) => app.name))
-      const waited = result.apps.filter((app) => app.ok && app.action !== "delete" && !(app.action === "create" && registered.has(app.name))).map((app) => app.name)
+      const waited = result.apps
+        .filter((app) => app.ok && app.action !== "delete" && !(app.action === "create" && registered.has(app.name)))
+        .map((app) => app.name)
       if (waited.length > 0) {
         const timeout = `${waitMs}ms`
         const ready = yield* withDaemon(json, (api) =>
           withSpinner(
             `waiting for ${waited.join(", ")} to be ready (up to ${formatDuration(waitMs)})`,
-            Effect.forEach(waited, (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), { concurrency: "unbounded" })
+            Effect.forEach(waited, (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), {
+              concurrency: "unbounded"
+            })
           ).pipe(
             // A timeout is reported with the state each instance was left in.
             Effect.catchTag("READY_TIMEOUT", (error) => Effect.succeed(error))
@@ -174,4 +214,5 @@ export const applyFile = (request: FileRequest) =>
   })
 
 /** `--only`'s names, or none. */
-export const onlyNames = (only: Option.Option<ReadonlyArray<string>>): ReadonlyArray<string> => Option.getOrElse(only, () => [])
+export const onlyNames = (only: Option.Option<ReadonlyArray<string>>): ReadonlyArray<string> =>
+  Option.getOrElse(only, () => [])

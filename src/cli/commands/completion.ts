@@ -17,4 +17,8 @@ export const makeCompletionCommand = (model: () => ProgramModel) =>
       )
     },
     ({ shell }) => Console.log(completionScript(shell, model()).trimEnd())
-  ).pipe(Command.withDescription("Print a shell completion script: command names, their options, and the names of the current apps"))
+  ).pipe(
+    Command.withDescription(
+      "Print a shell completion script: command names, their options, and the names of the current apps"
+    )
+  )

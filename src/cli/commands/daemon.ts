@@ -13,13 +13,33 @@ import { requireLocal } from "../DaemonTarget"
 import { CliExit } from "../output"
 
 const flag = (name: DaemonFlag) => Options.boolean(name).pipe(Options.withDescription(daemonFlags[name].description))
-const valued = (name: DaemonFlag & ("host" | "api-key" | "read-only-api-key" | "config" | "header-timeout" | "request-timeout" | "keep-alive-timeout" | "max-connections")) =>
-  Options.text(name).pipe(Options.withPseudoName(daemonFlags[name].pseudo), Options.withDescription(daemonFlags[name].description), Options.optional)
+const valued = (
+  name: DaemonFlag &
+    (
+      | "host"
+      | "api-key"
+      | "read-only-api-key"
+      | "config"
+      | "header-timeout"
+      | "request-timeout"
+      | "keep-alive-timeout"
+      | "max-connections"
+    )
+) =>
+  Options.text(name).pipe(
+    Options.withPseudoName(daemonFlags[name].pseudo),
+    Options.withDescription(daemonFlags[name].description),
+    Options.optional
+  )
 
 const options = {
   web: flag("web"),
   host: valued("host"),
-  port: Options.integer("port").pipe(Options.withPseudoName(daemonFlags.port.pseudo), Options.withDescription(daemonFlags.port.description), Options.optional),
+  port: Options.integer("port").pipe(
+    Options.withPseudoName(daemonFlags.port.pseudo),
+    Options.withDescription(daemonFlags.port.description),
+    Options.optional
+  ),
   apiKey: valued("api-key"),
   readOnlyApiKey: valued("read-only-api-key"),
   allowInsecure: flag("allow-insecure"),
@@ -48,7 +68,9 @@ export const daemonCommand = Command.make("daemon", options, (o) =>
       ...Option.match(o.keepAliveTimeout, { onNone: () => [], onSome: (v) => [`--keep-alive-timeout=${v}`] }),
       ...Option.match(o.maxConnections, { onNone: () => [], onSome: (v) => [`--max-connections=${v}`] })
     ]
-    const daemon = require(path.join(__dirname, "daemon.cjs")) as { readonly main: (args: ReadonlyArray<string>) => void }
+    const daemon = require(path.join(__dirname, "daemon.cjs")) as {
+      readonly main: (args: ReadonlyArray<string>) => void
+    }
     daemon.main(args)
     // The daemon ends the process itself when it stops; a usage error only sets the exit code.
     const refused = process.exitCode

@@ -58,20 +58,36 @@ const restartDaemon = (json: boolean, command: string) =>
       })
     )
     const running = rows.filter((row) => row.pid !== null)
-    if (json) return yield* printJson({ success: true, previous_daemon_pid: previous, daemon_pid: pid, running: running.map((row) => ({ id: row.id, name: row.name, pid: row.pid })) })
+    if (json)
+      return yield* printJson({
+        success: true,
+        previous_daemon_pid: previous,
+        daemon_pid: pid,
+        running: running.map((row) => ({ id: row.id, name: row.name, pid: row.pid }))
+      })
     // Cluster-mode apps are started again, not adopted (docs/decisions.md): say how many.
     const restarted = previousPids.size === 0 ? 0 : running.filter((row) => !previousPids.has(row.pid!)).length
     yield* Console.log(
       `${style.green(process.stdout)("restarted")} the daemon (${previous === null ? "none was running" : `pid ${previous}`} → pid ${pid}); ${plural(running.length, "process", "processes")} running, ${
-        restarted === 0 ? "adopted without a restart" : `${running.length - restarted} adopted without a restart, ${restarted} started again (cluster mode)`
+        restarted === 0
+          ? "adopted without a restart"
+          : `${running.length - restarted} adopted without a restart, ${restarted} started again (cluster mode)`
       }`
     )
   })
 
-export const daemonRestartCommand = Command.make("restart", { json: jsonOption }, ({ json }) => restartDaemon(json, "daemon restart")).pipe(
-  Command.withDescription("Replace the daemon (a new pmfx version, say) without stopping the apps: the new daemon adopts them, same pids, no log line lost")
+export const daemonRestartCommand = Command.make("restart", { json: jsonOption }, ({ json }) =>
+  restartDaemon(json, "daemon restart")
+).pipe(
+  Command.withDescription(
+    "Replace the daemon (a new pmfx version, say) without stopping the apps: the new daemon adopts them, same pids, no log line lost"
+  )
 )
 
-export const updateCommand = Command.make("update", { json: jsonOption }, ({ json }) => restartDaemon(json, "update")).pipe(
-  Command.withDescription("PM2's name for `pmfx daemon restart`: replace the daemon, the apps keep running (unlike `pm2 update`, nothing restarts)")
+export const updateCommand = Command.make("update", { json: jsonOption }, ({ json }) =>
+  restartDaemon(json, "update")
+).pipe(
+  Command.withDescription(
+    "PM2's name for `pmfx daemon restart`: replace the daemon, the apps keep running (unlike `pm2 update`, nothing restarts)"
+  )
 )

@@ -39,11 +39,18 @@ export const deleteCommand = Command.make(
   "delete",
   {
     targets: Args.text({ name: "id|name|namespace|all|stopped|errored" }).pipe(
-      Args.withDescription("process ids, app names, namespaces, all, or the rows that are stopped or errored; several are deleted one after the other"),
+      Args.withDescription(
+        "process ids, app names, namespaces, all, or the rows that are stopped or errored; several are deleted one after the other"
+      ),
       Args.atLeast(1)
     ),
-    status: Options.boolean("status").pipe(Options.withDescription("read the argument as process states (comma-separated): delete online --status")),
-    force: Options.boolean("force").pipe(Options.withAlias("f"), Options.withDescription("do not ask before deleting all")),
+    status: Options.boolean("status").pipe(
+      Options.withDescription("read the argument as process states (comma-separated): delete online --status")
+    ),
+    force: Options.boolean("force").pipe(
+      Options.withAlias("f"),
+      Options.withDescription("do not ask before deleting all")
+    ),
     json: jsonOption
   },
   ({ targets, status, force, json }) =>
@@ -62,15 +69,26 @@ export const deleteCommand = Command.make(
         const states = targets.flatMap((t) => t.split(",")).map((s) => s.trim())
         const unknown = states.find((s) => !(processStatuses as ReadonlyArray<string>).includes(s))
         if (unknown !== undefined) {
-          return yield* failWith(badUsage("--status", `${JSON.stringify(unknown)} is not a process state`, `use one or more of ${processStatuses.join(", ")}, separated by commas`), json)
+          return yield* failWith(
+            badUsage(
+              "--status",
+              `${JSON.stringify(unknown)} is not a process state`,
+              `use one or more of ${processStatuses.join(", ")}, separated by commas`
+            ),
+            json
+          )
         }
-        const result = yield* withDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { status: states.join(",") } }))
+        const result = yield* withDaemon(json, (api) =>
+          api.processes.deleteByStatus({ urlParams: { status: states.join(",") } })
+        )
         return yield* report(result.deleted)
       }
 
       const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
       if (targets.some((t) => t.trim() === "all") && !force && process.stdin.isTTY === true && before.length > 0) {
-        const yes = yield* confirm(`Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `)
+        const yes = yield* confirm(
+          `Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `
+        )
         if (!yes) {
           yield* Console.error("nothing deleted")
           return yield* new CliExit({ code: 1 })
@@ -84,7 +102,9 @@ export const deleteCommand = Command.make(
           ? tryDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { status: target } }))
           : tryDaemon(json, (api) => api.processes.deleteByStatus({ urlParams: { id: target } }), { selector: target })
       )
-      const deletedIds = (results: ReadonlyArray<{ readonly deleted: ReadonlyArray<number> }>) => [...new Set(results.flatMap((r) => r.deleted))]
+      const deletedIds = (results: ReadonlyArray<{ readonly deleted: ReadonlyArray<number> }>) => [
+        ...new Set(results.flatMap((r) => r.deleted))
+      ]
       yield* reportOutcome(outcome, {
         json,
         verb: "deleted",
@@ -92,4 +112,8 @@ export const deleteCommand = Command.make(
         printDone: (results) => report(deletedIds(results))
       })
     })
-).pipe(Command.withDescription("Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"))
+).pipe(
+  Command.withDescription(
+    "Stop and remove processes by id, app name, namespace, all (asks on a terminal unless --force), or by state (stopped, errored, --status)"
+  )
+)

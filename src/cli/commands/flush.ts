@@ -18,27 +18,41 @@ interface Flushed {
 }
 
 const printFlushed = (json: boolean) => (result: Flushed) =>
-  json ? printJson(result) : Console.log(`${style.green(process.stdout)("flushed")} ${result.message.replace(/^flushed /, "")}`)
+  json
+    ? printJson(result)
+    : Console.log(`${style.green(process.stdout)("flushed")} ${result.message.replace(/^flushed /, "")}`)
 
 /** Several answers as one: each file once, counted here. */
 const merged = (results: ReadonlyArray<Flushed>) => {
   const files = [...new Set(results.flatMap((r) => r.files))]
-  return { success: true as const, message: `flushed ${files.length} log ${files.length === 1 ? "file" : "files"}`, files }
+  return {
+    success: true as const,
+    message: `flushed ${files.length} log ${files.length === 1 ? "file" : "files"}`,
+    files
+  }
 }
 
 export const flushCommand = Command.make("flush", { targets: optionalTargets, json: jsonOption }, ({ targets, json }) =>
   Effect.gen(function* () {
-    if (targets.length === 0) return yield* printFlushed(json)(yield* withDaemon(json, (api) => api.processes.flushAll()))
-    const outcome = yield* actOnEach(targets, (id) => tryDaemon(json, (api) => api.processes.flush({ path: { id } }), { selector: id }))
+    if (targets.length === 0)
+      return yield* printFlushed(json)(yield* withDaemon(json, (api) => api.processes.flushAll()))
+    const outcome = yield* actOnEach(targets, (id) =>
+      tryDaemon(json, (api) => api.processes.flush({ path: { id } }), { selector: id })
+    )
     yield* reportOutcome(outcome, {
       json,
       verb: "flushed",
       doneJson: merged,
       // One answer keeps the daemon's own message.
-      printDone: (results) => printFlushed(json)(results.length === 1 && results[0] !== undefined ? results[0] : merged(results))
+      printDone: (results) =>
+        printFlushed(json)(results.length === 1 && results[0] !== undefined ? results[0] : merged(results))
     })
   })
-).pipe(Command.withDescription("Empty the log files of every app, or of apps, ids or namespaces (running apps keep logging into them)"))
+).pipe(
+  Command.withDescription(
+    "Empty the log files of every app, or of apps, ids or namespaces (running apps keep logging into them)"
+  )
+)
 
 export const reloadLogsCommand = Command.make("reloadLogs", { json: jsonOption }, ({ json }) =>
   Effect.gen(function* () {

@@ -44,10 +44,14 @@ export const killCommand = Command.make("kill", { json: jsonOption }, ({ json })
       // Only the process that holds the lock: a zombie or a stranger with a reused pid is no daemon.
       const pid = lockHolder(paths.daemonPid)
       if (pid !== null) {
-        yield* Console.error(`DAEMON_UNREACHABLE the daemon (pid ${pid}) does not answer on ${paths.socket}\n  suggestion: see ${paths.daemonLog}; stop it with \`kill ${pid}\``)
+        yield* Console.error(
+          `DAEMON_UNREACHABLE the daemon (pid ${pid}) does not answer on ${paths.socket}\n  suggestion: see ${paths.daemonLog}; stop it with \`kill ${pid}\``
+        )
         return yield* new CliExit({ code: ExitCode.daemonUnreachable })
       }
-      return yield* json ? printJson({ success: true, message: "no daemon is running", stopped: [], daemon_pid: null }) : Console.log("no daemon is running")
+      return yield* json
+        ? printJson({ success: true, message: "no daemon is running", stopped: [], daemon_pid: null })
+        : Console.log("no daemon is running")
     }
     const { pid, result } = yield* withDaemon(json, (api) =>
       Effect.gen(function* () {
@@ -66,9 +70,14 @@ export const killCommand = Command.make("kill", { json: jsonOption }, ({ json })
       )
       return yield* new CliExit({ code: ExitCode.unexpected })
     }
-    if (json) return yield* printJson({ success: true, message: result.message, stopped: result.stopped, daemon_pid: pid })
+    if (json)
+      return yield* printJson({ success: true, message: result.message, stopped: result.stopped, daemon_pid: pid })
     yield* Console.log(
       `${style.green(process.stdout)("stopped")} ${plural(result.stopped.length, "process", "processes")} and the daemon (pid ${pid}); \`pmfx resurrect\` starts them again`
     )
   })
-).pipe(Command.withDescription("Stop every app and the daemon (definitions are kept; `pmfx resurrect` starts the apps again)"))
+).pipe(
+  Command.withDescription(
+    "Stop every app and the daemon (definitions are kept; `pmfx resurrect` starts the apps again)"
+  )
+)

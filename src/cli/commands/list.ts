@@ -20,4 +20,8 @@ export const listCommand = Command.make("list", { filters: filtersArg, json: jso
     if (rows instanceof ProcessNotFound) return yield* failWith(rows, json)
     yield* json ? printJson(rows) : Console.log(renderProcessTable(rows))
   })
-).pipe(Command.withDescription("List every process, or those of some ids, names or namespaces: ID, name, status, PID, port, CPU, memory, uptime, restarts"))
+).pipe(
+  Command.withDescription(
+    "List every process, or those of some ids, names or namespaces: ID, name, status, PID, port, CPU, memory, uptime, restarts"
+  )
+)

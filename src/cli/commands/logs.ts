@@ -44,7 +44,9 @@ const sameLine = (stored: LogEntry, live: LogEntry): boolean =>
   stored.message === live.message &&
   (stored.instance === null || live.instance === null || stored.instance === live.instance) &&
   // A custom `log_date_format` may store the time to the second only.
-  (stored.timestamp === null || live.timestamp === null || Math.abs(Date.parse(stored.timestamp) - Date.parse(live.timestamp)) < 1000)
+  (stored.timestamp === null ||
+    live.timestamp === null ||
+    Math.abs(Date.parse(stored.timestamp) - Date.parse(live.timestamp)) < 1000)
 
 /**
  * `--follow` subscribes to the live stream before it reads the last lines, so that no line written
@@ -89,7 +91,10 @@ export const logsCommand = Command.make(
   "logs",
   {
     // PM2's `pm2 logs` with no argument shows every app's lines: so does `pmfx logs`.
-    given: Args.text({ name: "name|id" }).pipe(Args.withDescription("an app name, a process id, a namespace or all (default: all)"), Args.optional),
+    given: Args.text({ name: "name|id" }).pipe(
+      Args.withDescription("an app name, a process id, a namespace or all (default: all)"),
+      Args.optional
+    ),
     lines: Options.integer("lines").pipe(
       Options.withAlias("n"),
       Options.withPseudoName("n"),
@@ -97,8 +102,14 @@ export const logsCommand = Command.make(
       Options.withDefault(DEFAULT_LINES),
       Options.mapEffect(optionValue("--lines", wholeNumber, "use --lines 0 or more"))
     ),
-    follow: Options.boolean("follow").pipe(Options.withAlias("f"), Options.withDescription("keep printing new lines until Ctrl-C")),
-    timestamps: Options.boolean("timestamps").pipe(Options.withAlias("t"), Options.withDescription("print each line's timestamp")),
+    follow: Options.boolean("follow").pipe(
+      Options.withAlias("f"),
+      Options.withDescription("keep printing new lines until Ctrl-C")
+    ),
+    timestamps: Options.boolean("timestamps").pipe(
+      Options.withAlias("t"),
+      Options.withDescription("print each line's timestamp")
+    ),
     error: Options.boolean("error").pipe(Options.withDescription("standard error lines only")),
     instance: Options.integer("instance").pipe(
       Options.withPseudoName("n"),
@@ -106,20 +117,35 @@ export const logsCommand = Command.make(
       Options.mapEffect(optionValue("--instance", wholeNumber, "use an instance number from 0")),
       Options.optional
     ),
-    grep: Options.text("grep").pipe(Options.withPseudoName("regex"), Options.withDescription("lines matching a regular expression in RE2 syntax, like grep -E (/pattern/i for flags)"), Options.optional),
+    grep: Options.text("grep").pipe(
+      Options.withPseudoName("regex"),
+      Options.withDescription("lines matching a regular expression in RE2 syntax, like grep -E (/pattern/i for flags)"),
+      Options.optional
+    ),
     level: Options.choice("level", LogLevel.literals).pipe(
       Options.withDescription("lines of this level or more severe"),
       Options.optional
     ),
-    since: Options.text("since").pipe(Options.withPseudoName("time"), Options.withDescription("lines from this time on: 2026-11-21T13:00:00Z, 2026-11-21, 10m, 2h"), Options.optional),
-    until: Options.text("until").pipe(Options.withPseudoName("time"), Options.withDescription("lines up to this time (same forms as --since)"), Options.optional),
+    since: Options.text("since").pipe(
+      Options.withPseudoName("time"),
+      Options.withDescription("lines from this time on: 2026-11-21T13:00:00Z, 2026-11-21, 10m, 2h"),
+      Options.optional
+    ),
+    until: Options.text("until").pipe(
+      Options.withPseudoName("time"),
+      Options.withDescription("lines up to this time (same forms as --since)"),
+      Options.optional
+    ),
     json: jsonOption
   },
   ({ given, lines, follow, timestamps, error, instance, grep, level, since, until, json }) =>
     Effect.gen(function* () {
       const target = Option.getOrElse(given, () => "all")
       if (follow && Option.isSome(until)) {
-        return yield* failWith(badUsage("--until", "a followed log has no end", "drop --until, or drop --follow to read a past window"), json)
+        return yield* failWith(
+          badUsage("--until", "a followed log has no end", "drop --until, or drop --follow to read a past window"),
+          json
+        )
       }
       // Filters shared by the last lines and the live stream (the daemon checks them).
       const filters = {
@@ -139,7 +165,8 @@ export const logsCommand = Command.make(
             ...(Option.isSome(until) ? { until: until.value } : {})
           }
         })
-      const print = (entry: LogEntry) => Console.log(json ? JSON.stringify(entry) : formatLogLine(entry, { timestamps }))
+      const print = (entry: LogEntry) =>
+        Console.log(json ? JSON.stringify(entry) : formatLogLine(entry, { timestamps }))
       // A closed pipe (`pmfx logs -f api | head`) ends the command quietly.
       process.stdout.on("error", (cause: NodeJS.ErrnoException) => {
         if (cause.code === "EPIPE") process.exit(0)
@@ -151,7 +178,11 @@ export const logsCommand = Command.make(
         yield* Effect.forEach(entries, print, { discard: true })
         // `pm2 logs` keeps following; pmfx prints the last lines and ends, so it says how to follow.
         if (Option.isNone(given)) {
-          yield* Console.error(style.dim(process.stderr)(`(every app's last ${lines} lines; \`pmfx logs <app>\` for one app, \`pmfx logs -f\` to keep following as \`pm2 logs\` does)`))
+          yield* Console.error(
+            style.dim(process.stderr)(
+              `(every app's last ${lines} lines; \`pmfx logs <app>\` for one app, \`pmfx logs -f\` to keep following as \`pm2 logs\` does)`
+            )
+          )
         }
         return
       }
@@ -162,7 +193,9 @@ export const logsCommand = Command.make(
       const answered = yield* Deferred.make<void>()
       const live = Effect.gen(function* () {
         const response = yield* http
-          .get(`${baseUrl}/api/processes/${encodeURIComponent(target)}/logs`, { urlParams: { ...filters, follow: "true" } })
+          .get(`${baseUrl}/api/processes/${encodeURIComponent(target)}/logs`, {
+            urlParams: { ...filters, follow: "true" }
+          })
           .pipe(Effect.ensuring(Deferred.succeed(answered, undefined)))
         if (response.status !== 200) return yield* refusal(response)
         yield* sseEvents(response.stream).pipe(
@@ -179,24 +212,26 @@ export const logsCommand = Command.make(
         Effect.repeat({ while: (more) => more })
       )
       // One request to the daemon as far as errors go: whichever part fails is reported once.
-      yield* withDaemon(json, (api) =>
-        Effect.scoped(
-          Effect.gen(function* () {
-            // Subscribe first (see dropOverlap), then read the last lines. The daemon answers a
-            // follow request at once (a first keep-alive) once it listens; the wait is bounded in
-            // case it only answers with the first line.
-            const following = yield* Effect.forkScoped(live)
-            yield* Deferred.await(answered).pipe(Effect.timeout(Duration.seconds(1)), Effect.ignore)
-            const { entries } = yield* lastLines(api)
-            yield* Effect.forEach(entries, print, { discard: true })
-            const early = Chunk.toReadonlyArray(yield* Queue.takeAll(items))
-            const earlyEntries = early.flatMap((item) => (item._tag === "Entry" ? [item.entry] : []))
-            yield* Effect.forEach(dropOverlap(entries, earlyEntries), print, { discard: true })
-            if (early.some((item) => item._tag === "End")) yield* Queue.offer(items, { _tag: "End" })
-            // Until Ctrl-C, a refused stream, or the daemon ending it.
-            yield* Effect.raceFirst(printLive, Effect.zipRight(Fiber.join(following), Effect.never))
-          })
-        ),
+      yield* withDaemon(
+        json,
+        (api) =>
+          Effect.scoped(
+            Effect.gen(function* () {
+              // Subscribe first (see dropOverlap), then read the last lines. The daemon answers a
+              // follow request at once (a first keep-alive) once it listens; the wait is bounded in
+              // case it only answers with the first line.
+              const following = yield* Effect.forkScoped(live)
+              yield* Deferred.await(answered).pipe(Effect.timeout(Duration.seconds(1)), Effect.ignore)
+              const { entries } = yield* lastLines(api)
+              yield* Effect.forEach(entries, print, { discard: true })
+              const early = Chunk.toReadonlyArray(yield* Queue.takeAll(items))
+              const earlyEntries = early.flatMap((item) => (item._tag === "Entry" ? [item.entry] : []))
+              yield* Effect.forEach(dropOverlap(entries, earlyEntries), print, { discard: true })
+              if (early.some((item) => item._tag === "End")) yield* Queue.offer(items, { _tag: "End" })
+              // Until Ctrl-C, a refused stream, or the daemon ending it.
+              yield* Effect.raceFirst(printLive, Effect.zipRight(Fiber.join(following), Effect.never))
+            })
+          ),
         { selector: target }
       )
       yield* Console.error("DAEMON_UNREACHABLE the daemon closed the log stream (it stopped or was killed)")

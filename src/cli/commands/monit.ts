@@ -21,8 +21,17 @@ const snapshot = withDaemon(false, (api) =>
     // Host figures are a bonus: the snapshot works without them.
     const stats = yield* api.system.stats().pipe(Effect.option)
     const host =
-      stats._tag === "Some" ? { cpuPercent: stats.value.cpu.usage_percent, memoryUsed: stats.value.memory.used, memoryTotal: stats.value.memory.total } : null
-    return renderMonit({ rows, host, time: new Date(), error: null }, { width: SNAPSHOT_WIDTH, height: rows.length + 4 })
+      stats._tag === "Some"
+        ? {
+            cpuPercent: stats.value.cpu.usage_percent,
+            memoryUsed: stats.value.memory.used,
+            memoryTotal: stats.value.memory.total
+          }
+        : null
+    return renderMonit(
+      { rows, host, time: new Date(), error: null },
+      { width: SNAPSHOT_WIDTH, height: rows.length + 4 }
+    )
   })
 ).pipe(Effect.flatMap((lines) => Console.log(lines.join("\n"))))
 

@@ -23,21 +23,59 @@ import { refuseWatchChange, watchChangeOption } from "./watchChange"
 
 export const reloadCommand = Command.make(
   "reload",
-  { targets: targetsArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, watch: watchChangeOption, json: jsonOption },
+  {
+    targets: targetsArg,
+    port: portOverrideOption,
+    only: onlyOption,
+    env: envOption,
+    updateEnv: updateEnvOption,
+    watch: watchChangeOption,
+    json: jsonOption
+  },
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const caller = yield* CallerEnvironment
       const file = yield* fileTarget(targets, caller.cwd, json)
       if (watch) return yield* refuseWatchChange(file, targets, json)
       if (file !== null) {
-        if (Option.isSome(port)) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to a file", "write the port in the file, or reload the app by name"), json)
-        return yield* applyFile({ file, mode: "reload", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
+        if (Option.isSome(port))
+          return yield* failWith(
+            badUsage(
+              "--port",
+              "overrides one app's port; it does not apply to a file",
+              "write the port in the file, or reload the app by name"
+            ),
+            json
+          )
+        return yield* applyFile({
+          file,
+          mode: "reload",
+          only: onlyNames(only),
+          envBlock: Option.getOrUndefined(env),
+          updateEnv,
+          json
+        })
       }
       yield* refuseFileOptions(only, env, targets.join(" "), json)
-      if (Option.isSome(port) && targets.length > 1) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to several selectors", "reload the app alone with --port, then the others"), json)
+      if (Option.isSome(port) && targets.length > 1)
+        return yield* failWith(
+          badUsage(
+            "--port",
+            "overrides one app's port; it does not apply to several selectors",
+            "reload the app alone with --port, then the others"
+          ),
+          json
+        )
       const payload = yield* runPayload(port, updateEnv)
-      const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target }))
-      const merged = (results: ReadonlyArray<{ readonly processes: ReadonlyArray<ProcessSummary>; readonly restarted_instead: ReadonlyArray<string> }>) => ({
+      const outcome = yield* actOnEach(targets, (target) =>
+        tryDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target })
+      )
+      const merged = (
+        results: ReadonlyArray<{
+          readonly processes: ReadonlyArray<ProcessSummary>
+          readonly restarted_instead: ReadonlyArray<string>
+        }>
+      ) => ({
         processes: mergeRows(results.map((r) => r.processes)),
         restarted_instead: [...new Set(results.flatMap((r) => r.restarted_instead))]
       })
@@ -51,8 +89,11 @@ export const reloadCommand = Command.make(
           const out = process.stdout
           const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
           const withEnv = updateEnv ? " with this shell's environment" : ""
-          const lines = [`${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}`]
-          for (const name of result.restarted_instead) lines.push(`${style.yellow(out)(name)} has one instance: restarted instead of reloaded`)
+          const lines = [
+            `${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}`
+          ]
+          for (const name of result.restarted_instead)
+            lines.push(`${style.yellow(out)(name)} has one instance: restarted instead of reloaded`)
           lines.push(renderProcessTable(result.processes))
           return Console.log(lines.join("\n"))
         }

@@ -37,35 +37,91 @@ export const fileTarget = (targets: ReadonlyArray<string>, cwd: string, json: bo
   if (files.length === 0) return Effect.succeed<string | null>(null)
   if (targets.length === 1) return Effect.succeed<string | null>(files[0] ?? null)
   return failWith(
-    badUsage("target", `${JSON.stringify(files[0])} is an ecosystem file, which is applied on its own, not with other names`, "run one command for the file and another for the apps, or narrow the file with --only a,b"),
+    badUsage(
+      "target",
+      `${JSON.stringify(files[0])} is an ecosystem file, which is applied on its own, not with other names`,
+      "run one command for the file and another for the apps, or narrow the file with --only a,b"
+    ),
     json
   )
 }
 
 /** `--only` and `--env <name>` choose apps and blocks of a file: with processes they mean nothing. */
-export const refuseFileOptions = (only: Option.Option<unknown>, env: Option.Option<string>, target: string, json: boolean) =>
+export const refuseFileOptions = (
+  only: Option.Option<unknown>,
+  env: Option.Option<string>,
+  target: string,
+  json: boolean
+) =>
   Option.isSome(only)
-    ? failWith(badUsage("--only", `narrows an ecosystem file; ${JSON.stringify(target)} is not one`, "give the file, or name the app itself"), json)
+    ? failWith(
+        badUsage(
+          "--only",
+          `narrows an ecosystem file; ${JSON.stringify(target)} is not one`,
+          "give the file, or name the app itself"
+        ),
+        json
+      )
     : Option.isSome(env)
-      ? failWith(badUsage("--env", `selects an env_<name> block of an ecosystem file; ${JSON.stringify(target)} is not one`, "give the file, or use --update-env to refresh an app's environment"), json)
+      ? failWith(
+          badUsage(
+            "--env",
+            `selects an env_<name> block of an ecosystem file; ${JSON.stringify(target)} is not one`,
+            "give the file, or use --update-env to refresh an app's environment"
+          ),
+          json
+        )
       : Effect.void
 
 export const restartCommand = Command.make(
   "restart",
-  { targets: targetsArg, port: portOverrideOption, only: onlyOption, env: envOption, updateEnv: updateEnvOption, watch: watchChangeOption, json: jsonOption },
+  {
+    targets: targetsArg,
+    port: portOverrideOption,
+    only: onlyOption,
+    env: envOption,
+    updateEnv: updateEnvOption,
+    watch: watchChangeOption,
+    json: jsonOption
+  },
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const caller = yield* CallerEnvironment
       const file = yield* fileTarget(targets, caller.cwd, json)
       if (watch) return yield* refuseWatchChange(file, targets, json)
       if (file !== null) {
-        if (Option.isSome(port)) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to a file", "write the port in the file, or restart the app by name"), json)
-        return yield* applyFile({ file, mode: "restart", only: onlyNames(only), envBlock: Option.getOrUndefined(env), updateEnv, json })
+        if (Option.isSome(port))
+          return yield* failWith(
+            badUsage(
+              "--port",
+              "overrides one app's port; it does not apply to a file",
+              "write the port in the file, or restart the app by name"
+            ),
+            json
+          )
+        return yield* applyFile({
+          file,
+          mode: "restart",
+          only: onlyNames(only),
+          envBlock: Option.getOrUndefined(env),
+          updateEnv,
+          json
+        })
       }
       yield* refuseFileOptions(only, env, targets.join(" "), json)
-      if (Option.isSome(port) && targets.length > 1) return yield* failWith(badUsage("--port", "overrides one app's port; it does not apply to several selectors", "restart the app alone with --port, then the others"), json)
+      if (Option.isSome(port) && targets.length > 1)
+        return yield* failWith(
+          badUsage(
+            "--port",
+            "overrides one app's port; it does not apply to several selectors",
+            "restart the app alone with --port, then the others"
+          ),
+          json
+        )
       const payload = yield* runPayload(port, updateEnv)
-      const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target }))
+      const outcome = yield* actOnEach(targets, (target) =>
+        tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
+      )
       const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
       const withEnv = updateEnv ? " with this shell's environment" : ""
       yield* reportOutcome(outcome, {
@@ -74,7 +130,11 @@ export const restartCommand = Command.make(
         doneJson: (results) => mergeRows(results.map((r) => r.processes)),
         printDone: (results) => {
           const rows = mergeRows(results.map((r) => r.processes))
-          return json ? printJson(rows) : Console.log(`${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}\n${renderProcessTable(rows)}`)
+          return json
+            ? printJson(rows)
+            : Console.log(
+                `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}\n${renderProcessTable(rows)}`
+              )
         }
       })
     })

@@ -14,6 +14,8 @@ export const resurrectCommand = Command.make("resurrect", { json: jsonOption }, 
     yield* requireLocal("resurrect", "it uses a daemon control route, which only the daemon's socket serves")
     const result = yield* withDaemon(json, (api) => api.daemon.resurrect())
     if (json) return yield* printJson(result.processes)
-    yield* Console.log(`${style.green(process.stdout)("resurrected")} ${plural(result.processes.length, "process", "processes")}\n${renderProcessTable(result.processes)}`)
+    yield* Console.log(
+      `${style.green(process.stdout)("resurrected")} ${plural(result.processes.length, "process", "processes")}\n${renderProcessTable(result.processes)}`
+    )
   })
 ).pipe(Command.withDescription("Start the apps that should run again, such as those stopped by `pmfx kill`"))

@@ -20,7 +20,9 @@ import { CliExit, failWith, printJson, renderError } from "../output"
 
 /** One or more `{id}`s as docs/architecture.md §4 resolves each: an id, `all`, an app name, or a namespace. */
 export const targetsArg = Args.text({ name: "id|name|namespace|all" }).pipe(
-  Args.withDescription("process ids, app names (all their instances), namespaces, or all; several are acted on one after the other"),
+  Args.withDescription(
+    "process ids, app names (all their instances), namespaces, or all; several are acted on one after the other"
+  ),
   Args.atLeast(1)
 )
 
@@ -51,7 +53,9 @@ export const actOnEach = <A, R>(
   })
 
 /** Rows of several answers, each process once (the latest state of a row acted on twice). */
-export const mergeRows = <Row extends { readonly id: number }>(lists: ReadonlyArray<ReadonlyArray<Row>>): ReadonlyArray<Row> => {
+export const mergeRows = <Row extends { readonly id: number }>(
+  lists: ReadonlyArray<ReadonlyArray<Row>>
+): ReadonlyArray<Row> => {
   const byId = new Map<number, Row>()
   for (const rows of lists) for (const row of rows) byId.set(row.id, row)
   return [...byId.values()]
@@ -89,7 +93,8 @@ export const reportOutcome = <A>(
     const suggestion = allNotFound
       ? "check the names with `pmfx list` (ids, names and namespaces), then run the command again for those"
       : (suggestionOf(first.error) ?? "see each error above, then run the command again for those selectors")
-    const code: number = outcome.done.length > 0 ? (9 satisfies (typeof ExitCode)["partial"]) : errorMeta[first.error._tag].exitCode
+    const code: number =
+      outcome.done.length > 0 ? (9 satisfies (typeof ExitCode)["partial"]) : errorMeta[first.error._tag].exitCode
 
     if (options.json) {
       yield* printJson({
@@ -99,7 +104,12 @@ export const reportOutcome = <A>(
           message,
           details: {
             process_id: outcome.failed.map((f) => f.selector).join(","),
-            failed: outcome.failed.map((f) => ({ selector: f.selector, code: f.error._tag, message: f.error.message, suggestion: suggestionOf(f.error) ?? null })),
+            failed: outcome.failed.map((f) => ({
+              selector: f.selector,
+              code: f.error._tag,
+              message: f.error.message,
+              suggestion: suggestionOf(f.error) ?? null
+            })),
             suggestion
           }
         },

@@ -24,7 +24,10 @@ const showFile = (file: string, env: Option.Option<string>, json: boolean) =>
         file: loaded.file,
         apps: loaded.apps.map((app) => ({
           ...app,
-          files: Array.from({ length: app.instances }, (_, instance) => ({ instance, ...instanceFiles(app, instance, home) }))
+          files: Array.from({ length: app.instances }, (_, instance) => ({
+            instance,
+            ...instanceFiles(app, instance, home)
+          }))
         })),
         webhooks: loaded.webhooks,
         alerts: loaded.alerts,

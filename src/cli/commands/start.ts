@@ -50,7 +50,9 @@ const ENV_VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/
 const ENV_BLOCK = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/
 
 /** One `--env`: a variable to set, or the `env_<name>` block of an ecosystem file to select. */
-type EnvEntry = { readonly _tag: "Set"; readonly key: string; readonly value: string } | { readonly _tag: "Block"; readonly name: string }
+type EnvEntry =
+  | { readonly _tag: "Set"; readonly key: string; readonly value: string }
+  | { readonly _tag: "Block"; readonly name: string }
 
 const parseEnvEntry = (text: string): Either.Either<EnvEntry, string> => {
   const eq = text.indexOf("=")
@@ -60,13 +62,17 @@ const parseEnvEntry = (text: string): Either.Either<EnvEntry, string> => {
       ? Either.right({ _tag: "Set", key, value: text.slice(eq + 1) })
       : Either.left(`${JSON.stringify(key)} is not a variable name (letters, digits and _, not starting with a digit)`)
   }
-  return ENV_BLOCK.test(text) ? Either.right({ _tag: "Block", name: text }) : Either.left(`${JSON.stringify(text)} is neither KEY=VALUE nor the name of an env_<name> block`)
+  return ENV_BLOCK.test(text)
+    ? Either.right({ _tag: "Block", name: text })
+    : Either.left(`${JSON.stringify(text)} is neither KEY=VALUE nor the name of an env_<name> block`)
 }
 
 const parseHealthUrl = (text: string): Either.Either<string, string> => {
   try {
     const url = new URL(text.replaceAll("{port}", "80"))
-    return url.protocol === "http:" || url.protocol === "https:" ? Either.right(text) : Either.left(`${JSON.stringify(text)} is not an http or https URL`)
+    return url.protocol === "http:" || url.protocol === "https:"
+      ? Either.right(text)
+      : Either.left(`${JSON.stringify(text)} is not an http or https URL`)
   } catch {
     return Either.left(`${JSON.stringify(text)} is not a URL`)
   }
@@ -79,16 +85,28 @@ const options = {
   name: Options.text("name").pipe(
     Options.withPseudoName("name"),
     Options.withAlias("n"),
-    Options.withDescription("the app's name (default: from the script); with an ecosystem file, start only the app of that name"),
+    Options.withDescription(
+      "the app's name (default: from the script); with an ecosystem file, start only the app of that name"
+    ),
     Options.optional
   ),
-  config: text("config", "file", "an ecosystem file to start (the same as giving it as the argument); --name narrows it to one app"),
+  config: text(
+    "config",
+    "file",
+    "an ecosystem file to start (the same as giving it as the argument); --name narrows it to one app"
+  ),
   // (Checked by the file validator with the other app settings, as in a file: exit 3.)
-  port: text("port", "port", "a port (3000), a range (3000-3003, instance i gets 3000+i) or auto:5000-5100; given to the app as PORT"),
+  port: text(
+    "port",
+    "port",
+    "a port (3000), a range (3000-3003, instance i gets 3000+i) or auto:5000-5100; given to the app as PORT"
+  ),
   instances: Options.text("instances").pipe(
     Options.withPseudoName("n|max"),
     Options.withAlias("i"),
-    Options.withDescription('how many instances: a whole number, "max" (one per CPU), 0 (one per CPU) or -1 (one per CPU but one)'),
+    Options.withDescription(
+      'how many instances: a whole number, "max" (one per CPU), 0 (one per CPU) or -1 (one per CPU but one)'
+    ),
     Options.optional
   ),
   execMode: Options.choice("exec-mode", ["fork", "cluster"]).pipe(
@@ -99,19 +117,35 @@ const options = {
   ),
   env: Options.text("env").pipe(
     Options.withPseudoName("KEY=VALUE|NAME"),
-    Options.withDescription("KEY=VALUE sets a variable (repeatable); a bare NAME selects the env_NAME block of an ecosystem file"),
+    Options.withDescription(
+      "KEY=VALUE sets a variable (repeatable); a bare NAME selects the env_NAME block of an ecosystem file"
+    ),
     Options.repeated,
     // (@effect/cli repeats only plain options, so the values are checked as a list.)
-    Options.mapEffect(optionValue("--env", (texts: ReadonlyArray<string>) => Either.all(texts.map(parseEnvEntry)), "write --env KEY=VALUE, or --env production to select env_production"))
+    Options.mapEffect(
+      optionValue(
+        "--env",
+        (texts: ReadonlyArray<string>) => Either.all(texts.map(parseEnvEntry)),
+        "write --env KEY=VALUE, or --env production to select env_production"
+      )
+    )
   ),
   healthCheckUrl: Options.text("health-check-url").pipe(
     Options.withPseudoName("url"),
     Options.withDescription("check the app over HTTP at this URL ({port} stands for the instance's port)"),
-    Options.mapEffect(optionValue("--health-check-url", parseHealthUrl, "write a URL like http://127.0.0.1:{port}/health")),
+    Options.mapEffect(
+      optionValue("--health-check-url", parseHealthUrl, "write a URL like http://127.0.0.1:{port}/health")
+    ),
     Options.optional
   ),
-  healthCheckScript: text("health-check-script", "script", "check the app by running this script (healthy when it exits 0)"),
-  waitReady: Options.boolean("wait-ready").pipe(Options.withDescription("wait until every instance is online (and healthy, with a health check) before returning")),
+  healthCheckScript: text(
+    "health-check-script",
+    "script",
+    "check the app by running this script (healthy when it exits 0)"
+  ),
+  waitReady: Options.boolean("wait-ready").pipe(
+    Options.withDescription("wait until every instance is online (and healthy, with a health check) before returning")
+  ),
   waitTimeout: Options.text("wait-timeout").pipe(
     Options.withPseudoName("duration"),
     Options.withDescription("how long --wait-ready waits, at most 10m (a bare number is seconds)"),
@@ -120,10 +154,15 @@ const options = {
     Options.mapEffect(
       optionValue(
         "--wait-timeout",
-        (t) => Either.flatMap(parseDuration(t, "s"), (ms) => (ms > MAX_READY_TIMEOUT_MS ? Either.left(`${JSON.stringify(t)} is longer than ${formatDuration(MAX_READY_TIMEOUT_MS)}`) : Either.right(ms))),
+        (t) =>
+          Either.flatMap(parseDuration(t, "s"), (ms) =>
+            ms > MAX_READY_TIMEOUT_MS
+              ? Either.left(`${JSON.stringify(t)} is longer than ${formatDuration(MAX_READY_TIMEOUT_MS)}`)
+              : Either.right(ms)
+          ),
         `write a duration like 30s, 2m or 500ms, at most ${formatDuration(MAX_READY_TIMEOUT_MS)}`
       )
-    ),
+    )
   ),
   pidFile: text("pid-file", "file", "the pid file"),
   user: text("user", "user", "run as this user (the daemon must run as root)"),
@@ -196,7 +235,15 @@ interface Plan {
 const existingApp = (target: string, o: StartOptions, hasVariables: boolean, appArgs: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const word = target.trim()
-    if (/\s/.test(word) || word === "" || hasVariables || appArgs.length > 0 || appOptions(o).length > 0 || Option.isSome(o.name)) return null
+    if (
+      /\s/.test(word) ||
+      word === "" ||
+      hasVariables ||
+      appArgs.length > 0 ||
+      appOptions(o).length > 0 ||
+      Option.isSome(o.name)
+    )
+      return null
     const rows = yield* withDaemon(o.json, (api) => api.processes.list({ urlParams: {} }))
     const named = /^\d+$/.test(word)
       ? rows.filter((row) => String(row.id) === word)
@@ -209,13 +256,18 @@ const existingApp = (target: string, o: StartOptions, hasVariables: boolean, app
     // "all" is never a program to run: with no app there is nothing to start.
     if (word === "all") {
       return yield* failWith(
-        new ProcessNotFound({ message: "no app is defined yet, so `all` names nothing to start", details: { process_id: "all", suggestion: 'start an app first: pmfx start "node server.js" or pmfx start ecosystem.config.js' } }),
+        new ProcessNotFound({
+          message: "no app is defined yet, so `all` names nothing to start",
+          details: {
+            process_id: "all",
+            suggestion: 'start an app first: pmfx start "node server.js" or pmfx start ecosystem.config.js'
+          }
+        }),
         o.json
       )
     }
     return null
   })
-
 
 /** An ecosystem file, applied in one request (applyFile.ts); `--name` narrows it like `--only`. */
 const startFile = (file: string, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
@@ -223,12 +275,23 @@ const startFile = (file: string, o: StartOptions, variables: Record<string, stri
     const extra = appOptions(o)
     if (extra.length > 0) {
       return yield* failWith(
-        badUsage(extra[0]!, `describes an app given as a command; it does not apply to an ecosystem file`, `write the setting in the app's entry of ${path.basename(file)}, or start a command instead`),
+        badUsage(
+          extra[0]!,
+          `describes an app given as a command; it does not apply to an ecosystem file`,
+          `write the setting in the app's entry of ${path.basename(file)}, or start a command instead`
+        ),
         o.json
       )
     }
     if (blocks.length > 1) {
-      return yield* failWith(badUsage("--env", `selects one env_<name> block; got ${blocks.join(", ")}`, "give one --env NAME (variables go as --env KEY=VALUE)"), o.json)
+      return yield* failWith(
+        badUsage(
+          "--env",
+          `selects one env_<name> block; got ${blocks.join(", ")}`,
+          "give one --env NAME (variables go as --env KEY=VALUE)"
+        ),
+        o.json
+      )
     }
     const only = [...onlyNames(o.only), ...(Option.isSome(o.name) ? [o.name.value] : [])]
     return yield* applyFile({
@@ -243,26 +306,53 @@ const startFile = (file: string, o: StartOptions, variables: Record<string, stri
     })
   })
 
-const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOptions, variables: Record<string, string>, blocks: ReadonlyArray<string>) =>
+const fromCommand = (
+  command: string,
+  appArgs: ReadonlyArray<string>,
+  o: StartOptions,
+  variables: Record<string, string>,
+  blocks: ReadonlyArray<string>
+) =>
   Effect.gen(function* () {
     if (blocks.length > 0) {
       return yield* failWith(
-        badUsage("--env", `${JSON.stringify(blocks[0])} selects an env_${blocks[0]} block, which only an ecosystem file has`, `to set a variable write --env ${blocks[0]}=value`),
+        badUsage(
+          "--env",
+          `${JSON.stringify(blocks[0])} selects an env_${blocks[0]} block, which only an ecosystem file has`,
+          `to set a variable write --env ${blocks[0]}=value`
+        ),
         o.json
       )
     }
     if (Option.isSome(o.healthCheckUrl) && Option.isSome(o.healthCheckScript)) {
-      return yield* failWith(badUsage("--health-check-url", "cannot be combined with --health-check-script", "choose one kind of health check"), o.json)
+      return yield* failWith(
+        badUsage(
+          "--health-check-url",
+          "cannot be combined with --health-check-script",
+          "choose one kind of health check"
+        ),
+        o.json
+      )
     }
     const caller = yield* CallerEnvironment
     const split = isFile(path.resolve(caller.cwd, command)) ? Either.right([command]) : splitShellWords(command)
     if (Either.isLeft(split)) {
-      return yield* failWith(badUsage("command", `cannot split ${JSON.stringify(command)}: ${split.left}`, `close the quote, or quote the whole command once: pmfx start "node server.js --flag"`), o.json)
+      return yield* failWith(
+        badUsage(
+          "command",
+          `cannot split ${JSON.stringify(command)}: ${split.left}`,
+          `close the quote, or quote the whole command once: pmfx start "node server.js --flag"`
+        ),
+        o.json
+      )
     }
     // `pmfx start app.js -- a b c`: the words after `--` are the app's own arguments.
     const [script, ...args] = [...split.right, ...appArgs]
     if (script === undefined) {
-      return yield* failWith(badUsage("command", "is empty", 'give a script or a command, like pmfx start "node server.js"'), o.json)
+      return yield* failWith(
+        badUsage("command", "is empty", 'give a script or a command, like pmfx start "node server.js"'),
+        o.json
+      )
     }
     const name = Option.getOrElse(o.name, () => commandAppName(script, args))
     const settings: Record<string, unknown> = { name, script, args }
@@ -274,7 +364,8 @@ const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOp
     // PM2's rule: -i with a Node script means cluster mode — unless a port range gives each
     // instance its own port (docs/configuration.md, "exec_mode").
     const portRange = Option.isSome(o.port) && Either.getOrUndefined(parsePort(o.port.value))?._tag !== "Single"
-    const clusterByDefault = Option.isSome(o.instances) && runsOnNode(script, Option.getOrUndefined(o.interpreter)) && !portRange
+    const clusterByDefault =
+      Option.isSome(o.instances) && runsOnNode(script, Option.getOrUndefined(o.interpreter)) && !portRange
     const execMode = Option.getOrElse(o.execMode, () => (clusterByDefault ? "cluster" : undefined))
     if (execMode !== undefined) settings.exec_mode = execMode
     if (Object.keys(variables).length > 0) settings.env = variables
@@ -284,11 +375,17 @@ const fromCommand = (command: string, appArgs: ReadonlyArray<string>, o: StartOp
     set("group", o.group)
     set("pid_file", o.pidFile)
     if (Option.isSome(o.healthCheckUrl)) settings.health_check = { check_type: "http", url: o.healthCheckUrl.value }
-    if (Option.isSome(o.healthCheckScript)) settings.health_check = { check_type: "script", script: o.healthCheckScript.value }
+    if (Option.isSome(o.healthCheckScript))
+      settings.health_check = { check_type: "script", script: o.healthCheckScript.value }
     // PM2's flags, each as its file key, checked by the file validator (startFlags.ts).
     const flags = givenFlags(o)
     Object.assign(settings, flagSettings(flags))
-    const named = [...flags, { flag: "--port", key: "port" }, { flag: "--instances", key: "instances" }, { flag: "--name", key: "name" }]
+    const named = [
+      ...flags,
+      { flag: "--port", key: "port" },
+      { flag: "--instances", key: "instances" },
+      { flag: "--name", key: "name" }
+    ]
     const loader = yield* ConfigLoader
     const loaded = yield* loader
       .fromDocument({ apps: [literal(settings)] }, caller.cwd, { environment: caller.env })
@@ -307,20 +404,28 @@ const startSeveral = (targets: ReadonlyArray<string>, withOptions: boolean, json
       return yield* failWith(
         badUsage(
           "command",
-          odd !== undefined ? `${JSON.stringify(odd)} is a command or a file, and start takes one of those at a time` : "several words name apps the daemon holds; options that describe an app go with one command",
+          odd !== undefined
+            ? `${JSON.stringify(odd)} is a command or a file, and start takes one of those at a time`
+            : "several words name apps the daemon holds; options that describe an app go with one command",
           'quote a command as one word (pmfx start "node server.js --port 3000"), start one file at a time, or name existing apps alone: pmfx start api worker'
         ),
         json
       )
     }
-    const outcome = yield* actOnEach(targets, (target) => tryDaemon(json, (api) => api.processes.start({ path: { id: target } }), { selector: target }))
+    const outcome = yield* actOnEach(targets, (target) =>
+      tryDaemon(json, (api) => api.processes.start({ path: { id: target } }), { selector: target })
+    )
     yield* reportOutcome(outcome, {
       json,
       verb: "started",
       doneJson: (results) => byId(mergeRows(results.map((r) => r.processes))),
       printDone: (results) => {
         const rows = byId(mergeRows(results.map((r) => r.processes)))
-        return json ? printJson(rows) : Console.log(`${style.green(process.stdout)("started")} ${plural(rows.length, "process", "processes")}\n${renderProcessTable(rows)}`)
+        return json
+          ? printJson(rows)
+          : Console.log(
+              `${style.green(process.stdout)("started")} ${plural(rows.length, "process", "processes")}\n${renderProcessTable(rows)}`
+            )
       }
     })
   })
@@ -331,7 +436,9 @@ export const startCommand = Command.make(
   "start",
   {
     targets: Args.text({ name: "command|script|file" }).pipe(
-      Args.withDescription('a command ("node server.js --x"), a script, or an ecosystem file; or the names of apps the daemon holds (several: pmfx start api worker)'),
+      Args.withDescription(
+        'a command ("node server.js --x"), a script, or an ecosystem file; or the names of apps the daemon holds (several: pmfx start api worker)'
+      ),
       Args.repeated
     ),
     ...options
@@ -340,7 +447,13 @@ export const startCommand = Command.make(
     Effect.gen(function* () {
       // `pmfx start api worker`: apps the daemon holds, each started in turn (selectors.ts).
       if (targets.length > 1) {
-        const refused = appOptions(o).length > 0 || Option.isSome(o.name) || o.env.length > 0 || Option.isSome(o.config) || o.waitReady || (yield* StartAppArguments).length > 0
+        const refused =
+          appOptions(o).length > 0 ||
+          Option.isSome(o.name) ||
+          o.env.length > 0 ||
+          Option.isSome(o.config) ||
+          o.waitReady ||
+          (yield* StartAppArguments).length > 0
         return yield* startSeveral(targets, refused, o.json)
       }
       const target = Option.fromNullable(targets[0])
@@ -351,27 +464,72 @@ export const startCommand = Command.make(
       const blocks = entries.flatMap((e) => (e._tag === "Block" ? [e.name] : []))
 
       if (Option.isSome(target) && Option.isSome(o.config)) {
-        return yield* failWith(badUsage("--config", "cannot be combined with a command or file argument", "give either the argument or --config <file> (and --name to pick one app)"), o.json)
+        return yield* failWith(
+          badUsage(
+            "--config",
+            "cannot be combined with a command or file argument",
+            "give either the argument or --config <file> (and --name to pick one app)"
+          ),
+          o.json
+        )
       }
-      if (appArgs.length > 0 && (Option.isSome(o.config) || (Option.isSome(target) && looksLikeEcosystemFile(target.value)))) {
-        return yield* failWith(badUsage("args", "are arguments for a command's app; an ecosystem file has none", "write them as `args` in the app's entry of the file"), o.json)
+      if (
+        appArgs.length > 0 &&
+        (Option.isSome(o.config) || (Option.isSome(target) && looksLikeEcosystemFile(target.value)))
+      ) {
+        return yield* failWith(
+          badUsage(
+            "args",
+            "are arguments for a command's app; an ecosystem file has none",
+            "write them as `args` in the app's entry of the file"
+          ),
+          o.json
+        )
       }
       if (Option.isSome(o.config)) return yield* startFile(o.config.value, o, variables, blocks)
       if (Option.isNone(target)) {
-        return yield* failWith(badUsage("command", "is missing", 'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'), o.json)
+        return yield* failWith(
+          badUsage(
+            "command",
+            "is missing",
+            'give a command, a script or an ecosystem file: pmfx start "node server.js", pmfx start ecosystem.json'
+          ),
+          o.json
+        )
       }
-      if (looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim())) return yield* startFile(target.value, o, variables, blocks)
-      if (Option.isSome(o.only)) return yield* failWith(badUsage("--only", "narrows an ecosystem file; a command is one app", "give an ecosystem file, or leave --only out"), o.json)
+      if (looksLikeEcosystemFile(target.value) && !/\s/.test(target.value.trim()))
+        return yield* startFile(target.value, o, variables, blocks)
+      if (Option.isSome(o.only))
+        return yield* failWith(
+          badUsage(
+            "--only",
+            "narrows an ecosystem file; a command is one app",
+            "give an ecosystem file, or leave --only out"
+          ),
+          o.json
+        )
       if (o.updateEnv) {
-        return yield* failWith(badUsage("--update-env", "refreshes the environment of apps that exist", `use \`pmfx restart <app> --update-env\`, or give an ecosystem file`), o.json)
+        return yield* failWith(
+          badUsage(
+            "--update-env",
+            "refreshes the environment of apps that exist",
+            `use \`pmfx restart <app> --update-env\`, or give an ecosystem file`
+          ),
+          o.json
+        )
       }
       const plan: Plan = yield* Effect.flatMap(existingApp(target.value, o, entries.length > 0, appArgs), (existing) =>
-        existing !== null ? Effect.succeed<Plan>({ definitions: [], existing }) : fromCommand(target.value, appArgs, o, variables, blocks)
+        existing !== null
+          ? Effect.succeed<Plan>({ definitions: [], existing })
+          : fromCommand(target.value, appArgs, o, variables, blocks)
       )
 
       // The app gets the CLI's own environment (docs/architecture.md §4), under its env_file and env.
       const env = environmentForApps(caller.env, yield* DaemonTarget)
-      const names = plan.existing !== undefined ? [...new Set(plan.existing.rows.map((row) => row.name))] : plan.definitions.map((app) => app.name)
+      const names =
+        plan.existing !== undefined
+          ? [...new Set(plan.existing.rows.map((row) => row.name))]
+          : plan.definitions.map((app) => app.name)
 
       const outcome = yield* withDaemon(o.json, (api) =>
         Effect.gen(function* () {
@@ -384,7 +542,12 @@ export const startCommand = Command.make(
           const running = new Set<string>()
           if (plan.existing !== undefined) {
             for (const name of names) {
-              if (plan.existing.rows.filter((row) => row.name === name).every((row) => row.status === "online" || row.status === "starting")) running.add(name)
+              if (
+                plan.existing.rows
+                  .filter((row) => row.name === name)
+                  .every((row) => row.status === "online" || row.status === "starting")
+              )
+                running.add(name)
             }
           }
           // A new app with autostart: false is registered stopped: neither started nor waited for.
@@ -394,7 +557,11 @@ export const startCommand = Command.make(
           const timeout = `${o.waitTimeout}ms`
           const ready = yield* withSpinner(
             `waiting for ${names.join(", ")} to be ready (up to ${formatDuration(o.waitTimeout)})`,
-            Effect.forEach(names.filter((name) => !registered.includes(name)), (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }), { concurrency: "unbounded" })
+            Effect.forEach(
+              names.filter((name) => !registered.includes(name)),
+              (name) => api.processes.ready({ path: { id: name }, urlParams: { timeout } }),
+              { concurrency: "unbounded" }
+            )
           ).pipe(Effect.either)
           // A timeout is reported below, with the state each instance was left in.
           if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") return ready.left
@@ -406,11 +573,20 @@ export const startCommand = Command.make(
       const rows = byId(outcome.rows)
       if (o.json) return yield* printJson(rows)
       const lines: Array<string> = []
-      if (outcome.startedApps > 0) lines.push(`${style.green(process.stdout)("started")} ${plural(outcome.startedApps, "app")}${o.waitReady ? ", all ready" : ""}`)
+      if (outcome.startedApps > 0)
+        lines.push(
+          `${style.green(process.stdout)("started")} ${plural(outcome.startedApps, "app")}${o.waitReady ? ", all ready" : ""}`
+        )
       if (outcome.registered.length > 0) {
-        lines.push(`${style.dim(process.stdout)("registered stopped")} ${outcome.registered.join(", ")} (autostart: false; \`pmfx start <name>\` runs it)`)
+        lines.push(
+          `${style.dim(process.stdout)("registered stopped")} ${outcome.registered.join(", ")} (autostart: false; \`pmfx start <name>\` runs it)`
+        )
       }
       lines.push(renderProcessTable(rows))
       yield* Console.log(lines.join("\n"))
     })
-).pipe(Command.withDescription("Start a command, a script, or the apps of an ecosystem file (--config <file> works as the argument does); words after -- are the app's arguments"))
+).pipe(
+  Command.withDescription(
+    "Start a command, a script, or the apps of an ecosystem file (--config <file> works as the argument does); words after -- are the app's arguments"
+  )
+)

@@ -18,21 +18,35 @@ const text = (name: string, pseudo: string, description: string) =>
 const WATCH_ALL = "true"
 
 export const startFlagOptions = {
-  watch: text("watch", "paths", "restart on file changes: bare --watch watches the app's folder; --watch=src,lib watches those paths (watch)"),
+  watch: text(
+    "watch",
+    "paths",
+    "restart on file changes: bare --watch watches the app's folder; --watch=src,lib watches those paths (watch)"
+  ),
   ignoreWatch: Options.text("ignore-watch").pipe(
     Options.withPseudoName("globs"),
     Options.withDescription("paths or globs the watcher ignores, comma- or space-separated, repeatable (ignore_watch)"),
     Options.repeated
   ),
-  interpreter: text("interpreter", "node|python3|bash|none|path", "the program that runs the script; none runs it directly (interpreter)"),
-  nodeArgs: text("node-args", "args", 'flags for the interpreter, before the script: "--max-old-space-size=512" (node_args)'),
+  interpreter: text(
+    "interpreter",
+    "node|python3|bash|none|path",
+    "the program that runs the script; none runs it directly (interpreter)"
+  ),
+  nodeArgs: text(
+    "node-args",
+    "args",
+    'flags for the interpreter, before the script: "--max-old-space-size=512" (node_args)'
+  ),
   maxMemoryRestart: Options.text("max-memory-restart").pipe(
     Options.withAlias("max-memory"),
     Options.withPseudoName("size"),
     Options.withDescription("restart an instance whose memory grows above this size: 512M, 1G (max_memory_restart)"),
     Options.optional
   ),
-  noAutorestart: Options.boolean("no-autorestart").pipe(Options.withDescription("do not restart the app when it exits (autorestart: false)")),
+  noAutorestart: Options.boolean("no-autorestart").pipe(
+    Options.withDescription("do not restart the app when it exits (autorestart: false)")
+  ),
   cronRestart: Options.text("cron-restart").pipe(
     Options.withAlias("cron"),
     Options.withPseudoName("schedule"),
@@ -41,8 +55,14 @@ export const startFlagOptions = {
   ),
   namespace: text("namespace", "name", "the app's namespace, a target for stop/restart/… (namespace)"),
   time: Options.boolean("time").pipe(Options.withDescription("timestamp every log line (time; pmfx does by default)")),
-  logDateFormat: text("log-date-format", "format", 'the log lines\' timestamp: "YYYY-MM-DD HH:mm:ss Z", or none (log_date_format)'),
-  mergeLogs: Options.boolean("merge-logs").pipe(Options.withDescription("all instances write the same log files (merge_logs)")),
+  logDateFormat: text(
+    "log-date-format",
+    "format",
+    'the log lines\' timestamp: "YYYY-MM-DD HH:mm:ss Z", or none (log_date_format)'
+  ),
+  mergeLogs: Options.boolean("merge-logs").pipe(
+    Options.withDescription("all instances write the same log files (merge_logs)")
+  ),
   output: Options.text("output").pipe(
     Options.withAlias("o"),
     Options.withAlias("out-file"),
@@ -57,16 +77,30 @@ export const startFlagOptions = {
     Options.withDescription("the standard-error log file (error_file)"),
     Options.optional
   ),
-  killTimeout: text("kill-timeout", "duration", "how long a stop waits after its first signal before SIGKILL: 5s, 1600 (ms) (kill_timeout)"),
-  killSignal: text("kill-signal", "signal", "the first signal of a stop, before SIGKILL: SIGINT, SIGUSR2 (kill_signal; default SIGTERM)"),
+  killTimeout: text(
+    "kill-timeout",
+    "duration",
+    "how long a stop waits after its first signal before SIGKILL: 5s, 1600 (ms) (kill_timeout)"
+  ),
+  killSignal: text(
+    "kill-signal",
+    "signal",
+    "the first signal of a stop, before SIGKILL: SIGINT, SIGUSR2 (kill_signal; default SIGTERM)"
+  ),
   restartDelay: text("restart-delay", "duration", "wait this long before restarting a crashed app: 2s (restart_delay)"),
-  expBackoffRestartDelay: text("exp-backoff-restart-delay", "duration", "restart with a delay that doubles from this one: 100ms (exp_backoff_restart_delay)"),
+  expBackoffRestartDelay: text(
+    "exp-backoff-restart-delay",
+    "duration",
+    "restart with a delay that doubles from this one: 100ms (exp_backoff_restart_delay)"
+  ),
   maxRestarts: text("max-restarts", "n", "unstable restarts in a row before the app is errored (max_restarts)"),
   minUptime: text("min-uptime", "duration", "an exit sooner than this after starting is unstable: 2s (min_uptime)")
 }
 
 export type StartFlags = {
-  readonly [K in keyof typeof startFlagOptions]: (typeof startFlagOptions)[K] extends Options.Options<infer A> ? A : never
+  readonly [K in keyof typeof startFlagOptions]: (typeof startFlagOptions)[K] extends Options.Options<infer A>
+    ? A
+    : never
 }
 
 /** One flag given on the command line: its spelling and the settings it stands for. */
@@ -105,7 +139,8 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
     if (Option.isSome(value)) flags.push({ flag, key, value: map(value.value) })
   }
   add("--watch", "watch", o.watch, watchValue)
-  if (o.ignoreWatch.length > 0) flags.push({ flag: "--ignore-watch", key: "ignore_watch", value: o.ignoreWatch.flatMap(splitPathList) })
+  if (o.ignoreWatch.length > 0)
+    flags.push({ flag: "--ignore-watch", key: "ignore_watch", value: o.ignoreWatch.flatMap(splitPathList) })
   add("--interpreter", "interpreter", o.interpreter)
   add("--node-args", "node_args", o.nodeArgs)
   add("--max-memory-restart", "max_memory_restart", o.maxMemoryRestart)
@@ -127,13 +162,17 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
 }
 
 /** The settings of one app (the `apps[0]` of a document) the flags stand for. */
-export const flagSettings = (flags: ReadonlyArray<GivenFlag>): Record<string, unknown> => Object.fromEntries(flags.map((f) => [f.key, f.value]))
+export const flagSettings = (flags: ReadonlyArray<GivenFlag>): Record<string, unknown> =>
+  Object.fromEntries(flags.map((f) => [f.key, f.value]))
 
 /**
  * The validator's error with each problem of a flag's key renamed after the flag
  * (`apps[0].cron_restart` → `--cron-restart`); code, value and suggestion stay the file's.
  */
-export const namedAfterFlags = (error: InvalidConfig, flags: ReadonlyArray<{ readonly flag: string; readonly key: string }>): InvalidConfig => {
+export const namedAfterFlags = (
+  error: InvalidConfig,
+  flags: ReadonlyArray<{ readonly flag: string; readonly key: string }>
+): InvalidConfig => {
   const problems = error.details.problems ?? []
   if (problems.length === 0) return error
   const rename = (problem: ConfigProblem): ConfigProblem => {
@@ -193,12 +232,19 @@ export const bareWatchFlag = (argv: ReadonlyArray<string>): Array<string> => {
  * it would read them as more positional arguments, and then a mistyped option (`--wach`) would
  * silently become an argument of the app instead of exit 2.
  */
-export class StartAppArguments extends Context.Tag("pmfx/StartAppArguments")<StartAppArguments, ReadonlyArray<string>>() {}
+export class StartAppArguments extends Context.Tag("pmfx/StartAppArguments")<
+  StartAppArguments,
+  ReadonlyArray<string>
+>() {}
 
 /** `argv` ready for @effect/cli: `--watch` given its value (see `bareWatchFlag`), and the app's arguments after `--` taken out. */
-export const splitStartArgv = (argv: ReadonlyArray<string>): { readonly argv: Array<string>; readonly appArgs: ReadonlyArray<string> } => {
+export const splitStartArgv = (
+  argv: ReadonlyArray<string>
+): { readonly argv: Array<string>; readonly appArgs: ReadonlyArray<string> } => {
   const normalized = bareWatchFlag(argv)
   if (commandIndex(normalized) === -1) return { argv: normalized, appArgs: [] }
   const dashes = normalized.indexOf("--")
-  return dashes === -1 ? { argv: normalized, appArgs: [] } : { argv: normalized.slice(0, dashes), appArgs: normalized.slice(dashes + 1) }
+  return dashes === -1
+    ? { argv: normalized, appArgs: [] }
+    : { argv: normalized.slice(0, dashes), appArgs: normalized.slice(dashes + 1) }
 }

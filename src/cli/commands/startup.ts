@@ -125,7 +125,11 @@ const install = (settings: UnitSettings, unit: string) =>
     yield* Effect.try(() => {
       fs.mkdirSync(settings.home, { recursive: true, mode: 0o700 })
       fs.writeFileSync(file, unit, { mode: 0o644 })
-    }).pipe(Effect.catchAll((error) => fail(ExitCode.unexpected, [`WRITE_FAILED could not write ${file}: ${String(error.error)}`])))
+    }).pipe(
+      Effect.catchAll((error) =>
+        fail(ExitCode.unexpected, [`WRITE_FAILED could not write ${file}: ${String(error.error)}`])
+      )
+    )
     yield* Console.log(`wrote ${file}`)
     for (const args of [["daemon-reload"], ["enable", "--now", name]]) {
       const result = spawnSync("systemctl", args, { encoding: "utf8", stdio: ["ignore", "inherit", "pipe"] })
@@ -162,4 +166,8 @@ export const startupCommand = Command.make(
       if (doInstall) return yield* install(settings, unit)
       yield* Console.log(unit.trimEnd())
     })
-).pipe(Command.withDescription("Print a systemd unit that runs the pmfx daemon as the current user at boot; --install writes and enables it (root)"))
+).pipe(
+  Command.withDescription(
+    "Print a systemd unit that runs the pmfx daemon as the current user at boot; --install writes and enables it (root)"
+  )
+)

@@ -41,12 +41,17 @@ const daemonStatus = (json: boolean) =>
       if (warning !== null) yield* Console.error(style.yellow(process.stderr)(warning))
     }
     if (json) return yield* printJson(status)
-    const counts = processStatuses.filter((state) => status.processes.by_status[state] > 0).map((state) => `${status.processes.by_status[state]} ${state}`)
+    const counts = processStatuses
+      .filter((state) => status.processes.by_status[state] > 0)
+      .map((state) => `${status.processes.by_status[state]} ${state}`)
     const web =
       status.web === null
         ? style.dim(out)("off (pmfx web to open it)")
         : `http://${status.web.host.includes(":") ? `[${status.web.host}]` : status.web.host}:${status.web.port} ${style.dim(out)(status.web.auth ? "(API key required)" : "(no API key)")}`
-    const socketNote = path.dirname(status.socket) === status.home ? "" : ` ${style.dim(out)("(a short path: the home's path is too long for a unix socket)")}`
+    const socketNote =
+      path.dirname(status.socket) === status.home
+        ? ""
+        : ` ${style.dim(out)("(a short path: the home's path is too long for a unix socket)")}`
     const rows: Array<[string, string]> = [
       ["pid", String(status.pid)],
       ["uptime", status.uptime],
@@ -56,32 +61,41 @@ const daemonStatus = (json: boolean) =>
       ["processes", status.processes.total === 0 ? "none" : `${status.processes.total}: ${counts.join(", ")}`]
     ]
     yield* Console.log(
-      [`${style.green(out)("running")} pmfx ${status.version} daemon`, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
+      [
+        `${style.green(out)("running")} pmfx ${status.version} daemon`,
+        ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)
+      ].join("\n")
     )
   })
 
 const processStatus = (target: string, json: boolean) =>
   Effect.gen(function* () {
-    const details = yield* withDaemon(json, (api) =>
-      Effect.gen(function* () {
-        const selected = selectRows(yield* api.processes.list({ urlParams: {} }), target)
-        // Nothing matched here: the daemon's own answer says why (and suggests a close name).
-        if (selected.length === 0) return [yield* api.processes.get({ path: { id: target } })]
-        return yield* Effect.forEach(selected, (row) => api.processes.get({ path: { id: String(row.id) } }), { concurrency: 4 })
-      }),
+    const details = yield* withDaemon(
+      json,
+      (api) =>
+        Effect.gen(function* () {
+          const selected = selectRows(yield* api.processes.list({ urlParams: {} }), target)
+          // Nothing matched here: the daemon's own answer says why (and suggests a close name).
+          if (selected.length === 0) return [yield* api.processes.get({ path: { id: target } })]
+          return yield* Effect.forEach(selected, (row) => api.processes.get({ path: { id: String(row.id) } }), {
+            concurrency: 4
+          })
+        }),
       { selector: target }
     )
     if (json) {
-      return yield* printJson(
-        details.map(({ app_instances: _instances, config: _config, logs: _logs, ...row }) => row)
-      )
+      return yield* printJson(details.map(({ app_instances: _instances, config: _config, logs: _logs, ...row }) => row))
     }
     const now = Date.now()
     const lines = [renderProcessTable(details)]
     const checked = details.filter((detail) => detail.health_check.enabled)
     if (checked.length > 0) {
       lines.push("", style.bold(out)("health"))
-      lines.push(...columns(checked.map((detail) => [`${detail.name}[${detail.instance}]`, healthLine(detail.health_check, now)])).map((line) => `  ${line}`))
+      lines.push(
+        ...columns(
+          checked.map((detail) => [`${detail.name}[${detail.instance}]`, healthLine(detail.health_check, now)])
+        ).map((line) => `  ${line}`)
+      )
     }
     yield* Console.log(lines.join("\n"))
   })
@@ -105,19 +119,31 @@ const fileStatus = (file: string, env: Option.Option<string>, json: boolean) =>
         instances: app.instances,
         state: appState(own),
         running: own.some((row) => isRunningStatus(row.status)),
-        processes: own.map((row) => ({ id: row.id, instance: row.instance, status: row.status, pid: row.pid, health_status: row.health_status }))
+        processes: own.map((row) => ({
+          id: row.id,
+          instance: row.instance,
+          status: row.status,
+          pid: row.pid,
+          health_status: row.health_status
+        }))
       }
     })
     if (json) return yield* printJson({ success: true, file: loaded.file, apps })
     const paint = (state: ReturnType<typeof appState>) =>
-      state === "running" ? style.green(out)(state) : state === "partly running" ? style.yellow(out)(state) : style.dim(out)(state)
+      state === "running"
+        ? style.green(out)(state)
+        : state === "partly running"
+          ? style.yellow(out)(state)
+          : style.dim(out)(state)
     const table = apps.map((app) => {
       const online = app.processes.filter((row) => row.status === "online").length
       return [
         style.bold(out)(app.name),
         paint(app.state),
         app.processes.length === 0 ? "" : `${online}/${app.processes.length} online`,
-        app.processes.length === 0 ? "" : `${app.processes.length === 1 ? "id" : "ids"} ${app.processes.map((row) => row.id).join(", ")}`,
+        app.processes.length === 0
+          ? ""
+          : `${app.processes.length === 1 ? "id" : "ids"} ${app.processes.map((row) => row.id).join(", ")}`,
         app.namespace === "default" ? "" : `namespace ${app.namespace}`
       ]
     })
@@ -137,7 +163,9 @@ export const statusCommand = Command.make(
       if (Option.isNone(target)) return yield* daemonStatus(json)
       const caller = yield* CallerEnvironment
       const classified = classifyTarget(target.value, caller.cwd)
-      return yield* classified._tag === "File" ? fileStatus(classified.file, env, json) : processStatus(classified.id, json)
+      return yield* classified._tag === "File"
+        ? fileStatus(classified.file, env, json)
+        : processStatus(classified.id, json)
     })
 ).pipe(
   Command.withDescription(

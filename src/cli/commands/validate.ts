@@ -70,7 +70,8 @@ const validateProcess = (id: string, json: boolean) =>
       })
     }
     const out = process.stdout
-    const ids = detail.app_instances.length === 1 ? `id ${detail.app_instances[0]}` : `ids ${detail.app_instances.join(", ")}`
+    const ids =
+      detail.app_instances.length === 1 ? `id ${detail.app_instances[0]}` : `ids ${detail.app_instances.join(", ")}`
     yield* Console.log(
       [
         `${style.green(out)("OK")} ${style.bold(out)(detail.name)} is defined in the daemon (${ids}, namespace ${detail.namespace})`,

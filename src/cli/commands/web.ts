@@ -15,33 +15,65 @@ import { CliExit, printJson } from "../output"
 import { jsonOption } from "./configOptions"
 
 const options = {
-  host: Options.text("host").pipe(Options.withPseudoName("host"), Options.withDescription("address to listen on (default localhost)"), Options.withDefault(DEFAULT_WEB_HOST)),
-  port: Options.integer("port").pipe(Options.withPseudoName("port"), Options.withDescription("TCP port to listen on (default 9615)"), Options.withDefault(DEFAULT_WEB_PORT)),
-  apiKey: Options.text("api-key").pipe(Options.withPseudoName("key"), Options.withDescription("key every route but GET / requires (or PMFX_API_KEY)"), Options.optional),
+  host: Options.text("host").pipe(
+    Options.withPseudoName("host"),
+    Options.withDescription("address to listen on (default localhost)"),
+    Options.withDefault(DEFAULT_WEB_HOST)
+  ),
+  port: Options.integer("port").pipe(
+    Options.withPseudoName("port"),
+    Options.withDescription("TCP port to listen on (default 9615)"),
+    Options.withDefault(DEFAULT_WEB_PORT)
+  ),
+  apiKey: Options.text("api-key").pipe(
+    Options.withPseudoName("key"),
+    Options.withDescription("key every route but GET / requires (or PMFX_API_KEY)"),
+    Options.optional
+  ),
   readOnlyApiKey: Options.text("read-only-api-key").pipe(
     Options.withPseudoName("key"),
     Options.withDescription("a key that may only read, with app environments masked (or PMFX_READONLY_API_KEY)"),
     Options.optional
   ),
-  corsOrigin: Options.text("cors-origin").pipe(Options.withPseudoName("origin"), Options.withDescription("a browser origin allowed to call the API (repeatable)"), Options.repeated),
-  allowInsecure: Options.boolean("allow-insecure").pipe(Options.withDescription("listen on a non-loopback address without an API key")),
-  verbose: Options.boolean("verbose").pipe(Options.withDescription("log each TCP request (method, path, status, time) to the daemon log")),
+  corsOrigin: Options.text("cors-origin").pipe(
+    Options.withPseudoName("origin"),
+    Options.withDescription("a browser origin allowed to call the API (repeatable)"),
+    Options.repeated
+  ),
+  allowInsecure: Options.boolean("allow-insecure").pipe(
+    Options.withDescription("listen on a non-loopback address without an API key")
+  ),
+  verbose: Options.boolean("verbose").pipe(
+    Options.withDescription("log each TCP request (method, path, status, time) to the daemon log")
+  ),
   metricsPublic: Options.boolean("metrics-public").pipe(
-    Options.withDescription("let GET /metrics answer without a key (Prometheus scrapes without one; app names and resource figures become readable by anyone who reaches the listener)")
+    Options.withDescription(
+      "let GET /metrics answer without a key (Prometheus scrapes without one; app names and resource figures become readable by anyone who reaches the listener)"
+    )
   ),
   stop: Options.boolean("stop").pipe(Options.withDescription("close the listener")),
   json: jsonOption
 }
 
-const usage = (message: string) => Console.error(`pmfx web: ${message}`).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.usage }))))
+const usage = (message: string) =>
+  Console.error(`pmfx web: ${message}`).pipe(Effect.zipRight(Effect.fail(new CliExit({ code: ExitCode.usage }))))
 
 export const webCommand = Command.make("web", options, (o) =>
   Effect.gen(function* () {
-    yield* requireLocal("web", "it opens a listener on the daemon of this machine, through a route only its socket serves")
+    yield* requireLocal(
+      "web",
+      "it opens a listener on the daemon of this machine, through a route only its socket serves"
+    )
     const { env } = yield* CallerEnvironment
     if (o.stop) {
-      const result = yield* withDaemon(o.json, (api) => api.daemon.web({ payload: { host: o.host, port: o.port, stop: true } }))
-      return yield* o.json ? printJson(result) : Console.log(result.listening ? `the web listener is open on ${result.url}` : `closed the web listener (${result.url})`)
+      const result = yield* withDaemon(o.json, (api) =>
+        api.daemon.web({ payload: { host: o.host, port: o.port, stop: true } })
+      )
+      return yield* o.json
+        ? printJson(result)
+        : Console.log(
+            result.listening ? `the web listener is open on ${result.url}` : `closed the web listener (${result.url})`
+          )
     }
     const checked = checkListener(
       {
@@ -73,10 +105,17 @@ export const webCommand = Command.make("web", options, (o) =>
       })
     )
     if (o.json) return yield* printJson(result)
-    const header = result.auth ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"` : ""
+    const header = result.auth
+      ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"`
+      : ""
     yield* Console.log(
       `pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  dashboard: ${result.url}/ui/${result.auth ? " (sign in with the key)" : ""}\n  try: curl${header} ${result.url}/api/processes`
     )
-    if (result.auth && settings.metricsPublic === true) yield* Console.log(`  GET ${result.url}/metrics answers without a key (--metrics-public)`)
+    if (result.auth && settings.metricsPublic === true)
+      yield* Console.log(`  GET ${result.url}/metrics answers without a key (--metrics-public)`)
   })
-).pipe(Command.withDescription("Serve the API over TCP (the daemon keeps the listener and re-opens it when it starts); --stop closes it"))
+).pipe(
+  Command.withDescription(
+    "Serve the API over TCP (the daemon keeps the listener and re-opens it when it starts); --stop closes it"
+  )
+)

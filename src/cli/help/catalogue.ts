@@ -7,7 +7,14 @@
  */
 
 /** What a command's positional argument completes to in a shell. */
-export type Completes = "apps" | "files" | "apps-and-files" | "signals-then-apps" | "targets-then-files" | "shells" | "nothing"
+export type Completes =
+  | "apps"
+  | "files"
+  | "apps-and-files"
+  | "signals-then-apps"
+  | "targets-then-files"
+  | "shells"
+  | "nothing"
 
 export interface Example {
   readonly command: string
@@ -39,9 +46,15 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
       "pmfx start <name|id|namespace|all>... [--json]"
     ],
     examples: [
-      { command: 'pmfx start "node server.js" --name api -i 2 --port 4000-4001', comment: "two instances, one port each" },
-      { command: "pmfx start app.js --watch --max-memory-restart 512M -- --verbose", comment: "PM2's flags; after --, the app's" },
-      { command: "pmfx start ecosystem.config.js --env production", comment: "every app of a PM2 file" },
+      {
+        command: 'pmfx start "node server.js" --name api -i 2 --port 4000-4001',
+        comment: "two instances, one port each"
+      },
+      {
+        command: "pmfx start app.js --watch --max-memory-restart 512M -- --verbose",
+        comment: "PM2's flags; after --, the app's"
+      },
+      { command: "pmfx start ecosystem.config.js --env production", comment: "every app of a PM2 file" }
     ],
     completes: "files",
     pm2: "pm2 start",
@@ -50,14 +63,21 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   stop: {
     summary: "stop processes (they stay listed until deleted)",
     usage: ["pmfx stop <id|name|namespace|all>... [--json]"],
-    examples: [{ command: "pmfx stop api" }, { command: "pmfx stop api worker 3", comment: "several at once; an unknown one is reported, the others stopped" }, { command: "pmfx stop all" }],
+    examples: [
+      { command: "pmfx stop api" },
+      { command: "pmfx stop api worker 3", comment: "several at once; an unknown one is reported, the others stopped" },
+      { command: "pmfx stop all" }
+    ],
     completes: "apps",
     pm2: "pm2 stop",
     docs: docs("pmfx-stop")
   },
   restart: {
     summary: "stop and start processes again",
-    usage: ["pmfx restart <id|name|namespace|all>... [--port <port>] [--update-env] [--json]", "pmfx restart <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
+    usage: [
+      "pmfx restart <id|name|namespace|all>... [--port <port>] [--update-env] [--json]",
+      "pmfx restart <file> [--only a,b] [--env NAME] [--update-env] [--json]"
+    ],
     examples: [
       { command: "pmfx restart api worker" },
       { command: "pmfx restart api --port 4100", comment: "this run only" },
@@ -69,8 +89,14 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   reload: {
     summary: "restart with no downtime, one instance at a time",
-    usage: ["pmfx reload <id|name|namespace|all>... [--port <port>] [--update-env] [--json]", "pmfx reload <file> [--only a,b] [--env NAME] [--update-env] [--json]"],
-    examples: [{ command: "pmfx reload api web" }, { command: "pmfx reload ecosystem.config.js --only api", comment: "with the file's definition" }],
+    usage: [
+      "pmfx reload <id|name|namespace|all>... [--port <port>] [--update-env] [--json]",
+      "pmfx reload <file> [--only a,b] [--env NAME] [--update-env] [--json]"
+    ],
+    examples: [
+      { command: "pmfx reload api web" },
+      { command: "pmfx reload ecosystem.config.js --only api", comment: "with the file's definition" }
+    ],
     completes: "apps-and-files",
     pm2: "pm2 reload",
     docs: docs("pmfx-reload")
@@ -87,7 +113,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   delete: {
     summary: "stop processes and remove them from the list",
-    usage: ["pmfx delete <id|name|namespace|all|stopped|errored>... [--force] [--json]", "pmfx delete <state>[,<state>...] --status [--json]"],
+    usage: [
+      "pmfx delete <id|name|namespace|all|stopped|errored>... [--force] [--json]",
+      "pmfx delete <state>[,<state>...] --status [--json]"
+    ],
     examples: [
       { command: "pmfx delete api" },
       { command: "pmfx delete all --force", comment: "without asking" },
@@ -100,7 +129,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   kill: {
     summary: "stop every app and the daemon (the definitions are kept)",
     usage: ["pmfx kill [--json]"],
-    examples: [{ command: "pmfx kill" }, { command: "pmfx kill && pmfx resurrect", comment: "a fresh daemon, the same apps" }],
+    examples: [
+      { command: "pmfx kill" },
+      { command: "pmfx kill && pmfx resurrect", comment: "a fresh daemon, the same apps" }
+    ],
     completes: "nothing",
     pm2: "pm2 kill",
     docs: docs("pmfx-kill")
@@ -147,7 +179,11 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   list: {
     summary: "list every process, or those of some apps or namespaces",
     usage: ["pmfx list [id|name|namespace]... [--json]"],
-    examples: [{ command: "pmfx list" }, { command: "pmfx ls jobs", comment: "one namespace (or app, or id)" }, { command: "pmfx list --json | jq '.[].name'" }],
+    examples: [
+      { command: "pmfx list" },
+      { command: "pmfx ls jobs", comment: "one namespace (or app, or id)" },
+      { command: "pmfx list --json | jq '.[].name'" }
+    ],
     completes: "apps",
     pm2: "pm2 list",
     docs: docs("pmfx-list")
@@ -175,7 +211,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   reloadLogs: {
     summary: "reopen every log file after an outside logrotate moved them",
     usage: ["pmfx reloadLogs [--json]"],
-    examples: [{ command: "pmfx reloadLogs" }, { command: "pmfx reloadLogs --json", comment: "which files were reopened" }],
+    examples: [
+      { command: "pmfx reloadLogs" },
+      { command: "pmfx reloadLogs --json", comment: "which files were reopened" }
+    ],
     completes: "nothing",
     pm2: "pm2 reloadLogs",
     docs: docs("pmfx-reloadlogs")
@@ -244,7 +283,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
       "pmfx export kubernetes|compose <file> [--image image] [--root dir] [--workdir path] [--wait-image image] [--cpus n]"
     ],
     examples: [
-      { command: "pmfx export kubernetes ecosystem.config.js --image registry.example.com/shop:1.4 -o deploy/", comment: "writes deploy/kubernetes.yaml" },
+      {
+        command: "pmfx export kubernetes ecosystem.config.js --image registry.example.com/shop:1.4 -o deploy/",
+        comment: "writes deploy/kubernetes.yaml"
+      },
       { command: "pmfx export compose ecosystem.yaml --env production > compose.yaml" },
       { command: "sudo pmfx export systemd ecosystem.json -o /etc/systemd/system", comment: "one unit per app" }
     ],
@@ -254,7 +296,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",
     usage: ["pmfx startup [--install]"],
-    examples: [{ command: "pmfx startup > pmfx-$USER.service", comment: "look at it first" }, { command: "sudo pmfx startup --install" }],
+    examples: [
+      { command: "pmfx startup > pmfx-$USER.service", comment: "look at it first" },
+      { command: "sudo pmfx startup --install" }
+    ],
     completes: "nothing",
     pm2: "pm2 startup",
     docs: docs("pmfx-startup")
@@ -273,7 +318,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   daemon: {
     summary: "run the daemon in the foreground (systemd, containers)",
-    usage: ["pmfx daemon [--web [--host <host>] [--port <port>]] [--config <file>] [options]", "pmfx daemon restart [--json]"],
+    usage: [
+      "pmfx daemon [--web [--host <host>] [--port <port>]] [--config <file>] [options]",
+      "pmfx daemon restart [--json]"
+    ],
     examples: [
       { command: "pmfx daemon --config /srv/app/ecosystem.yaml" },
       { command: "PMFX_API_KEY=s3cret pmfx daemon --web --host 0.0.0.0" }
@@ -285,7 +333,10 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   "daemon restart": {
     summary: "replace the daemon without stopping the apps",
     usage: ["pmfx daemon restart [--json]"],
-    examples: [{ command: "pmfx daemon restart", comment: "after installing a new pmfx" }, { command: "pmfx daemon restart --json" }],
+    examples: [
+      { command: "pmfx daemon restart", comment: "after installing a new pmfx" },
+      { command: "pmfx daemon restart --json" }
+    ],
     completes: "nothing",
     docs: docs("pmfx-daemon-restart-pmfx-update")
   },

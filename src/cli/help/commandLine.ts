@@ -16,7 +16,14 @@ export const REFUSED_BUILT_INS: Readonly<Record<string, string>> = {
 
 /** Options @effect/cli reads on every command, besides the root's own. */
 const BUILT_INS: ReadonlyArray<OptionModel> = [
-  { names: ["-h", "--help"], value: undefined, choices: [], description: "", repeatable: false, defaultValue: undefined },
+  {
+    names: ["-h", "--help"],
+    value: undefined,
+    choices: [],
+    description: "",
+    repeatable: false,
+    defaultValue: undefined
+  },
   { names: ["--version"], value: undefined, choices: [], description: "", repeatable: false, defaultValue: undefined },
   { names: ["--log-level"], value: "level", choices: [], description: "", repeatable: false, defaultValue: undefined }
 ]
@@ -56,14 +63,27 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
     i += takesValue(option) && !args[i]!.includes("=") ? 2 : 1
   }
   const word = args[i]
-  const top = word === undefined || word === "--" ? undefined : model.commands.find((command) => command.path.length === 1 && command.path[0] === word)
+  const top =
+    word === undefined || word === "--"
+      ? undefined
+      : model.commands.find((command) => command.path.length === 1 && command.path[0] === word)
   if (word !== undefined && word !== "--" && top === undefined) {
-    return { command: undefined, unknownCommand: word, helpRequested, json: args.includes("--json"), unknownOption, refusedBuiltIn, words: args }
+    return {
+      command: undefined,
+      unknownCommand: word,
+      helpRequested,
+      json: args.includes("--json"),
+      unknownOption,
+      refusedBuiltIn,
+      words: args
+    }
   }
   let command = top ?? model.root
   if (top !== undefined) {
     i++
-    const child = model.commands.find((other) => other.path.length === 2 && other.path[0] === top.path[0] && other.path[1] === args[i])
+    const child = model.commands.find(
+      (other) => other.path.length === 2 && other.path[0] === top.path[0] && other.path[1] === args[i]
+    )
     if (child !== undefined) {
       command = child
       i++
@@ -84,7 +104,8 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
     }
     const option = findOption(known, name)
     // `-ft`: short flags written together.
-    const cluster = /^-[A-Za-z]{2,}$/.test(arg) && [...arg.slice(1)].every((letter) => findOption(known, `-${letter}`) !== undefined)
+    const cluster =
+      /^-[A-Za-z]{2,}$/.test(arg) && [...arg.slice(1)].every((letter) => findOption(known, `-${letter}`) !== undefined)
     if (option === undefined && !cluster) unknownOption ??= name
     if (takesValue(option) && !arg.includes("=")) i++
   }
@@ -97,7 +118,8 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
  */
 export const helpWordAsOption = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
   let at = 0
-  while (at < args.length && args[at]!.startsWith("-") && args[at] !== "--") at += args[at] === "--url" || args[at] === "--api-key" ? 2 : 1
+  while (at < args.length && args[at]!.startsWith("-") && args[at] !== "--")
+    at += args[at] === "--url" || args[at] === "--api-key" ? 2 : 1
   return args[at] === "help" ? [...args.slice(0, at), ...args.slice(at + 1), "--help"] : args
 }
 
@@ -109,8 +131,14 @@ export const closestCommand = (model: ProgramModel, word: string): string | unde
   )
 
 /** The closest option of a command (or a global one). */
-export const closestOption = (model: ProgramModel, command: CommandModel | undefined, word: string): string | undefined =>
+export const closestOption = (
+  model: ProgramModel,
+  command: CommandModel | undefined,
+  word: string
+): string | undefined =>
   closestKey(
     word,
-    [...(command?.options ?? []), ...model.root.options, ...BUILT_INS].flatMap((option) => option.names.filter((name) => name.startsWith("--")))
+    [...(command?.options ?? []), ...model.root.options, ...BUILT_INS].flatMap((option) =>
+      option.names.filter((name) => name.startsWith("--"))
+    )
   )

@@ -98,17 +98,25 @@ interface Described {
 const describe = (doc: HelpDoc.HelpDoc): Described => {
   const [, ...rest] = paragraphs(doc)
   const own = rest.filter((text) => !LIBRARY_SENTENCE.test(text))
-  const defaulted = rest.map((text) => /^This setting is optional\. Defaults to: (.*)$/.exec(text)?.[1]).find((value) => value !== undefined)
+  const defaulted = rest
+    .map((text) => /^This setting is optional\. Defaults to: (.*)$/.exec(text)?.[1])
+    .find((value) => value !== undefined)
   return {
     description: own.join(" ").trim(),
-    defaultValue: defaulted === undefined || defaulted === "false" || defaulted === "" ? undefined : defaulted.replace(/^"(.*)"$/, "$1"),
+    defaultValue:
+      defaulted === undefined || defaulted === "false" || defaulted === ""
+        ? undefined
+        : defaulted.replace(/^"(.*)"$/, "$1"),
     repeatable: rest.some((text) => /^This (option|argument) (may|must) be repeated/.test(text))
   }
 }
 
 /** `(-n, --name name)...` → names, value, choices. */
 const parseOptionSpan = (text: string): Pick<OptionModel, "names" | "value" | "choices"> => {
-  const inner = text.replace(/\.\.\.$|\s+\d+\+$|\s+\d+ - \d+$/, "").replace(/^\((.*)\)$/, "$1").trim()
+  const inner = text
+    .replace(/\.\.\.$|\s+\d+\+$|\s+\d+ - \d+$/, "")
+    .replace(/^\((.*)\)$/, "$1")
+    .trim()
   const names: Array<string> = []
   let rest = inner
   for (;;) {
@@ -133,7 +141,8 @@ const section = (doc: HelpDoc.HelpDoc, title: string): Array<readonly [string, H
   let inside = false
   for (const block of all) {
     if (block._tag === "Header") inside = spanText(block.value) === title
-    else if (inside && block._tag === "DescriptionList") for (const [span, body] of block.definitions) out.push([spanText(span), body])
+    else if (inside && block._tag === "DescriptionList")
+      for (const [span, body] of block.definitions) out.push([spanText(span), body])
   }
   return out
 }
@@ -141,11 +150,14 @@ const section = (doc: HelpDoc.HelpDoc, title: string): Array<readonly [string, H
 const commandModel = (path: ReadonlyArray<string>, descriptor: CommandDescriptor.Command<unknown>): CommandModel => {
   const doc = CommandDescriptor.getHelp(descriptor, config)
   const descriptionBlocks = blocks(doc)
-  const header = descriptionBlocks.findIndex((block) => block._tag === "Header" && spanText(block.value) === "DESCRIPTION")
+  const header = descriptionBlocks.findIndex(
+    (block) => block._tag === "Header" && spanText(block.value) === "DESCRIPTION"
+  )
   const descriptionBlock = header >= 0 ? descriptionBlocks[header + 1] : undefined
   return {
     path,
-    description: descriptionBlock !== undefined && descriptionBlock._tag === "Paragraph" ? spanText(descriptionBlock.value) : "",
+    description:
+      descriptionBlock !== undefined && descriptionBlock._tag === "Paragraph" ? spanText(descriptionBlock.value) : "",
     args: section(doc, "ARGUMENTS").map(([span, body]) => {
       const paragraphsOfArg = paragraphs(body)
       return {

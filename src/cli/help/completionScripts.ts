@@ -16,7 +16,18 @@ export type Shell = (typeof SHELLS)[number]
 /** Signal names for `sendSignal`, the ones people send to apps. */
 /** `pmfx export`'s targets (src/export/exportTarget.ts), kept here as words for the scripts. */
 const EXPORT_TARGETS = ["kubernetes", "compose", "systemd"]
-const SIGNALS = ["SIGHUP", "SIGINT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGTERM", "SIGKILL", "SIGCONT", "SIGSTOP", "SIGWINCH"]
+const SIGNALS = [
+  "SIGHUP",
+  "SIGINT",
+  "SIGQUIT",
+  "SIGUSR1",
+  "SIGUSR2",
+  "SIGTERM",
+  "SIGKILL",
+  "SIGCONT",
+  "SIGSTOP",
+  "SIGWINCH"
+]
 
 interface CommandFacts {
   readonly name: string
@@ -42,15 +53,20 @@ const facts = (model: ProgramModel): Array<CommandFacts> => {
       name,
       summary: oneLine(catalogue[name]?.summary ?? command.description),
       options: [...new Set(all.flatMap(options))],
-      valueOptions: [...new Set(all.flatMap((c) => c.options.filter((o) => o.value !== undefined).flatMap((o) => o.names)))],
-      choices: all.flatMap((c) => c.options.filter((o) => o.choices.length > 0).flatMap((o) => o.names.map((n) => [n, o.choices] as const))),
+      valueOptions: [
+        ...new Set(all.flatMap((c) => c.options.filter((o) => o.value !== undefined).flatMap((o) => o.names)))
+      ],
+      choices: all.flatMap((c) =>
+        c.options.filter((o) => o.choices.length > 0).flatMap((o) => o.names.map((n) => [n, o.choices] as const))
+      ),
       completes: catalogue[name]?.completes ?? "nothing",
       subcommands: children.map((child) => child.path[1]!)
     }
   })
 }
 
-const globalValueOptions = (model: ProgramModel) => model.root.options.filter((o) => o.value !== undefined).flatMap((o) => o.names)
+const globalValueOptions = (model: ProgramModel) =>
+  model.root.options.filter((o) => o.value !== undefined).flatMap((o) => o.names)
 const globalOptions = (model: ProgramModel) => [...model.root.options.flatMap((o) => o.names), "--help"]
 
 /** Single-quoted for sh, bash and zsh. */
@@ -67,7 +83,11 @@ const shellCases = (list: ReadonlyArray<CommandFacts>, indent: string) =>
 
 const choiceCases = (list: ReadonlyArray<CommandFacts>, indent: string) =>
   list
-    .flatMap((c) => c.choices.map(([option, values]) => `${indent}${quote(`${c.name} ${option}`)}) echo ${quote(values.join(" "))} ;;`))
+    .flatMap((c) =>
+      c.choices.map(
+        ([option, values]) => `${indent}${quote(`${c.name} ${option}`)}) echo ${quote(values.join(" "))} ;;`
+      )
+    )
     .join("\n")
 
 const bash = (model: ProgramModel): string => {
@@ -272,24 +292,36 @@ const fish = (model: ProgramModel): string => {
       return `complete -c pmfx ${long.join(" ")}${o.value === undefined ? "" : " -r"} -d ${fishQuote(oneLine(o.description).slice(0, 80))}`
     }),
     "complete -c pmfx -s h -l help -d 'print the help'",
-    "complete -c pmfx -n __fish_use_subcommand -l version -d \"print pmfx's version\""
+    'complete -c pmfx -n __fish_use_subcommand -l version -d "print pmfx\'s version"'
   ]
   for (const c of list) {
     const when = `'__fish_seen_subcommand_from ${c.name}'`
     lines.push(`complete -c pmfx -n __fish_use_subcommand -a ${c.name} -d ${fishQuote(c.summary)}`)
     for (const command of model.commands.filter((m) => m.path[0] === c.name)) {
       for (const option of command.options) {
-        const flags = option.names.map((n) => (n.startsWith("--") ? `-l ${n.slice(2)}` : n.length === 2 ? `-s ${n.slice(1)}` : `-o ${n.slice(1)}`))
-        const value = option.choices.length > 0 ? ` -x -a ${fishQuote(option.choices.join(" "))}` : option.value !== undefined ? " -r" : ""
-        lines.push(`complete -c pmfx -n ${when} ${flags.join(" ")}${value} -d ${fishQuote(oneLine(option.description).slice(0, 80))}`)
+        const flags = option.names.map((n) =>
+          n.startsWith("--") ? `-l ${n.slice(2)}` : n.length === 2 ? `-s ${n.slice(1)}` : `-o ${n.slice(1)}`
+        )
+        const value =
+          option.choices.length > 0
+            ? ` -x -a ${fishQuote(option.choices.join(" "))}`
+            : option.value !== undefined
+              ? " -r"
+              : ""
+        lines.push(
+          `complete -c pmfx -n ${when} ${flags.join(" ")}${value} -d ${fishQuote(oneLine(option.description).slice(0, 80))}`
+        )
       }
     }
     for (const sub of c.subcommands) lines.push(`complete -c pmfx -n ${when} -a ${sub}`)
     if (c.completes === "apps" || c.completes === "apps-and-files" || c.completes === "signals-then-apps")
       lines.push(`complete -c pmfx -n ${when} -a '(__pmfx_names)'`)
-    if (c.completes === "files" || c.completes === "apps-and-files" || c.completes === "targets-then-files") lines.push(`complete -c pmfx -n ${when} -F`)
-    if (c.completes === "targets-then-files") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(EXPORT_TARGETS.join(" "))}`)
-    if (c.completes === "signals-then-apps") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(SIGNALS.join(" "))}`)
+    if (c.completes === "files" || c.completes === "apps-and-files" || c.completes === "targets-then-files")
+      lines.push(`complete -c pmfx -n ${when} -F`)
+    if (c.completes === "targets-then-files")
+      lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(EXPORT_TARGETS.join(" "))}`)
+    if (c.completes === "signals-then-apps")
+      lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(SIGNALS.join(" "))}`)
     if (c.completes === "shells") lines.push(`complete -c pmfx -n ${when} -a ${fishQuote(SHELLS.join(" "))}`)
   }
   return `${lines.join("\n")}\n`

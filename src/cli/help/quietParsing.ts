@@ -16,9 +16,15 @@ const silentErrors = (real: Console.Console): Console.Console => ({
 })
 
 /** Runs the parsing and the command with @effect/cli's error printing silenced. */
-export const withQuietParsing = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, HandlerConsole>> =>
-  Effect.flatMap(Effect.console, (real) => self.pipe(Effect.withConsole(silentErrors(real)), Effect.provideService(HandlerConsole, real)))
+export const withQuietParsing = <A, E, R>(
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, Exclude<R, HandlerConsole>> =>
+  Effect.flatMap(Effect.console, (real) =>
+    self.pipe(Effect.withConsole(silentErrors(real)), Effect.provideService(HandlerConsole, real))
+  )
 
 /** For `Command.transformHandler` on the root: the handler writes to the real Console. */
-export const handlerWithRealConsole = <E, R>(handler: Effect.Effect<void, E, R>): Effect.Effect<void, E, R | HandlerConsole> =>
+export const handlerWithRealConsole = <E, R>(
+  handler: Effect.Effect<void, E, R>
+): Effect.Effect<void, E, R | HandlerConsole> =>
   Effect.flatMap(HandlerConsole, (real) => Effect.withConsole(handler, real))

@@ -83,12 +83,14 @@ const examples = (list: ReadonlyArray<Example>, width: number): Array<string> =>
   const column = Math.max(...list.map((example) => example.command.length)) + 4
   return list.flatMap((example) => {
     if (example.comment === undefined) return block(example.command, width, 2, 4)
-    if (column + 2 + example.comment.length <= width) return [`  ${example.command.padEnd(column - 2)}# ${example.comment}`]
+    if (column + 2 + example.comment.length <= width)
+      return [`  ${example.command.padEnd(column - 2)}# ${example.comment}`]
     return [...block(example.command, width, 2, 4), ...block(`# ${example.comment}`, width, 6, 2)]
   })
 }
 
-const section = (title: string, lines: ReadonlyArray<string>): Array<string> => (lines.length === 0 ? [] : ["", `${title}:`, ...lines])
+const section = (title: string, lines: ReadonlyArray<string>): Array<string> =>
+  lines.length === 0 ? [] : ["", `${title}:`, ...lines]
 
 /** The global options of the root, as every command's help shows them. */
 const globalOptions = (model: ProgramModel): Array<OptionModel> => [...model.root.options, HELP_OPTION]
@@ -110,39 +112,83 @@ export const renderRootHelp = (model: ProgramModel, version: string, width: numb
   })
   const lines = [
     ...wrap(`pmfx ${version} — a process manager for Linux servers, built on Effect`, width),
-    ...section("Usage", rootEntry.usage.flatMap((line) => block(line, width, 2, 4))),
+    ...section(
+      "Usage",
+      rootEntry.usage.flatMap((line) => block(line, width, 2, 4))
+    ),
     ...section("Commands", definitions(rows, width)),
-    ...section("Global options (anywhere on the command line)", definitions([...globalOptions(model), VERSION_OPTION].map((o) => [optionLabel(o), optionText(o)]), width)),
+    ...section(
+      "Global options (anywhere on the command line)",
+      definitions(
+        [...globalOptions(model), VERSION_OPTION].map((o) => [optionLabel(o), optionText(o)]),
+        width
+      )
+    ),
     ...section("Examples", examples(rootEntry.examples, width)),
     "",
-    ...wrap("Run `pmfx <command> --help` for a command's options. Every command, option and exit code: docs/cli.md.", width)
+    ...wrap(
+      "Run `pmfx <command> --help` for a command's options. Every command, option and exit code: docs/cli.md.",
+      width
+    )
   ]
   return lines.join("\n")
 }
 
-export const renderCommandHelp = (model: ProgramModel, command: CommandModel, entry: CatalogueEntry | undefined, width: number): string => {
+export const renderCommandHelp = (
+  model: ProgramModel,
+  command: CommandModel,
+  entry: CatalogueEntry | undefined,
+  width: number
+): string => {
   const key = command.path.join(" ")
-  const children = model.commands.filter((other) => other.path.length === command.path.length + 1 && other.path.join(" ").startsWith(`${key} `))
+  const children = model.commands.filter(
+    (other) => other.path.length === command.path.length + 1 && other.path.join(" ").startsWith(`${key} `)
+  )
   const usage = entry?.usage ?? [`pmfx ${key} [options]`]
   const lines = [
     ...wrap(`pmfx ${key} — ${entry?.summary ?? command.description}`, width),
-    ...section("Usage", usage.flatMap((line) => block(line, width, 2, 4))),
+    ...section(
+      "Usage",
+      usage.flatMap((line) => block(line, width, 2, 4))
+    ),
     "",
     ...wrap(sentence(command.description), width),
     ...(entry?.pm2 === undefined ? [] : ["", ...wrap(`PM2: ${entry.pm2}.`, width)]),
     ...section(
       "Commands",
       definitions(
-        children.map((child): readonly [string, string] => [child.path.join(" "), catalogue[child.path.join(" ")]?.summary ?? child.description]),
+        children.map((child): readonly [string, string] => [
+          child.path.join(" "),
+          catalogue[child.path.join(" ")]?.summary ?? child.description
+        ]),
         width
       )
     ),
     ...section(
       "Arguments",
-      command.args.length === 0 ? [] : definitions(command.args.map((arg) => [arg.optional ? `[${arg.name}]` : arg.name, arg.description]), width)
+      command.args.length === 0
+        ? []
+        : definitions(
+            command.args.map((arg) => [arg.optional ? `[${arg.name}]` : arg.name, arg.description]),
+            width
+          )
     ),
-    ...section("Options", command.options.length === 0 ? [] : definitions(command.options.map((o) => [optionLabel(o), optionText(o)]), width)),
-    ...section("Global options", definitions(globalOptions(model).map((o) => [optionLabel(o), optionText(o)]), width)),
+    ...section(
+      "Options",
+      command.options.length === 0
+        ? []
+        : definitions(
+            command.options.map((o) => [optionLabel(o), optionText(o)]),
+            width
+          )
+    ),
+    ...section(
+      "Global options",
+      definitions(
+        globalOptions(model).map((o) => [optionLabel(o), optionText(o)]),
+        width
+      )
+    ),
     ...section("Examples", examples(entry?.examples ?? [], width)),
     "",
     ...wrap(`More: ${entry?.docs ?? "docs/cli.md"}`, width)

@@ -21,15 +21,21 @@ const PM2_ONLY: Readonly<Record<string, string>> = {
 }
 
 const helpOf = (line: CommandLine): string =>
-  line.command === undefined || line.command.path.length === 0 ? "pmfx --help" : `pmfx ${line.command.path.join(" ")} --help`
+  line.command === undefined || line.command.path.length === 0
+    ? "pmfx --help"
+    : `pmfx ${line.command.path.join(" ")} --help`
 
 /** An option's problem reads `--port: …`; the others are whole sentences. */
 const badRequest = (field: string, reason: string, suggestion: string) =>
-  new BadRequest({ message: field.startsWith("-") ? `${field}: ${reason}` : reason, details: { field, reason, suggestion } })
+  new BadRequest({
+    message: field.startsWith("-") ? `${field}: ${reason}` : reason,
+    details: { field, reason, suggestion }
+  })
 
 /** The error for an unknown command, option or refused built-in found by reading the line. */
 export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | undefined => {
-  if (line.refusedBuiltIn !== undefined) return badRequest(line.refusedBuiltIn, "unknown option", REFUSED_BUILT_INS[line.refusedBuiltIn]!)
+  if (line.refusedBuiltIn !== undefined)
+    return badRequest(line.refusedBuiltIn, "unknown option", REFUSED_BUILT_INS[line.refusedBuiltIn]!)
   if (line.unknownCommand !== undefined) {
     const word = line.unknownCommand
     const pm2 = PM2_ONLY[word]
@@ -38,13 +44,16 @@ export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | 
     return badRequest(
       "command",
       `unknown command '${word}'${close === undefined ? "" : `; did you mean '${close}'?`}`,
-      close === undefined ? "run `pmfx --help` to see every command" : `run \`pmfx ${close}\`, or \`pmfx --help\` to see every command`
+      close === undefined
+        ? "run `pmfx --help` to see every command"
+        : `run \`pmfx ${close}\`, or \`pmfx --help\` to see every command`
     )
   }
   if (line.unknownOption !== undefined) {
     const word = line.unknownOption
     const close = closestOption(model, line.command, word)
-    const where = line.command === undefined || line.command.path.length === 0 ? "pmfx" : `pmfx ${line.command.path.join(" ")}`
+    const where =
+      line.command === undefined || line.command.path.length === 0 ? "pmfx" : `pmfx ${line.command.path.join(" ")}`
     return badRequest(
       word,
       `unknown option for ${where}${close === undefined ? "" : `; did you mean '${close}'?`}`,
@@ -60,7 +69,11 @@ const lowerFirst = (text: string) => (text === "" ? text : text[0]!.toLowerCase(
  * The error for what @effect/cli refused: an unknown command or option (with a close name), a
  * bad option value (already structured by `optionValue`), or the library's reason in one line.
  */
-export const usageError = (error: ValidationError.ValidationError, line: CommandLine, model: ProgramModel): BadRequest => {
+export const usageError = (
+  error: ValidationError.ValidationError,
+  line: CommandLine,
+  model: ProgramModel
+): BadRequest => {
   const found = lineError(line, model)
   if (found !== undefined) return found
   const text = error._tag === "HelpRequested" ? "" : plainText(error.error)
@@ -77,6 +90,13 @@ export const usageError = (error: ValidationError.ValidationError, line: Command
   }
   const unexpected = /^Received unknown argument: '(.*)'$/.exec(text.trim())
   if (unexpected !== null) return badRequest("arguments", `unexpected argument '${unexpected[1]}'`, help)
-  const reason = lowerFirst(text.split("\n").map((part) => part.trim()).filter((part) => part !== "").join("; ")) || "the command line could not be read"
+  const reason =
+    lowerFirst(
+      text
+        .split("\n")
+        .map((part) => part.trim())
+        .filter((part) => part !== "")
+        .join("; ")
+    ) || "the command line could not be read"
   return badRequest("arguments", reason, help)
 }

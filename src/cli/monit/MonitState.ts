@@ -49,7 +49,10 @@ export type Prompt =
   | { readonly _tag: "Filter" }
   | { readonly _tag: "Confirm"; readonly action: Action; readonly app: string; readonly instances: number }
 
-export type Connection = { readonly _tag: "Connecting" } | { readonly _tag: "Live" } | { readonly _tag: "Down"; readonly reason: string }
+export type Connection =
+  | { readonly _tag: "Connecting" }
+  | { readonly _tag: "Live" }
+  | { readonly _tag: "Down"; readonly reason: string }
 
 export interface Notice {
   readonly text: string
@@ -93,7 +96,13 @@ export type MonitEvent =
   | {
       readonly _tag: "Metrics"
       readonly at: number
-      readonly processes: ReadonlyArray<{ readonly id: number; readonly cpu_usage: number; readonly memory_usage: number; readonly uptime: string; readonly restarts: number }>
+      readonly processes: ReadonlyArray<{
+        readonly id: number
+        readonly cpu_usage: number
+        readonly memory_usage: number
+        readonly uptime: string
+        readonly restarts: number
+      }>
     }
   | { readonly _tag: "Host"; readonly host: MonitHost }
   /** New lines of a row, oldest first (the shell joins lines that arrive together into one event). */
@@ -134,19 +143,24 @@ export const initialMonitState: MonitState = {
   quit: false
 }
 
-export const selectedRow = (state: MonitState): ProcessSummary | undefined => state.rows.find((row) => row.id === state.selected)
+export const selectedRow = (state: MonitState): ProcessSummary | undefined =>
+  state.rows.find((row) => row.id === state.selected)
 
-export const matchesFilter = (line: LogLine, filter: string): boolean => filter === "" || line.message.toLowerCase().includes(filter.toLowerCase())
+export const matchesFilter = (line: LogLine, filter: string): boolean =>
+  filter === "" || line.message.toLowerCase().includes(filter.toLowerCase())
 
 /** The log lines the pane shows, oldest first. */
-export const visibleLogs = (state: MonitState): Array<LogLine> => ringItems(state.logs).filter((line) => matchesFilter(line, state.filter))
+export const visibleLogs = (state: MonitState): Array<LogLine> =>
+  ringItems(state.logs).filter((line) => matchesFilter(line, state.filter))
 
 /** The last exit of a row: seen on the feed, else the daemon's record of it. */
 export const lastExitOf = (state: MonitState, id: number): LastExit | null => {
   const seen = state.exits[id]
   if (seen !== undefined) return seen
   const recorded = state.detail?.id === id ? state.detail.last_exit : null
-  return recorded === null || recorded === undefined ? null : { code: recorded.code, signal: recorded.signal, at: recorded.at === null ? null : Date.parse(recorded.at) }
+  return recorded === null || recorded === undefined
+    ? null
+    : { code: recorded.code, signal: recorded.signal, at: recorded.at === null ? null : Date.parse(recorded.at) }
 }
 
 const unchanged = (state: MonitState): Step => ({ state, commands: [] })
@@ -154,7 +168,14 @@ const unchanged = (state: MonitState): Step => ({ state, commands: [] })
 /** Makes `id` the selected row: its logs start afresh and it is followed. */
 const select = (state: MonitState, id: number | null): Step => {
   if (id === state.selected) return unchanged(state)
-  const next: MonitState = { ...state, selected: id, detail: null, logs: emptyRing(LOG_CAPACITY), logsFor: id, logScroll: 0 }
+  const next: MonitState = {
+    ...state,
+    selected: id,
+    detail: null,
+    logs: emptyRing(LOG_CAPACITY),
+    logsFor: id,
+    logScroll: 0
+  }
   return { state: next, commands: id === null ? [] : [{ _tag: "Follow", id }] }
 }
 
@@ -162,7 +183,11 @@ const moveSelection = (state: MonitState, by: number | "first" | "last"): Step =
   if (state.rows.length === 0) return unchanged(state)
   const current = state.rows.findIndex((row) => row.id === state.selected)
   const index =
-    by === "first" ? 0 : by === "last" ? state.rows.length - 1 : Math.min(state.rows.length - 1, Math.max(0, (current === -1 ? 0 : current) + by))
+    by === "first"
+      ? 0
+      : by === "last"
+        ? state.rows.length - 1
+        : Math.min(state.rows.length - 1, Math.max(0, (current === -1 ? 0 : current) + by))
   return select(state, state.rows[index]!.id)
 }
 
@@ -171,7 +196,10 @@ const instancesOf = (state: MonitState, app: string) => state.rows.filter((row) 
 const confirm = (state: MonitState, action: Action): Step => {
   const row = selectedRow(state)
   if (row === undefined) return unchanged({ ...state, notice: { text: "no process selected", tone: "error" } })
-  return unchanged({ ...state, prompt: { _tag: "Confirm", action, app: row.name, instances: instancesOf(state, row.name) } })
+  return unchanged({
+    ...state,
+    prompt: { _tag: "Confirm", action, app: row.name, instances: instancesOf(state, row.name) }
+  })
 }
 
 const ACTION_KEYS: Readonly<Record<string, Action>> = { r: "restart", R: "reload", s: "stop", S: "start" }
@@ -202,7 +230,10 @@ const onKey = (before: MonitState, key: Key): Step => {
   if (prompt._tag === "Confirm") {
     const none: Prompt = { _tag: "None" }
     if (key._tag === "Char" && (key.char === "y" || key.char === "Y")) {
-      return { state: { ...state, prompt: none, notice: { text: `${prompt.action}: ${prompt.app}…`, tone: "info" } }, commands: [{ _tag: "Act", action: prompt.action, app: prompt.app }] }
+      return {
+        state: { ...state, prompt: none, notice: { text: `${prompt.action}: ${prompt.app}…`, tone: "info" } },
+        commands: [{ _tag: "Act", action: prompt.action, app: prompt.app }]
+      }
     }
     return unchanged({ ...state, prompt: none, notice: { text: `${prompt.action} cancelled`, tone: "info" } })
   }
@@ -258,26 +289,47 @@ export const reduce = (state: MonitState, event: MonitEvent): Step => {
       if (rows.length === 0) return select(withRows, null)
       if (rows.some((row) => row.id === state.selected)) return unchanged(withRows)
       // The selected row is gone (or none was selected): the row now at its place.
-      const index = Math.max(0, state.rows.findIndex((row) => row.id === state.selected))
+      const index = Math.max(
+        0,
+        state.rows.findIndex((row) => row.id === state.selected)
+      )
       return select(withRows, rows[Math.min(index, rows.length - 1)]!.id)
     }
     case "Status": {
-      const rows = state.rows.map((row) => (row.id === event.id ? { ...row, status: event.status, pid: event.pid } : row))
+      const rows = state.rows.map((row) =>
+        row.id === event.id ? { ...row, status: event.status, pid: event.pid } : row
+      )
       const exited = event.exit !== null && (event.exit.code !== null || event.exit.signal !== null)
-      const exits = exited ? { ...state.exits, [event.id]: { code: event.exit!.code, signal: event.exit!.signal, at: event.at } } : state.exits
-      return { state: { ...state, rows, exits }, commands: event.id === state.selected ? [{ _tag: "FetchDetail", id: event.id }] : [] }
+      const exits = exited
+        ? { ...state.exits, [event.id]: { code: event.exit!.code, signal: event.exit!.signal, at: event.at } }
+        : state.exits
+      return {
+        state: { ...state, rows, exits },
+        commands: event.id === state.selected ? [{ _tag: "FetchDetail", id: event.id }] : []
+      }
     }
     case "Metrics": {
       const byId = new Map(event.processes.map((sample) => [sample.id, sample]))
       const rows = state.rows.map((row) => {
         const sample = byId.get(row.id)
-        return sample === undefined ? row : { ...row, cpu_usage: sample.cpu_usage, memory_usage: sample.memory_usage, uptime: sample.uptime, restarts: sample.restarts }
+        return sample === undefined
+          ? row
+          : {
+              ...row,
+              cpu_usage: sample.cpu_usage,
+              memory_usage: sample.memory_usage,
+              uptime: sample.uptime,
+              restarts: sample.restarts
+            }
       })
       const history: Record<number, RingBuffer<Sample>> = {}
       for (const row of rows) {
         const sample = byId.get(row.id)
         const ring = state.history[row.id] ?? emptyRing<Sample>(HISTORY_CAPACITY)
-        history[row.id] = sample === undefined ? ring : pushRing(ring, { at: event.at, cpu: sample.cpu_usage, memory: sample.memory_usage })
+        history[row.id] =
+          sample === undefined
+            ? ring
+            : pushRing(ring, { at: event.at, cpu: sample.cpu_usage, memory: sample.memory_usage })
       }
       return unchanged({ ...state, rows, history })
     }
@@ -286,7 +338,10 @@ export const reduce = (state: MonitState, event: MonitEvent): Step => {
     case "Log": {
       if (event.id !== state.logsFor) return unchanged(state)
       // A pane scrolled back stays on the lines it shows.
-      const logScroll = state.logScroll > 0 ? state.logScroll + event.lines.filter((line) => matchesFilter(line, state.filter)).length : 0
+      const logScroll =
+        state.logScroll > 0
+          ? state.logScroll + event.lines.filter((line) => matchesFilter(line, state.filter)).length
+          : 0
       return unchanged({ ...state, logs: pushRing(state.logs, ...event.lines), logScroll })
     }
     case "Backlog": {
@@ -299,7 +354,9 @@ export const reduce = (state: MonitState, event: MonitEvent): Step => {
     case "Detail": {
       if (event.detail.id !== state.selected) return unchanged(state)
       const detail = event.detail
-      const rows = state.rows.map((row) => (row.id === detail.id ? { ...row, health_status: detail.health_status, port: detail.port } : row))
+      const rows = state.rows.map((row) =>
+        row.id === detail.id ? { ...row, health_status: detail.health_status, port: detail.port } : row
+      )
       return unchanged({ ...state, rows, detail })
     }
     case "History": {
@@ -307,7 +364,10 @@ export const reduce = (state: MonitState, event: MonitEvent): Step => {
       const own = ringItems(state.history[event.id] ?? emptyRing<Sample>(HISTORY_CAPACITY))
       const first = own[0]?.at ?? Number.POSITIVE_INFINITY
       const older = event.samples.filter((sample) => sample.at < first - 500)
-      return unchanged({ ...state, history: { ...state.history, [event.id]: ringOf(HISTORY_CAPACITY, [...older, ...own]) } })
+      return unchanged({
+        ...state,
+        history: { ...state.history, [event.id]: ringOf(HISTORY_CAPACITY, [...older, ...own]) }
+      })
     }
     case "Connection": {
       const next = { ...state, connection: event.connection }

@@ -28,7 +28,13 @@ export const ProcessMetricsMessage = Message(
   "process_metrics",
   Schema.Struct({
     processes: Schema.Array(
-      Schema.Struct({ id: Schema.Int, cpu_usage: Schema.Number, memory_usage: Schema.Number, uptime: Schema.String, restarts: Schema.Int })
+      Schema.Struct({
+        id: Schema.Int,
+        cpu_usage: Schema.Number,
+        memory_usage: Schema.Number,
+        uptime: Schema.String,
+        restarts: Schema.Int
+      })
     )
   })
 )
@@ -55,7 +61,14 @@ export const LogMessage = Message(
 
 export const ErrorMessage = Message("error", Schema.Struct({ code: Schema.String, message: Schema.String }))
 
-export const FeedMessage = Schema.Union(ProcessListMessage, ProcessStatusMessage, ProcessMetricsMessage, SystemMetricsMessage, LogMessage, ErrorMessage)
+export const FeedMessage = Schema.Union(
+  ProcessListMessage,
+  ProcessStatusMessage,
+  ProcessMetricsMessage,
+  SystemMetricsMessage,
+  LogMessage,
+  ErrorMessage
+)
 export type FeedMessage = typeof FeedMessage.Type
 
 /** One text frame, parsed; undefined for a message monit has no use for (or cannot read). */
@@ -78,13 +91,23 @@ export const feedEvents = (message: FeedMessage): ReadonlyArray<MonitEvent> => {
       return [{ _tag: "List", rows: message.data }]
     case "process_status": {
       const { exit_code, signal } = message.data
-      const exit = exit_code === undefined && signal === undefined ? null : { code: exit_code ?? null, signal: signal ?? null }
+      const exit =
+        exit_code === undefined && signal === undefined ? null : { code: exit_code ?? null, signal: signal ?? null }
       return [{ _tag: "Status", id: message.data.id, status: message.data.status, pid: message.data.pid, exit, at }]
     }
     case "process_metrics":
       return [{ _tag: "Metrics", at, processes: message.data.processes }]
     case "system_metrics":
-      return [{ _tag: "Host", host: { cpuPercent: message.data.cpu.usage_percent, memoryUsed: message.data.memory.used, memoryTotal: message.data.memory.total } }]
+      return [
+        {
+          _tag: "Host",
+          host: {
+            cpuPercent: message.data.cpu.usage_percent,
+            memoryUsed: message.data.memory.used,
+            memoryTotal: message.data.memory.total
+          }
+        }
+      ]
     case "log": {
       const { id, timestamp, stream, level, message: text } = message.data
       return [{ _tag: "Log", id, lines: [{ timestamp, stream, level, message: text }] }]

@@ -3,7 +3,9 @@
  * keys (arrows and paging keys arrive as escape sequences; a lone ESC is the Escape key).
  */
 export type Key =
-  | { readonly _tag: "Up" | "Down" | "PageUp" | "PageDown" | "Home" | "End" | "Enter" | "Escape" | "Backspace" | "CtrlC" }
+  | {
+      readonly _tag: "Up" | "Down" | "PageUp" | "PageDown" | "Home" | "End" | "Enter" | "Escape" | "Backspace" | "CtrlC"
+    }
   | { readonly _tag: "Char"; readonly char: string }
 
 const SEQUENCES: ReadonlyArray<readonly [string, Key]> = [

@@ -58,13 +58,23 @@ export const openLiveFeed = (address: FeedAddress, emit: (event: MonitEvent) => 
       })
       ws.on("error", (error: Error) => {
         // ws reports a refused handshake as "Unexpected server response: 401".
-        reason = /: 401$/.test(error.message) ? "the daemon refused the API key" : `daemon unreachable (${error.message})`
+        reason = /: 401$/.test(error.message)
+          ? "the daemon refused the API key"
+          : `daemon unreachable (${error.message})`
       })
       ws.on("close", (code: number) => {
         if (socket === ws) socket = null
         if (ended) return
         ended = true
-        resume(Effect.succeed(code === 1001 ? "the daemon closed the connection (going away)" : code === 4401 ? "the API key was refused" : reason))
+        resume(
+          Effect.succeed(
+            code === 1001
+              ? "the daemon closed the connection (going away)"
+              : code === 4401
+                ? "the API key was refused"
+                : reason
+          )
+        )
       })
       return Effect.sync(() => {
         ended = true

@@ -12,7 +12,15 @@
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { humanBytes } from "../../domain/Size"
 import { truncateVisible, visibleLength } from "../monitView"
-import { type LastExit, lastExitOf, type LogLine, type MonitState, type Sample, selectedRow, visibleLogs } from "./MonitState"
+import {
+  type LastExit,
+  lastExitOf,
+  type LogLine,
+  type MonitState,
+  type Sample,
+  selectedRow,
+  visibleLogs
+} from "./MonitState"
 import { ringItems } from "./ringBuffer"
 import { sparkline } from "./sparkline"
 
@@ -31,7 +39,8 @@ export interface ScreenOptions {
 export const WIDE = 100
 
 const painter = (color: boolean) => {
-  const paint = (open: string, close: string) => (text: string) => (color && text !== "" ? `\u001b[${open}m${text}\u001b[${close}m` : text)
+  const paint = (open: string, close: string) => (text: string) =>
+    color && text !== "" ? `\u001b[${open}m${text}\u001b[${close}m` : text
   return {
     bold: paint("1", "22"),
     dim: paint("2", "22"),
@@ -85,8 +94,20 @@ const tableColumns = (state: MonitState, p: Painter, width: number): ReadonlyArr
   const all: Array<Column & { readonly drop: number }> = [
     { title: "Name", width: nameWidth, right: false, drop: 0, cell: (row) => displayName(state.rows, row) },
     { title: "Status", width: 10, right: false, drop: 0, cell: (row) => statusColor(p, row.status) },
-    { title: "CPU", width: 6, right: true, drop: 0, cell: (row) => (running(row) ? `${row.cpu_usage.toFixed(1)}%` : "-") },
-    { title: "Memory", width: 9, right: true, drop: 0, cell: (row) => (running(row) && row.memory_usage > 0 ? humanBytes(row.memory_usage) : "-") },
+    {
+      title: "CPU",
+      width: 6,
+      right: true,
+      drop: 0,
+      cell: (row) => (running(row) ? `${row.cpu_usage.toFixed(1)}%` : "-")
+    },
+    {
+      title: "Memory",
+      width: 9,
+      right: true,
+      drop: 0,
+      cell: (row) => (running(row) && row.memory_usage > 0 ? humanBytes(row.memory_usage) : "-")
+    },
     { title: "↺", width: 3, right: true, drop: 2, cell: (row) => String(row.restarts) },
     { title: "Uptime", width: 7, right: true, drop: 1, cell: (row) => (running(row) ? shortUptime(row.uptime) : "-") }
   ]
@@ -104,11 +125,15 @@ const renderTable = (state: MonitState, p: Painter, width: number, height: numbe
   if (height <= 0) return []
   if (state.rows.length === 0) return [p.dim("no processes: start one with `pmfx start <command|file>`")]
   const columns = tableColumns(state, p, width)
-  const line = (cells: ReadonlyArray<string>) => cells.map((cell, i) => pad(cell, columns[i]!.width, columns[i]!.right)).join(" ")
+  const line = (cells: ReadonlyArray<string>) =>
+    cells.map((cell, i) => pad(cell, columns[i]!.width, columns[i]!.right)).join(" ")
   const lines = [p.dim(`  ${line(columns.map((column) => column.title))}`)]
   // A window of rows that keeps the selected one in view.
   const room = Math.max(1, height - 1)
-  const selected = Math.max(0, state.rows.findIndex((row) => row.id === state.selected))
+  const selected = Math.max(
+    0,
+    state.rows.findIndex((row) => row.id === state.selected)
+  )
   const first = Math.min(Math.max(0, selected - room + 1), Math.max(0, state.rows.length - room))
   for (const row of state.rows.slice(first, first + room)) {
     const text = line(columns.map((column) => column.cell(row)))
@@ -135,7 +160,8 @@ const sparkRows = (samples: ReadonlyArray<Sample>, p: Painter, width: number): A
   const lastCpu = cpu.at(-1)
   const lastMemory = memory.at(-1)
   const cpuText = lastCpu === undefined ? "-" : `${lastCpu.toFixed(1)}% peak ${peakCpu.toFixed(0)}%`
-  const memoryText = lastMemory === undefined ? "-" : `${humanBytes(lastMemory)} (${humanBytes(lowMemory)}–${humanBytes(peakMemory)})`
+  const memoryText =
+    lastMemory === undefined ? "-" : `${humanBytes(lastMemory)} (${humanBytes(lowMemory)}–${humanBytes(peakMemory)})`
   const textWidth = Math.max(cpuText.length, memoryText.length)
   const graph = Math.max(0, width - 5 - textWidth - 1)
   const seconds = samples.length < 2 ? 0 : Math.round((samples.at(-1)!.at - samples[0]!.at) / 1000)
@@ -159,13 +185,23 @@ const renderDetails = (state: MonitState, p: Painter, width: number, compact: bo
   if (row === undefined) return []
   const detail = state.detail?.id === row.id ? state.detail : null
   const label = (text: string) => p.dim(text.padEnd(10))
-  const health = row.health_status === "none" ? "no check" : row.health_status === "unhealthy" ? p.red("unhealthy") : row.health_status
+  const health =
+    row.health_status === "none"
+      ? "no check"
+      : row.health_status === "unhealthy"
+        ? p.red("unhealthy")
+        : row.health_status
   const response = detail?.health_check.response_time
   const ports = row.port ?? detail?.config.port ?? "-"
   const title = `${p.bold(displayName(state.rows, row))} ${p.dim(`id ${row.id} · ${row.namespace}`)}  ${statusColor(p, row.status)}`
   const exit = describeExit(lastExitOf(state, row.id))
   const samples = ringItems(state.history[row.id] ?? { capacity: 1, slots: [], start: 0, size: 0 })
-  const script = detail === null ? "…" : detail.config.shell === null ? [detail.config.script, ...detail.config.args].join(" ") : detail.config.script
+  const script =
+    detail === null
+      ? "…"
+      : detail.config.shell === null
+        ? [detail.config.script, ...detail.config.args].join(" ")
+        : detail.config.script
   // Where the app was defined: the ecosystem file to edit (and `pmfx apply`), or the command line.
   const config = detail === null ? "…" : (detail.config.config_file ?? p.dim("command line (no file)"))
   if (compact) {
@@ -194,7 +230,13 @@ const renderDetails = (state: MonitState, p: Painter, width: number, compact: bo
 // Logs, header, footer
 
 const levelColor = (p: Painter, line: LogLine) =>
-  line.level === "error" || line.level === "fatal" ? p.red : line.level === "warn" ? p.yellow : line.level === "debug" || line.level === "trace" ? p.dim : (text: string) => text
+  line.level === "error" || line.level === "fatal"
+    ? p.red
+    : line.level === "warn"
+      ? p.yellow
+      : line.level === "debug" || line.level === "trace"
+        ? p.dim
+        : (text: string) => text
 
 const renderLogLine = (line: LogLine, p: Painter): string => {
   const time = line.timestamp === null ? "        " : clock(Date.parse(line.timestamp))
@@ -224,7 +266,11 @@ const renderLogs = (state: MonitState, p: Painter, width: number, height: number
   if (shown.length === 0 && room > 0) {
     out.push(
       p.dim(
-        row === undefined ? "" : state.filter !== "" ? `no line contains "${state.filter}" (Esc clears the filter)` : "no lines yet: the app's output shows here as it is written"
+        row === undefined
+          ? ""
+          : state.filter !== ""
+            ? `no line contains "${state.filter}" (Esc clears the filter)`
+            : "no lines yet: the app's output shows here as it is written"
       )
     )
   }
@@ -233,10 +279,17 @@ const renderLogs = (state: MonitState, p: Painter, width: number, height: number
 
 const renderHeader = (state: MonitState, p: Painter, width: number, now: number): string => {
   const online = state.rows.filter((row) => row.status === "online").length
-  const host = state.host === null ? "" : `  ${p.dim("host")} cpu ${state.host.cpuPercent.toFixed(0)}%  mem ${humanBytes(state.host.memoryUsed)} / ${humanBytes(state.host.memoryTotal)}`
+  const host =
+    state.host === null
+      ? ""
+      : `  ${p.dim("host")} cpu ${state.host.cpuPercent.toFixed(0)}%  mem ${humanBytes(state.host.memoryUsed)} / ${humanBytes(state.host.memoryTotal)}`
   const left = `${p.bold("pmfx monit")}  ${online}/${state.rows.length} online${host}`
   const connection =
-    state.connection._tag === "Live" ? p.green("● live") : state.connection._tag === "Connecting" ? p.yellow("○ connecting…") : p.red(`✕ ${state.connection.reason}; retrying`)
+    state.connection._tag === "Live"
+      ? p.green("● live")
+      : state.connection._tag === "Connecting"
+        ? p.yellow("○ connecting…")
+        : p.red(`✕ ${state.connection.reason}; retrying`)
   const right = `${connection}  ${p.dim(clock(now))}`
   const gap = width - visibleLength(left) - visibleLength(right)
   return gap >= 2 ? `${left}${" ".repeat(gap)}${right}` : `${left}  ${right}`
@@ -246,13 +299,15 @@ const KEYS_HELP = "↑↓/jk select  / filter  r restart  R reload  s stop  S st
 
 const renderFooter = (state: MonitState, p: Painter): string => {
   const prompt = state.prompt
-  if (prompt._tag === "Filter") return `${p.bold("/")} ${state.filter}${p.inverse(" ")}  ${p.dim("type to filter the log lines · Enter keeps · Esc clears")}`
+  if (prompt._tag === "Filter")
+    return `${p.bold("/")} ${state.filter}${p.inverse(" ")}  ${p.dim("type to filter the log lines · Enter keeps · Esc clears")}`
   if (prompt._tag === "Confirm") {
     const what = prompt.instances > 1 ? `${prompt.app} (${prompt.instances} instances)` : prompt.app
     const verb = prompt.action[0]!.toUpperCase() + prompt.action.slice(1)
     return p.yellow(p.bold(`${verb} ${what}? y/n`))
   }
-  if (state.notice !== null) return state.notice.tone === "error" ? p.red(state.notice.text) : p.green(state.notice.text)
+  if (state.notice !== null)
+    return state.notice.tone === "error" ? p.red(state.notice.text) : p.green(state.notice.text)
   return p.dim(KEYS_HELP)
 }
 
@@ -268,17 +323,24 @@ export const renderScreen = (state: MonitState, size: ScreenSize, options: Scree
   if (width >= WIDE) {
     const details = renderDetails(state, p, 0, false)
     // (With no rows, the table is one sentence: room for it.)
-    const listWidth = Math.min(Math.floor(width * 0.55), Math.max(state.rows.length === 0 ? 58 : 40, tableWidth(tableColumns(state, p, width))))
+    const listWidth = Math.min(
+      Math.floor(width * 0.55),
+      Math.max(state.rows.length === 0 ? 58 : 40, tableWidth(tableColumns(state, p, width)))
+    )
     const detailWidth = width - listWidth - 3
     const detailLines = renderDetails(state, p, detailWidth, false)
     const top = Math.min(topRoom, Math.max(state.rows.length + 1, details.length))
     const table = renderTable(state, p, listWidth, top)
-    for (let i = 0; i < top; i++) lines.push(`${pad(table[i] ?? "", listWidth)} ${p.dim("│")} ${truncateVisible(detailLines[i] ?? "", detailWidth)}`)
+    for (let i = 0; i < top; i++)
+      lines.push(
+        `${pad(table[i] ?? "", listWidth)} ${p.dim("│")} ${truncateVisible(detailLines[i] ?? "", detailWidth)}`
+      )
   } else {
     const detailLines = renderDetails(state, p, width, true)
     const tableRoom = Math.max(0, Math.min(state.rows.length + 1, topRoom - detailLines.length - 1))
     lines.push(...renderTable(state, p, width, Math.max(Math.min(2, topRoom), tableRoom)))
-    if (detailLines.length > 0 && lines.length + detailLines.length + 1 <= 1 + topRoom) lines.push(rule("Details", width, p), ...detailLines)
+    if (detailLines.length > 0 && lines.length + detailLines.length + 1 <= 1 + topRoom)
+      lines.push(rule("Details", width, p), ...detailLines)
   }
   const logsRoom = height - 1 - lines.length
   lines.push(...renderLogs(state, p, width, logsRoom))

@@ -11,7 +11,12 @@ export interface RingBuffer<A> {
   readonly size: number
 }
 
-export const emptyRing = <A>(capacity: number): RingBuffer<A> => ({ capacity: Math.max(1, Math.floor(capacity)), slots: [], start: 0, size: 0 })
+export const emptyRing = <A>(capacity: number): RingBuffer<A> => ({
+  capacity: Math.max(1, Math.floor(capacity)),
+  slots: [],
+  start: 0,
+  size: 0
+})
 
 /** Adds items at the newest end; the oldest ones fall out once the buffer is full. */
 export const pushRing = <A>(ring: RingBuffer<A>, ...items: ReadonlyArray<A>): RingBuffer<A> => {
@@ -38,4 +43,5 @@ export const ringItems = <A>(ring: RingBuffer<A>): Array<A> => {
 }
 
 /** A buffer holding these items (the newest `capacity` of them). */
-export const ringOf = <A>(capacity: number, items: ReadonlyArray<A>): RingBuffer<A> => pushRing(emptyRing<A>(capacity), ...items)
+export const ringOf = <A>(capacity: number, items: ReadonlyArray<A>): RingBuffer<A> =>
+  pushRing(emptyRing<A>(capacity), ...items)

@@ -9,7 +9,16 @@ import type { DaemonClient } from "../DaemonClient"
 import { refusalOf } from "../remoteRefusal"
 import { colorEnabled } from "../style"
 import { feedAddress, type LiveFeed, openLiveFeed } from "./liveFeed"
-import { type Action, BACKLOG_LINES, initialMonitState, type MonitCommand, type MonitEvent, type MonitState, reduce, type Sample } from "./MonitState"
+import {
+  type Action,
+  BACKLOG_LINES,
+  initialMonitState,
+  type MonitCommand,
+  type MonitEvent,
+  type MonitState,
+  reduce,
+  type Sample
+} from "./MonitState"
 import { renderScreen } from "./monitScreen"
 import { takeTerminal } from "./terminal"
 
@@ -28,7 +37,8 @@ export const joinLogEvents = (events: ReadonlyArray<ShellEvent>): Array<ShellEve
   const joined: Array<ShellEvent> = []
   for (const event of events) {
     const last = joined.at(-1)
-    if (event._tag === "Log" && last?._tag === "Log" && last.id === event.id) joined[joined.length - 1] = { ...last, lines: [...last.lines, ...event.lines] }
+    if (event._tag === "Log" && last?._tag === "Log" && last.id === event.id)
+      joined[joined.length - 1] = { ...last, lines: [...last.lines, ...event.lines] }
     else joined.push(event)
   }
   return joined
@@ -39,7 +49,9 @@ const describeFailure = (error: unknown): Effect.Effect<string> =>
   Effect.gen(function* () {
     if (isPmfxError(error)) {
       const suggestion = (error.details as { readonly suggestion?: unknown }).suggestion
-      return typeof suggestion === "string" ? `${error._tag}: ${error.message} (${suggestion})` : `${error._tag}: ${error.message}`
+      return typeof suggestion === "string"
+        ? `${error._tag}: ${error.message} (${suggestion})`
+        : `${error._tag}: ${error.message}`
     }
     const refusal = yield* refusalOf(error)
     if (Option.isSome(refusal)) {
@@ -47,7 +59,9 @@ const describeFailure = (error: unknown): Effect.Effect<string> =>
       return `${code.toUpperCase()}: ${message}${/read-only/i.test(message) ? " (give monit the daemon's full API key to act)" : ""}`
     }
     const tagged = error as { readonly _tag?: string; readonly message?: string }
-    return tagged._tag === "RequestError" ? "the daemon does not answer; try again once it is back" : `${tagged._tag ?? "error"}: ${tagged.message ?? String(error)}`
+    return tagged._tag === "RequestError"
+      ? "the daemon does not answer; try again once it is back"
+      : `${tagged._tag ?? "error"}: ${tagged.message ?? String(error)}`
   })
 
 const act = (api: Api, action: Action, app: string): Effect.Effect<{ readonly message: string }, unknown> => {
@@ -69,9 +83,14 @@ export const runMonit = (api: Api, client: Client) =>
     Effect.gen(function* () {
       const events = yield* Queue.unbounded<ShellEvent>()
       const emit = (event: ShellEvent) => void Queue.unsafeOffer(events, event)
-      const terminal = yield* takeTerminal({ onKey: (key) => emit({ _tag: "Key", key }), onResize: () => emit({ _tag: "Resize" }) })
+      const terminal = yield* takeTerminal({
+        onKey: (key) => emit({ _tag: "Key", key }),
+        onResize: () => emit({ _tag: "Resize" })
+      })
       const feed: LiveFeed = yield* openLiveFeed(feedAddress(client.target, client.paths.socket), emit)
-      yield* Effect.forkScoped(Effect.forever(Effect.sleep(TICK).pipe(Effect.zipRight(Effect.sync(() => emit({ _tag: "Tick" }))))))
+      yield* Effect.forkScoped(
+        Effect.forever(Effect.sleep(TICK).pipe(Effect.zipRight(Effect.sync(() => emit({ _tag: "Tick" })))))
+      )
 
       const answer = <A, E>(request: Effect.Effect<A, E>, toEvent: (value: A) => MonitEvent | null) =>
         Effect.forkScoped(
@@ -82,7 +101,8 @@ export const runMonit = (api: Api, client: Client) =>
             Effect.tap((event) => (event === null ? Effect.void : Effect.sync(() => emit(event))))
           )
         )
-      const fetchDetail = (id: number) => answer(api.processes.get({ path: { id: String(id) } }), (detail) => ({ _tag: "Detail", detail }))
+      const fetchDetail = (id: number) =>
+        answer(api.processes.get({ path: { id: String(id) } }), (detail) => ({ _tag: "Detail", detail }))
 
       const carryOut = (command: MonitCommand): Effect.Effect<void, never, Scope.Scope> => {
         switch (command._tag) {
@@ -94,12 +114,19 @@ export const runMonit = (api: Api, client: Client) =>
               answer(api.processes.logs({ path: { id }, urlParams: { lines: String(BACKLOG_LINES) } }), (answer) => ({
                 _tag: "Backlog",
                 id: command.id,
-                lines: answer.entries.map(({ timestamp, stream, level, message }) => ({ timestamp, stream, level, message }))
+                lines: answer.entries.map(({ timestamp, stream, level, message }) => ({
+                  timestamp,
+                  stream,
+                  level,
+                  message
+                }))
               })),
               answer(api.processes.metrics({ path: { id }, urlParams: {} }), (metrics) => ({
                 _tag: "History",
                 id: command.id,
-                samples: metrics.history.map((point): Sample => ({ at: Date.parse(point.timestamp), cpu: point.cpu_usage, memory: point.rss }))
+                samples: metrics.history.map(
+                  (point): Sample => ({ at: Date.parse(point.timestamp), cpu: point.cpu_usage, memory: point.rss })
+                )
               }))
             ]).pipe(Effect.asVoid)
           }
@@ -109,8 +136,13 @@ export const runMonit = (api: Api, client: Client) =>
             return Effect.forkScoped(
               act(api, command.action, command.app).pipe(
                 Effect.matchEffect({
-                  onSuccess: (result) => Effect.succeed<MonitEvent>({ _tag: "ActionDone", notice: { text: result.message, tone: "info" } }),
-                  onFailure: (error) => Effect.map(describeFailure(error), (text): MonitEvent => ({ _tag: "ActionDone", notice: { text, tone: "error" } }))
+                  onSuccess: (result) =>
+                    Effect.succeed<MonitEvent>({ _tag: "ActionDone", notice: { text: result.message, tone: "info" } }),
+                  onFailure: (error) =>
+                    Effect.map(
+                      describeFailure(error),
+                      (text): MonitEvent => ({ _tag: "ActionDone", notice: { text, tone: "error" } })
+                    )
                 }),
                 Effect.tap((event) => Effect.sync(() => emit(event)))
               )
@@ -122,7 +154,11 @@ export const runMonit = (api: Api, client: Client) =>
       let previous: ReadonlyArray<string> = []
       const draw = (full: boolean) =>
         Effect.sync(() => {
-          const lines = renderScreen(state, { width: terminal.width(), height: terminal.height() }, { color, now: Date.now() })
+          const lines = renderScreen(
+            state,
+            { width: terminal.width(), height: terminal.height() },
+            { color, now: Date.now() }
+          )
           let chunk = full ? "\u001b[2J" : ""
           lines.forEach((line, i) => {
             if (full || previous[i] !== line) chunk += `\u001b[${i + 1};1H${line}\u001b[K`
@@ -134,7 +170,10 @@ export const runMonit = (api: Api, client: Client) =>
       let state: MonitState = initialMonitState
       yield* draw(true)
       while (!state.quit) {
-        const batch = [yield* Queue.take(events), ...(yield* Effect.sleep(FRAME).pipe(Effect.zipRight(Queue.takeAll(events))))]
+        const batch = [
+          yield* Queue.take(events),
+          ...(yield* Effect.sleep(FRAME).pipe(Effect.zipRight(Queue.takeAll(events))))
+        ]
         let resized = false
         const commands: Array<MonitCommand> = []
         for (const event of joinLogEvents(batch)) {

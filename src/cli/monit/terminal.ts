@@ -53,7 +53,11 @@ export const takeTerminal = (input: TerminalInput) =>
         stdin.on("data", onData)
         stdin.resume()
       }
-      const terminal: Terminal = { width: () => out.columns || 80, height: () => out.rows || 24, write: (text) => void out.write(text) }
+      const terminal: Terminal = {
+        width: () => out.columns || 80,
+        height: () => out.rows || 24,
+        write: (text) => void out.write(text)
+      }
       return { terminal, giveBack }
     }),
     ({ giveBack }) => Effect.sync(giveBack)

@@ -21,9 +21,31 @@ export const row = (fields: Partial<ProcessSummary>): ProcessSummary => ({
 export const detail = (summary: ProcessSummary, fields: Partial<ProcessDetail> = {}): ProcessDetail => ({
   ...summary,
   app_instances: [summary.id],
-  config: { script: "/srv/api/server.js", args: ["--verbose"], shell: null, instances: 1, exec_mode: "fork", max_memory_restart: null, port: summary.port, env: {}, cwd: "/srv/api", depends_on: [], ready_log_line: null, config_file: "/srv/api/ecosystem.config.js", autorestart: true, watch: { enabled: false, paths: [], ignore: [] } },
+  config: {
+    script: "/srv/api/server.js",
+    args: ["--verbose"],
+    shell: null,
+    instances: 1,
+    exec_mode: "fork",
+    max_memory_restart: null,
+    port: summary.port,
+    env: {},
+    cwd: "/srv/api",
+    depends_on: [],
+    ready_log_line: null,
+    config_file: "/srv/api/ecosystem.config.js",
+    autorestart: true,
+    watch: { enabled: false, paths: [], ignore: [] }
+  },
   waiting_for: null,
-  health_check: { enabled: true, check_type: "http", url: "http://127.0.0.1:{port}/health", status: "healthy", last_check: null, response_time: 11 },
+  health_check: {
+    enabled: true,
+    check_type: "http",
+    url: "http://127.0.0.1:{port}/health",
+    status: "healthy",
+    last_check: null,
+    response_time: 11
+  },
   logs: { out_file: "/tmp/api-0-out.log", error_file: "/tmp/api-0-err.log" },
   cron_restart: null,
   last_exit: null,

@@ -10,19 +10,46 @@ import { visibleLength } from "../../../src/cli/monitView"
 import { detail, row } from "./fixtures"
 
 const NOW = new Date(2026, 10, 21, 14, 3, 9).getTime()
-const stateOf = (events: ReadonlyArray<MonitEvent>): MonitState => events.reduce((state, event) => reduce(state, event).state, initialMonitState)
+const stateOf = (events: ReadonlyArray<MonitEvent>): MonitState =>
+  events.reduce((state, event) => reduce(state, event).state, initialMonitState)
 const api = row({ id: 0, name: "api" })
-const worker = row({ id: 1, name: "worker", pid: null, status: "errored", cpu_usage: 0, memory_usage: 0, health_status: "none", restarts: 15 })
+const worker = row({
+  id: 1,
+  name: "worker",
+  pid: null,
+  status: "errored",
+  cpu_usage: 0,
+  memory_usage: 0,
+  health_status: "none",
+  restarts: 15
+})
 const at = (second: number) => new Date(2026, 10, 21, 14, 2, second).toISOString()
 const busy = stateOf([
   { _tag: "Connection", connection: { _tag: "Live" } },
   { _tag: "List", rows: [api, worker] },
   { _tag: "Host", host: { cpuPercent: 37.4, memoryUsed: 3 * 1024 ** 3, memoryTotal: 8 * 1024 ** 3 } },
   { _tag: "Detail", detail: detail(api) },
-  ...[10, 20, 90, 30].map((cpu, i): MonitEvent => ({ _tag: "Metrics", at: NOW - (4 - i) * 1000, processes: [{ id: 0, cpu_usage: cpu, memory_usage: (40 + i) * 1024 * 1024, uptime: "0h 3m 2s", restarts: 1 }] })),
-  { _tag: "Status", id: 0, status: "online", pid: 4242, exit: { code: 1, signal: null }, at: new Date(2026, 10, 21, 14, 1, 0).getTime() },
+  ...[10, 20, 90, 30].map(
+    (cpu, i): MonitEvent => ({
+      _tag: "Metrics",
+      at: NOW - (4 - i) * 1000,
+      processes: [{ id: 0, cpu_usage: cpu, memory_usage: (40 + i) * 1024 * 1024, uptime: "0h 3m 2s", restarts: 1 }]
+    })
+  ),
+  {
+    _tag: "Status",
+    id: 0,
+    status: "online",
+    pid: 4242,
+    exit: { code: 1, signal: null },
+    at: new Date(2026, 10, 21, 14, 1, 0).getTime()
+  },
   { _tag: "Log", id: 0, lines: [{ timestamp: at(1), stream: "out", level: "info", message: "GET /health 200" }] },
-  { _tag: "Log", id: 0, lines: [{ timestamp: at(2), stream: "err", level: "error", message: "ERROR db timeout\u001b[31m red\u0007" }] },
+  {
+    _tag: "Log",
+    id: 0,
+    lines: [{ timestamp: at(2), stream: "err", level: "error", message: "ERROR db timeout\u001b[31m red\u0007" }]
+  },
   { _tag: "Log", id: 0, lines: [{ timestamp: at(3), stream: "out", level: "warn", message: "WARN slow request" }] }
 ])
 
@@ -31,7 +58,9 @@ describe("monit's screen", () => {
     const screen = renderScreen(busy, { width: 120, height: 30 }, { color: false, now: NOW })
     expect(screen).toHaveLength(30)
     for (const line of screen) expect(visibleLength(line)).toBeLessThanOrEqual(120)
-    expect(screen[0]).toMatch(/^pmfx monit {2}1\/2 online {2}host cpu 37% {2}mem 3\.0 GB \/ 8\.0 GB +● live {2}14:03:09$/)
+    expect(screen[0]).toMatch(
+      /^pmfx monit {2}1\/2 online {2}host cpu 37% {2}mem 3\.0 GB \/ 8\.0 GB +● live {2}14:03:09$/
+    )
     const text = screen.join("\n")
     expect(screen[1]).toMatch(/^ {2}Name +Status +CPU +Memory +↺ +Uptime +│ api id 0 · default {2}online$/)
     expect(screen[2]).toMatch(/^▸ api +online +30\.0% +43\.0 MB +1 +3m 2s +│ pid +4242 +port 4000$/)
@@ -47,7 +76,11 @@ describe("monit's screen", () => {
     expect(text).toMatch(/│ +4 samples over 3s/)
     const logsAt = screen.findIndex((line) => line.startsWith("─ Logs: api "))
     expect(logsAt).toBeGreaterThan(5)
-    expect(screen.slice(logsAt + 1, logsAt + 4)).toEqual(["14:02:01 out GET /health 200", "14:02:02 err ERROR db timeout red", "14:02:03 out WARN slow request"])
+    expect(screen.slice(logsAt + 1, logsAt + 4)).toEqual([
+      "14:02:01 out GET /health 200",
+      "14:02:02 err ERROR db timeout red",
+      "14:02:03 out WARN slow request"
+    ])
     expect(screen[29]).toMatch(/^↑↓\/jk select {2}\/ filter {2}r restart {2}R reload {2}s stop {2}S start .* q quit$/)
   })
 
@@ -55,7 +88,16 @@ describe("monit's screen", () => {
     const narrow = renderScreen(busy, { width: 80, height: 24 }, { color: false, now: NOW })
     expect(narrow.some((line) => line.startsWith("─ Details "))).toBe(true)
     expect(narrow.some((line) => line.startsWith("─ Logs: api "))).toBe(true)
-    for (const [width, height] of [[200, 60], [100, 20], [79, 24], [60, 12], [40, 8], [20, 5], [5, 2], [1, 1]] as const) {
+    for (const [width, height] of [
+      [200, 60],
+      [100, 20],
+      [79, 24],
+      [60, 12],
+      [40, 8],
+      [20, 5],
+      [5, 2],
+      [1, 1]
+    ] as const) {
       const screen = renderScreen(busy, { width, height }, { color: true, now: NOW })
       expect(screen, `${width}x${height}`).toHaveLength(height)
       for (const line of screen) expect(visibleLength(line), `${width}x${height}: ${line}`).toBeLessThanOrEqual(width)
@@ -72,7 +114,10 @@ describe("monit's screen", () => {
   })
 
   it("shows the filter being typed, the lines it keeps, and a confirmation", () => {
-    const filtering = [..."/slow"].reduce((state, char) => reduce(state, { _tag: "Key", key: { _tag: "Char", char } }).state, busy)
+    const filtering = [..."/slow"].reduce(
+      (state, char) => reduce(state, { _tag: "Key", key: { _tag: "Char", char } }).state,
+      busy
+    )
     const screen = renderScreen(filtering, { width: 120, height: 30 }, { color: false, now: NOW })
     expect(screen[29]).toMatch(/^\/ slow  {2}type to filter/)
     const logsAt = screen.findIndex((line) => line.startsWith('─ Logs: api · filter "slow" (1 lines)'))
@@ -83,12 +128,17 @@ describe("monit's screen", () => {
   })
 
   it("says what is missing: no processes, no lines, no connection", () => {
-    const down = stateOf([{ _tag: "List", rows: [] }, { _tag: "Connection", connection: { _tag: "Down", reason: "daemon unreachable (connect ENOENT)" } }])
+    const down = stateOf([
+      { _tag: "List", rows: [] },
+      { _tag: "Connection", connection: { _tag: "Down", reason: "daemon unreachable (connect ENOENT)" } }
+    ])
     const screen = renderScreen(down, { width: 120, height: 20 }, { color: false, now: NOW })
     expect(screen[0]).toContain("✕ daemon unreachable (connect ENOENT); retrying")
     expect(screen.join("\n")).toContain("no processes: start one with `pmfx start <command|file>`")
     const quiet = stateOf([{ _tag: "List", rows: [api] }])
-    expect(renderScreen(quiet, { width: 120, height: 20 }, { color: false, now: NOW }).join("\n")).toContain("no lines yet")
+    expect(renderScreen(quiet, { width: 120, height: 20 }, { color: false, now: NOW }).join("\n")).toContain(
+      "no lines yet"
+    )
   })
 
   it("makes an app's output safe to draw", () => {
@@ -110,7 +160,12 @@ describe("monit's parts", () => {
       { _tag: "Char", char: "q" }
     ])
     expect(parseKeys("\u001b")).toEqual([{ _tag: "Escape" }])
-    expect(parseKeys("\u001b[5~\u001b[6~\u001b[H\u001b[F")).toEqual([{ _tag: "PageUp" }, { _tag: "PageDown" }, { _tag: "Home" }, { _tag: "End" }])
+    expect(parseKeys("\u001b[5~\u001b[6~\u001b[H\u001b[F")).toEqual([
+      { _tag: "PageUp" },
+      { _tag: "PageDown" },
+      { _tag: "Home" },
+      { _tag: "End" }
+    ])
     // An F-key is skipped whole, not read as Escape and letters.
     expect(parseKeys("\u001b[15~x")).toEqual([{ _tag: "Char", char: "x" }])
   })
@@ -133,14 +188,44 @@ describe("monit's parts", () => {
 
   it("reads the feed's messages, and ignores what it has no use for", () => {
     const status = decodeFeedMessage(
-      JSON.stringify({ type: "process_status", data: { id: 1, name: "w", instance: 0, status: "restarting", previous_status: "online", pid: null, exit_code: null, signal: "SIGKILL" }, timestamp: "2026-11-21T14:00:00.000Z" })
+      JSON.stringify({
+        type: "process_status",
+        data: {
+          id: 1,
+          name: "w",
+          instance: 0,
+          status: "restarting",
+          previous_status: "online",
+          pid: null,
+          exit_code: null,
+          signal: "SIGKILL"
+        },
+        timestamp: "2026-11-21T14:00:00.000Z"
+      })
     )
-    expect(feedEvents(status!)).toEqual([{ _tag: "Status", id: 1, status: "restarting", pid: null, exit: { code: null, signal: "SIGKILL" }, at: Date.parse("2026-11-21T14:00:00.000Z") }])
+    expect(feedEvents(status!)).toEqual([
+      {
+        _tag: "Status",
+        id: 1,
+        status: "restarting",
+        pid: null,
+        exit: { code: null, signal: "SIGKILL" },
+        at: Date.parse("2026-11-21T14:00:00.000Z")
+      }
+    ])
     const log = decodeFeedMessage(
-      JSON.stringify({ type: "log", data: { id: 2, name: "w", instance: 0, timestamp: null, stream: "err", level: "warn", message: "hm" }, timestamp: "2026-11-21T14:00:00.000Z" })
+      JSON.stringify({
+        type: "log",
+        data: { id: 2, name: "w", instance: 0, timestamp: null, stream: "err", level: "warn", message: "hm" },
+        timestamp: "2026-11-21T14:00:00.000Z"
+      })
     )
-    expect(feedEvents(log!)).toEqual([{ _tag: "Log", id: 2, lines: [{ timestamp: null, stream: "err", level: "warn", message: "hm" }] }])
-    expect(decodeFeedMessage(JSON.stringify({ type: "pong", data: {}, timestamp: "2026-11-21T14:00:00.000Z" }))).toBeUndefined()
+    expect(feedEvents(log!)).toEqual([
+      { _tag: "Log", id: 2, lines: [{ timestamp: null, stream: "err", level: "warn", message: "hm" }] }
+    ])
+    expect(
+      decodeFeedMessage(JSON.stringify({ type: "pong", data: {}, timestamp: "2026-11-21T14:00:00.000Z" }))
+    ).toBeUndefined()
     expect(decodeFeedMessage("not json")).toBeUndefined()
     expect(decodeFeedMessage(JSON.stringify({ type: "log", data: { id: "x" }, timestamp: "t" }))).toBeUndefined()
   })

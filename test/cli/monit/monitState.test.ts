@@ -29,7 +29,13 @@ const run = (events: ReadonlyArray<MonitEvent>, from: MonitState = initialMonitS
 const key = (k: Key): MonitEvent => ({ _tag: "Key", key: k })
 const char = (c: string): MonitEvent => key({ _tag: "Char", char: c })
 const typed = (text: string) => [...text].map(char)
-const line = (message: string, fields: Partial<LogLine> = {}): LogLine => ({ timestamp: "2026-11-21T14:00:00.000Z", stream: "out", level: "info", message, ...fields })
+const line = (message: string, fields: Partial<LogLine> = {}): LogLine => ({
+  timestamp: "2026-11-21T14:00:00.000Z",
+  stream: "out",
+  level: "info",
+  message,
+  ...fields
+})
 
 const rows = [row({ id: 0, name: "api" }), row({ id: 1, name: "worker" }), row({ id: 2, name: "cron" })]
 const listed = run([{ _tag: "List", rows }])
@@ -54,9 +60,18 @@ describe("monit's state", () => {
   })
 
   it("keeps only the selected row's log lines, and starts afresh on another row", () => {
-    const state = run([{ _tag: "Log", id: 0, lines: [line("mine")] }, { _tag: "Log", id: 1, lines: [line("not mine")] }], listed.state).state
+    const state = run(
+      [
+        { _tag: "Log", id: 0, lines: [line("mine")] },
+        { _tag: "Log", id: 1, lines: [line("not mine")] }
+      ],
+      listed.state
+    ).state
     expect(visibleLogs(state).map((l) => l.message)).toEqual(["mine"])
-    const moved = run([char("j"), { _tag: "Log", id: 0, lines: [line("old row")] }, { _tag: "Log", id: 1, lines: [line("new row")] }], state).state
+    const moved = run(
+      [char("j"), { _tag: "Log", id: 0, lines: [line("old row")] }, { _tag: "Log", id: 1, lines: [line("new row")] }],
+      state
+    ).state
     expect(visibleLogs(moved).map((l) => l.message)).toEqual(["new row"])
   })
 
@@ -65,7 +80,14 @@ describe("monit's state", () => {
       [
         { _tag: "Log", id: 0, lines: [line("b", { timestamp: "2026-11-21T14:00:02.000Z" })] },
         { _tag: "Log", id: 0, lines: [line("c", { timestamp: "2026-11-21T14:00:03.000Z" })] },
-        { _tag: "Backlog", id: 0, lines: [line("a", { timestamp: "2026-11-21T14:00:01.000Z" }), line("b", { timestamp: "2026-11-21T14:00:02.000Z" })] },
+        {
+          _tag: "Backlog",
+          id: 0,
+          lines: [
+            line("a", { timestamp: "2026-11-21T14:00:01.000Z" }),
+            line("b", { timestamp: "2026-11-21T14:00:02.000Z" })
+          ]
+        },
         // A backlog of a row no longer followed changes nothing.
         { _tag: "Backlog", id: 1, lines: [line("other")] }
       ],
@@ -75,7 +97,13 @@ describe("monit's state", () => {
   })
 
   it("filters the log lines with / (any case), Enter keeps the filter, Esc clears it", () => {
-    const withLines = run([{ _tag: "Log", id: 0, lines: [line("GET /health 200")] }, { _tag: "Log", id: 0, lines: [line("POST /orders 500")] }], listed.state).state
+    const withLines = run(
+      [
+        { _tag: "Log", id: 0, lines: [line("GET /health 200")] },
+        { _tag: "Log", id: 0, lines: [line("POST /orders 500")] }
+      ],
+      listed.state
+    ).state
     const typing = run([char("/"), ...typed("ordeX"), key({ _tag: "Backspace" }), ...typed("RS")], withLines).state
     expect(typing.prompt._tag).toBe("Filter")
     expect(typing.filter).toBe("ordeRS")
@@ -95,7 +123,12 @@ describe("monit's state", () => {
   })
 
   it("asks before restart, reload, stop and start, and acts only on y", () => {
-    for (const [k, action] of [["r", "restart"], ["R", "reload"], ["s", "stop"], ["S", "start"]] as const) {
+    for (const [k, action] of [
+      ["r", "restart"],
+      ["R", "reload"],
+      ["s", "stop"],
+      ["S", "start"]
+    ] as const) {
       const asked = run([char(k)], listed.state)
       expect(asked.state.prompt).toEqual({ _tag: "Confirm", action, app: "api", instances: 1 })
       expect(asked.commands).toEqual([])
@@ -111,7 +144,10 @@ describe("monit's state", () => {
   })
 
   it("counts an app's instances in the confirmation", () => {
-    const cluster = run([{ _tag: "List", rows: [row({ id: 0, name: "web" }), row({ id: 1, name: "web", instance: 1 })] }, char("r")]).state
+    const cluster = run([
+      { _tag: "List", rows: [row({ id: 0, name: "web" }), row({ id: 1, name: "web", instance: 1 })] },
+      char("r")
+    ]).state
     expect(cluster.prompt).toEqual({ _tag: "Confirm", action: "restart", app: "web", instances: 2 })
   })
 
@@ -123,7 +159,10 @@ describe("monit's state", () => {
 
   it("keeps the selection on the same row when the list changes, or takes the row at its place when it is gone", () => {
     const onWorker = run([char("j")], listed.state).state
-    const reordered = run([{ _tag: "List", rows: [rows[2]!, rows[1]!, rows[0]!, row({ id: 3, name: "new" })] }], onWorker)
+    const reordered = run(
+      [{ _tag: "List", rows: [rows[2]!, rows[1]!, rows[0]!, row({ id: 3, name: "new" })] }],
+      onWorker
+    )
     expect(reordered.state.selected).toBe(1)
     expect(reordered.commands).toEqual([])
     const gone = run([{ _tag: "List", rows: [rows[0]!, rows[2]!] }], onWorker)
@@ -137,7 +176,11 @@ describe("monit's state", () => {
     const state = run(
       [
         { _tag: "Status", id: 1, status: "restarting", pid: null, exit: { code: 3, signal: null }, at: 1000 },
-        { _tag: "Metrics", at: 2000, processes: [{ id: 0, cpu_usage: 55, memory_usage: 123, uptime: "0h 0m 9s", restarts: 4 }] }
+        {
+          _tag: "Metrics",
+          at: 2000,
+          processes: [{ id: 0, cpu_usage: 55, memory_usage: 123, uptime: "0h 0m 9s", restarts: 4 }]
+        }
       ],
       listed.state
     ).state
@@ -146,11 +189,16 @@ describe("monit's state", () => {
     expect(lastExitOf(state, 0)).toBe(null)
     expect(state.rows[0]).toMatchObject({ cpu_usage: 55, memory_usage: 123, uptime: "0h 0m 9s", restarts: 4 })
     // A status change of the selected row reads its detail again.
-    expect(run([{ _tag: "Status", id: 0, status: "online", pid: 7, exit: null, at: 1 }], listed.state).commands).toEqual([{ _tag: "FetchDetail", id: 0 }])
+    expect(
+      run([{ _tag: "Status", id: 0, status: "online", pid: 7, exit: null, at: 1 }], listed.state).commands
+    ).toEqual([{ _tag: "FetchDetail", id: 0 }])
   })
 
   it("takes the last exit from the daemon's detail when the feed has not seen one", () => {
-    const state = run([{ _tag: "Detail", detail: detail(rows[0]!, { last_exit: { code: null, signal: "SIGKILL", at: null } }) }], listed.state).state
+    const state = run(
+      [{ _tag: "Detail", detail: detail(rows[0]!, { last_exit: { code: null, signal: "SIGKILL", at: null } }) }],
+      listed.state
+    ).state
     expect(lastExitOf(state, 0)).toEqual({ code: null, signal: "SIGKILL", at: null })
     // The detail of a row no longer selected is dropped.
     expect(run([{ _tag: "Detail", detail: detail(rows[1]!) }], listed.state).state.detail).toBe(null)
@@ -159,15 +207,27 @@ describe("monit's state", () => {
   it("keeps the last 5 minutes of samples per row, seeded with the daemon's last minute", () => {
     let state = listed.state
     for (let i = 0; i < HISTORY_CAPACITY + 20; i++) {
-      state = reduce(state, { _tag: "Metrics", at: 100_000 + i * 1000, processes: [{ id: 0, cpu_usage: i, memory_usage: i, uptime: "", restarts: 0 }] }).state
+      state = reduce(state, {
+        _tag: "Metrics",
+        at: 100_000 + i * 1000,
+        processes: [{ id: 0, cpu_usage: i, memory_usage: i, uptime: "", restarts: 0 }]
+      }).state
     }
     const kept = ringItems(state.history[0]!)
     expect(kept).toHaveLength(HISTORY_CAPACITY)
     expect(kept[0]!.cpu).toBe(20)
     expect(kept.at(-1)!.cpu).toBe(HISTORY_CAPACITY + 19)
 
-    const fresh = run([{ _tag: "Metrics", at: 10_000, processes: [{ id: 1, cpu_usage: 5, memory_usage: 50, uptime: "", restarts: 0 }] }], listed.state).state
-    const seeded = run([{ _tag: "History", id: 1, samples: [8_000, 9_000, 10_000].map((at) => ({ at, cpu: at / 1000, memory: 0 })) }], fresh).state
+    const fresh = run(
+      [
+        { _tag: "Metrics", at: 10_000, processes: [{ id: 1, cpu_usage: 5, memory_usage: 50, uptime: "", restarts: 0 }] }
+      ],
+      listed.state
+    ).state
+    const seeded = run(
+      [{ _tag: "History", id: 1, samples: [8_000, 9_000, 10_000].map((at) => ({ at, cpu: at / 1000, memory: 0 })) }],
+      fresh
+    ).state
     expect(ringItems(seeded.history[1]!).map((s) => s.at)).toEqual([8_000, 9_000, 10_000])
     expect(ringItems(seeded.history[1]!).map((s) => s.cpu)).toEqual([8, 9, 5])
   })
