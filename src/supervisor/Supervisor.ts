@@ -4,31 +4,18 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import {
-  Clock,
-  type Context,
-  Deferred,
-  Duration,
-  Effect,
-  Either,
-  Queue,
-  Schedule,
-  Scope,
-  SubscriptionRef
-} from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
-import { type FileError, type InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { instanceFiles } from "../domain/logPaths"
 import type { EventBus } from "../events/EventBus"
-import type { AttachedStream, LogStore } from "../logs/LogStore"
-import type { ClusterHost } from "../cluster/ClusterHost"
+import type { AttachedStream } from "../logs/LogStore"
 import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
 import type { RestartReason, Row } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
-import type { ChildExit, SpawnedChild, Spawner } from "./Spawner"
-import { openReaders, type PipePair, removePair, type StdioPipes } from "./StdioPipes"
+import type { ChildExit } from "./Spawner"
+import { openReaders, type PipePair, removePair } from "./StdioPipes"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
 import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
@@ -37,35 +24,11 @@ import { healthLoop } from "./healthLoop"
 import { cronRestarts } from "./cronRestarts"
 import { killSignalOf } from "../domain/killSignal"
 import { awaitRow, setStatus, updateRow } from "./rowState"
+import { type PipeSlot, type RunningProcess, spawnProcess } from "./spawnProcess"
+import type { Adoption, StartError, SupervisorContext } from "./SupervisorContext"
 
 export { awaitRow, setStatus, updateRow } from "./rowState"
-
-export interface SupervisorContext {
-  readonly bus: EventBus
-  readonly logs: LogStore
-  readonly home: string
-  readonly pipes: StdioPipes
-  /** True once the host hands its apps over to a successor: closing a row leaves its process running. */
-  readonly handingOff: () => boolean
-  /** Started right after each spawn (the daemon saves its pid). */
-  readonly spawned: () => Effect.Effect<void>
-  /** Runs the workers of cluster-mode apps. */
-  readonly cluster: ClusterHost
-  /** Starts, stops and adopts the processes of fork-mode apps. */
-  readonly spawner: Context.Tag.Service<Spawner>
-}
-
-/** A live process of an earlier daemon that this row takes over (docs/decisions.md, "Apps outlive the daemon"). */
-export interface Adoption {
-  readonly pid: number
-  /** Its /proc start time: checked by the caller, watched for a reused pid. */
-  readonly startTime: number
-  /** Epoch ms it started (its uptime continues). */
-  readonly startedAt: number
-  readonly pipes: PipePair
-}
-
-export type StartError = ProcessStartFailed | InvalidConfig | FileError
+export type { Adoption, StartError, SupervisorContext } from "./SupervisorContext"
 
 const readPid = (file: string): number | null => {
   try {
@@ -103,76 +66,6 @@ const becomeOnline = (row: Row, app: AppDefinition, bus: EventBus, ready: Deferr
       yield* Deferred.await(ready).pipe(Effect.timeout(Duration.millis(app.listen_timeout)), Effect.ignore)
     if (hasHealthCheck(app)) yield* awaitRow(row, (state) => state.health.status === "healthy")
     yield* updateRow(row, bus, (state) => (state.status === "starting" ? { status: "online" } : {}))
-  })
-
-interface RunningProcess {
-  readonly child: SpawnedChild
-  readonly pipes: PipePair
-  readonly startedAt: number
-  /** Asks an adopted process's watcher to look now. */
-  readonly poke: () => void
-}
-
-/**
- * The FIFO pair of the row's last process. The next spawn reuses it when both its streams have
- * ended — nothing holds a writer any more, so no one else can write into the new process's log —
- * which keeps `mkfifo` off the crash → restart path; otherwise it is removed (its readers finish on
- * their own) and a fresh pair is taken.
- */
-interface PipeSlot {
-  current: { readonly pipes: PipePair; readonly streams: ReadonlyArray<AttachedStream> } | undefined
-}
-
-/** How long a respawn waits for the last process's pipes to end, to reuse them (else: a new pair). */
-const PIPE_END_WAIT_MS = 25
-
-/** Completes when every stream has ended, or after `timeoutMs` (a plain timer: see LogStore's grace). */
-const awaitEnded = (streams: ReadonlyArray<AttachedStream>, timeoutMs: number): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    let waiting = streams.length
-    const timer = setTimeout(() => resume(Effect.void), timeoutMs)
-    for (const stream of streams) {
-      stream.whenEnded(() => {
-        if (--waiting === 0) {
-          clearTimeout(timer)
-          resume(Effect.void)
-        }
-      })
-    }
-    return Effect.sync(() => clearTimeout(timer))
-  })
-
-/** A new process for the row: a FIFO pair, then the spawn. */
-const spawnProcess = (row: Row, context: SupervisorContext, port: number | null, slot: PipeSlot) =>
-  Effect.gen(function* () {
-    const app = row.app.definition
-    const last = slot.current
-    slot.current = undefined
-    // The last process has exited: its pipes' end usually follows within a moment.
-    if (last !== undefined && !last.streams.every((stream) => stream.ended()))
-      yield* awaitEnded(last.streams, PIPE_END_WAIT_MS)
-    const reusable = last !== undefined && last.streams.length > 0 && last.streams.every((stream) => stream.ended())
-    if (last !== undefined && !reusable) removePair(last.pipes)
-    const pipes = reusable
-      ? last.pipes
-      : yield* context.pipes.take.pipe(
-          Effect.mapError(
-            (error) =>
-              new ProcessStartFailed({
-                message: `${app.name} could not start: cannot create its stdout/stderr pipes (${error.message})`,
-                details: {
-                  process_id: app.name,
-                  reason: `cannot create its stdout/stderr pipes: ${error.message}`,
-                  suggestion: "check that PMFX_HOME is writable and not full"
-                }
-              })
-          )
-        )
-    const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
-    const child = yield* (
-      app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)
-    ).pipe(Effect.tapError(() => Effect.sync(() => removePair(pipes))))
-    return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
   })
 
 /**

@@ -1,34 +1,25 @@
 /** Handlers of `/api/processes…` (docs/api.md). */
 import { HttpApiBuilder } from "@effect/platform"
-import { Deferred, Effect, Either, FiberRef, Schema, Stream } from "effect"
-import * as path from "node:path"
+import { Deferred, Effect, FiberRef, Schema, Stream } from "effect"
 import { ConfigLoader } from "../../config/ConfigLoader"
 import { DaemonInfo } from "../../daemon/DaemonInfo"
 import { daemonEnvironmentForApps } from "../../daemon/daemonEnvironment"
 import { isRecord } from "../../config/mergeSettings"
-import { type AlertRules, type AppDefinition, MAX_INSTANCES, type Webhook } from "../../domain/AppDefinition"
-import { nameProblem } from "../../domain/appName"
-import { type BadRequest, InvalidConfig } from "../../domain/errors"
+import type { AlertRules, Webhook } from "../../domain/AppDefinition"
+import { InvalidConfig } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { Notifications } from "../../events/Notifications"
 import { HISTORY_WINDOW_MS, MetricsHistory } from "../../monitor/MetricsHistory"
 import { applyApps } from "../../supervisor/applyApps"
 import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
-import type { ScaleCount } from "../../supervisor/scaleApp"
+import { runOptions, scaleCount, signalOf } from "./actionBodies"
 import { checkApplyApps, decodeApplyRequest } from "./applyRequest"
+import { baseDirOf, boundProblems, checkInstances, checkNames } from "./createChecks"
 import { logQuery, sse } from "./logRequests"
-import { commonSignals, parseSignal, type SignalSpec } from "../../supervisor/signals"
 import { maskEnvironment } from "../../supervisor/instanceEnv"
 import { PmfxApi } from "../../shared/Api"
-import {
-  CreateRequest,
-  DEFAULT_READY_TIMEOUT_MS,
-  MAX_READY_TIMEOUT_MS,
-  PortOverride,
-  ScaleRequest,
-  SignalRequest
-} from "../../shared/ApiSchemas"
+import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS } from "../../shared/ApiSchemas"
 import { maskEnvIfReadOnly, ReadOnlyRequest } from "../readOnly"
 import {
   badRequest,
@@ -39,96 +30,6 @@ import {
   parseStatuses
 } from "../requestValues"
 
-/**
- * Problems listed in one INVALID_CONFIG answer. Validation reports every problem, which for a
- * 1 MiB body of junk can be hundreds of thousands (a 70 MB answer); the message still gives the
- * count, and the first ones are what a client can act on.
- */
-const MAX_PROBLEMS = 100
-
-/** INVALID_CONFIG with at most `MAX_PROBLEMS` problems listed. */
-const boundProblems = (error: InvalidConfig): InvalidConfig => {
-  const problems = error.details.problems
-  if (problems === undefined || problems.length <= MAX_PROBLEMS) return error
-  return new InvalidConfig({
-    message: error.message,
-    details: { ...error.details, problems: problems.slice(0, MAX_PROBLEMS) }
-  })
-}
-
-/**
- * Resolved definitions (the CLI's form) skip the loader's validation, so the names are checked
- * here as the loader checks them (docs/configuration.md, `name`): a numeric name or `all` would
- * make `{id}` ambiguous, and control characters have no place in a table.
- */
-const checkNames = (definitions: ReadonlyArray<AppDefinition>): Effect.Effect<void, InvalidConfig> => {
-  const problems = definitions.flatMap((definition, i) => {
-    const problem = nameProblem(definition.name)
-    return problem === undefined ? [] : [{ field: `definitions[${i}].name`, value: definition.name, ...problem }]
-  })
-  return problems.length === 0 ? Effect.void : Effect.fail(InvalidConfig.fromProblems(problems))
-}
-
-/**
- * How many processes one create request may ask for, over all its apps. Validation refuses more
- * than this per app, but resolved definitions (the CLI's form) skip it, and several apps of one
- * request could still add up: the table makes a row per instance before anything is spawned.
- */
-export const MAX_INSTANCES_PER_REQUEST = MAX_INSTANCES
-
-/** INVALID_CONFIG when the definitions ask for more than `MAX_INSTANCES_PER_REQUEST` processes. */
-export const checkInstances = (
-  definitions: ReadonlyArray<AppDefinition>,
-  list: "apps" | "definitions"
-): Effect.Effect<void, InvalidConfig> => {
-  const suggestion = `ask for at most ${MAX_INSTANCES_PER_REQUEST} instances in one request`
-  let total = 0
-  for (const [i, definition] of definitions.entries()) {
-    if (definition.instances > MAX_INSTANCES_PER_REQUEST) {
-      return Effect.fail(
-        InvalidConfig.fromProblems([
-          {
-            field: `${list}[${i}].instances`,
-            value: definition.instances,
-            message: `is more than ${MAX_INSTANCES_PER_REQUEST} instances`,
-            suggestion
-          }
-        ])
-      )
-    }
-    total += definition.instances
-  }
-  return total > MAX_INSTANCES_PER_REQUEST
-    ? Effect.fail(
-        InvalidConfig.fromProblems([
-          {
-            field: list,
-            value: total,
-            message: `ask for ${total} instances in all, more than ${MAX_INSTANCES_PER_REQUEST}`,
-            suggestion
-          }
-        ])
-      )
-    : Effect.void
-}
-
-/**
- * The folder relative paths of `{apps:[...], cwd}` resolve against: `cwd` when given (it must be
- * absolute: the daemon's own working folder means nothing to a client), else the daemon's.
- */
-const baseDirOf = (cwd: unknown): Effect.Effect<string, BadRequest> => {
-  if (cwd === undefined) return Effect.succeed(process.cwd())
-  return typeof cwd === "string" && path.isAbsolute(cwd)
-    ? Effect.succeed(cwd)
-    : Effect.fail(
-        badRequest(
-          "cwd",
-          `${JSON.stringify(cwd)} is not an absolute path`,
-          'give the folder relative paths start from, like "/srv/app"'
-        )
-      )
-}
-
 const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
 
 const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({
@@ -136,72 +37,6 @@ const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({
   message,
   processes
 })
-
-/**
- * `{port?, update_env?, env?}` from a restart/reload body; an empty body means no override.
- * `update_env` makes `env` the apps' starting environment (PM2's `--update-env`).
- */
-const runOptions = (body: unknown) =>
-  Effect.gen(function* () {
-    if (body === undefined || body === null || (isRecord(body) && Object.keys(body).length === 0))
-      return { port: undefined, baseEnv: undefined }
-    const decoded = yield* Schema.decodeUnknown(PortOverride, { onExcessProperty: "error" })(body).pipe(
-      Effect.mapError(() =>
-        badRequest(
-          "port",
-          'the body must be {"port": "<port or range>"} and/or {"update_env": true, "env": {...}}',
-          'send {"port": "4000"}, {"update_env": true, "env": {"KEY": "value"}}, or no body'
-        )
-      )
-    )
-    if (decoded.update_env === true && decoded.env === undefined) {
-      return yield* badRequest(
-        "env",
-        "update_env needs the environment to give the apps",
-        "send env (the caller's environment) with update_env"
-      )
-    }
-    return { port: decoded.port, baseEnv: decoded.update_env === true ? decoded.env : undefined }
-  })
-
-/** `{instances}` of a scale body: `4`/`"4"` (the new count) or `"+2"`/`"-1"` (a change of it). */
-const scaleCount = (body: unknown): Effect.Effect<ScaleCount, BadRequest> =>
-  Effect.gen(function* () {
-    const suggestion =
-      'give the new count (4) or a change of it (+2, -1); over HTTP send {"instances": 4} or {"instances": "+2"}'
-    const decoded = yield* Schema.decodeUnknown(ScaleRequest, { onExcessProperty: "error" })(body).pipe(
-      Effect.mapError(() => badRequest("instances", 'the body must be {"instances": <count or +n/-n>}', suggestion))
-    )
-    const value = decoded.instances
-    if (typeof value === "number") return value
-    const match = /^([+-]?)(\d{1,7})$/.exec(value.trim())
-    if (match === null)
-      return yield* badRequest(
-        "instances",
-        `${JSON.stringify(value)} is not a count (4) or a change (+2, -1)`,
-        suggestion
-      )
-    const n = Number(match[2])
-    return match[1] === "" ? n : { by: match[1] === "-" ? -n : n }
-  })
-
-/** `{signal}` of a signal body: a name (`SIGUSR2`, `USR2`) or a number. */
-const signalOf = (body: unknown): Effect.Effect<SignalSpec, BadRequest> =>
-  Effect.gen(function* () {
-    const suggestion = `use one of ${commonSignals}`
-    const decoded = yield* Schema.decodeUnknown(SignalRequest, { onExcessProperty: "error" })(body).pipe(
-      Effect.mapError(() =>
-        badRequest(
-          "signal",
-          'the body must be {"signal": <name or number>}',
-          `send {"signal": "SIGUSR2"}; ${suggestion}`
-        )
-      )
-    )
-    const parsed = parseSignal(String(decoded.signal))
-    if (Either.isLeft(parsed)) return yield* badRequest("signal", parsed.left, suggestion)
-    return parsed.right
-  })
 
 export const ProcessesHandlers = HttpApiBuilder.group(PmfxApi, "processes", (handlers) =>
   Effect.gen(function* () {
