@@ -4,18 +4,17 @@
  * (docs/cli.md, "Applying a file"); `--update-env` gives the apps this shell's environment.
  */
 import { Command } from "@effect/cli"
-import { Console, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { tryDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
-import { failWith, printJson } from "../output"
-import { renderProcessTable } from "../processTable"
+import { failWith } from "../output"
 import { style } from "../style"
 import { badUsage } from "../usage"
 import { plural, portOverrideOption } from "./actionOptions"
 import { applyFile, isEcosystemFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { envOption, jsonOption } from "./configOptions"
-import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
+import { actOnEach, reportRows, targetsArg } from "./selectors"
 import { refuseWatchChange, watchChangeOption } from "./watchChange"
 
 /** The body of a restart/reload of processes: the one-time port, and `--update-env`'s environment. */
@@ -124,19 +123,13 @@ export const restartCommand = Command.make(
       )
       const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
       const withEnv = updateEnv ? " with this shell's environment" : ""
-      yield* reportOutcome(outcome, {
+      yield* reportRows(
+        outcome,
         json,
-        verb: "restarted",
-        doneJson: (results) => mergeRows(results.map((r) => r.processes)),
-        printDone: (results) => {
-          const rows = mergeRows(results.map((r) => r.processes))
-          return json
-            ? printJson(rows)
-            : Console.log(
-                `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}\n${renderProcessTable(rows)}`
-              )
-        }
-      })
+        "restarted",
+        (rows) =>
+          `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}`
+      )
     })
 ).pipe(
   Command.withDescription(

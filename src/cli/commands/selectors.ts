@@ -16,7 +16,9 @@
 import { Args } from "@effect/cli"
 import { Console, Effect, Either } from "effect"
 import { type ExitCode, errorMeta, type PmfxError } from "../../domain/errors"
+import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { CliExit, failWith, printJson, renderError } from "../output"
+import { renderProcessTable } from "../processTable"
 
 /** One or more `{id}`s as docs/architecture.md §4 resolves each: an id, `all`, an app name, or a namespace. */
 export const targetsArg = Args.text({ name: "id|name|namespace|all" }).pipe(
@@ -121,4 +123,24 @@ export const reportOutcome = <A>(
       yield* Console.error(`pmfx: ${message}\n  suggestion: ${suggestion}`)
     }
     return yield* new CliExit({ code })
+  })
+
+/**
+ * `reportOutcome` for an action whose answers carry the rows it touched (`stop`, `restart`,
+ * `reset`): their merged rows as JSON, or `headline(rows)` above the process table.
+ */
+export const reportRows = <A extends { readonly processes: ReadonlyArray<ProcessSummary> }>(
+  outcome: SelectorOutcome<A>,
+  json: boolean,
+  verb: string,
+  headline: (rows: ReadonlyArray<ProcessSummary>) => string
+): Effect.Effect<void, CliExit> =>
+  reportOutcome(outcome, {
+    json,
+    verb,
+    doneJson: (results) => mergeRows(results.map((r) => r.processes)),
+    printDone: (results) => {
+      const rows = mergeRows(results.map((r) => r.processes))
+      return json ? printJson(rows) : Console.log(`${headline(rows)}\n${renderProcessTable(rows)}`)
+    }
   })
