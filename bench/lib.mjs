@@ -225,15 +225,18 @@ export const waitOnline = (home, count, name, timeoutMs = 60_000) =>
  * apps start from the daemon's environment), found with `ps e` (the environment after the
  * command line). `ps` itself runs without PMFX_HOME, and this benchmark process never has it.
  */
-export const homeProcesses = (home) => {
+export const homeProcesses = (home) => processesWithEnv("PMFX_HOME", home)
+
+/** Pids of the processes whose environment holds `<name>=<value>` (`ps` runs without that variable). */
+export const processesWithEnv = (name, value) => {
   const env = { ...process.env }
-  delete env.PMFX_HOME
+  delete env[name]
   const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], {
     encoding: "utf8",
     env,
     maxBuffer: 64 * 1024 * 1024
   })
-  const marker = `PMFX_HOME=${home}`
+  const marker = `${name}=${value}`
   const pids = []
   for (const line of (r.stdout ?? "").split("\n")) {
     const idx = line.indexOf(marker)

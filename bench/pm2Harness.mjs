@@ -7,28 +7,6 @@ import * as os from "node:os"
 import * as path from "node:path"
 import * as L from "./lib.mjs"
 
-/** Pids of the processes whose environment holds `<name>=<value>` (see lib.mjs homeProcesses). */
-export const processesWithEnv = (name, value) => {
-  const env = { ...process.env }
-  delete env[name]
-  const r = spawnSync("ps", ["-e", "-ww", "-o", "pid=,args=", "e"], {
-    encoding: "utf8",
-    env,
-    maxBuffer: 64 * 1024 * 1024
-  })
-  const marker = `${name}=${value}`
-  const pids = []
-  for (const line of (r.stdout ?? "").split("\n")) {
-    const idx = line.indexOf(marker)
-    if (idx < 0) continue
-    const after = line[idx + marker.length]
-    if (after !== undefined && after !== " ") continue
-    const pid = Number(line.trim().split(/\s+/, 1)[0])
-    if (Number.isInteger(pid) && pid !== process.pid && pid !== r.pid) pids.push(pid)
-  }
-  return pids
-}
-
 /**
  * Installs PM2 7 into a fresh temporary folder. Returns the harness, or throws with a message
  * that says what to do when npm cannot install it (offline, no registry).
@@ -98,7 +76,7 @@ const makeHarness = (dir, home) => {
       if (cleaned) return
       cleaned = true
       if (fs.existsSync(bin)) run(["kill"], 60_000)
-      const left = processesWithEnv("PM2_HOME", home).filter(L.isAlive)
+      const left = L.processesWithEnv("PM2_HOME", home).filter(L.isAlive)
       for (const pid of left) {
         try {
           process.kill(pid, "SIGKILL")
