@@ -7,19 +7,17 @@
  */
 import { Command } from "@effect/cli"
 import { Console, Effect, Option } from "effect"
-import { CallerEnvironment } from "../CallerEnvironment"
 import { tryDaemon } from "../daemonCall"
-import { failWith, printJson } from "../output"
+import { printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { style } from "../style"
-import { badUsage } from "../usage"
 import { plural, portOverrideOption } from "./actionOptions"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
-import { applyFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
+import { onlyOption, updateEnvOption } from "./applyFile"
 import { envOption, jsonOption } from "./configOptions"
-import { fileTarget, refuseFileOptions, runPayload } from "./restart"
+import { prepareRun } from "./restart"
 import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
-import { refuseWatchChange, watchChangeOption } from "./watchChange"
+import { watchChangeOption } from "./watchChange"
 
 export const reloadCommand = Command.make(
   "reload",
@@ -34,39 +32,9 @@ export const reloadCommand = Command.make(
   },
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
-      const caller = yield* CallerEnvironment
-      const file = yield* fileTarget(targets, caller.cwd, json)
-      if (watch) return yield* refuseWatchChange(file, targets, json)
-      if (file !== null) {
-        if (Option.isSome(port))
-          return yield* failWith(
-            badUsage(
-              "--port",
-              "overrides one app's port; it does not apply to a file",
-              "write the port in the file, or reload the app by name"
-            ),
-            json
-          )
-        return yield* applyFile({
-          file,
-          mode: "reload",
-          only: onlyNames(only),
-          envBlock: Option.getOrUndefined(env),
-          updateEnv,
-          json
-        })
-      }
-      yield* refuseFileOptions(only, env, targets.join(" "), json)
-      if (Option.isSome(port) && targets.length > 1)
-        return yield* failWith(
-          badUsage(
-            "--port",
-            "overrides one app's port; it does not apply to several selectors",
-            "reload the app alone with --port, then the others"
-          ),
-          json
-        )
-      const payload = yield* runPayload(port, updateEnv)
+      const prepared = yield* prepareRun("reload", { targets, port, only, env, updateEnv, watch, json })
+      if (Option.isNone(prepared)) return
+      const payload = prepared.value
       const outcome = yield* actOnEach(targets, (target) =>
         tryDaemon(json, (api) => api.processes.reload({ path: { id: target }, payload }), { selector: target })
       )

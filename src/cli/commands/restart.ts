@@ -72,6 +72,61 @@ export const refuseFileOptions = (
         )
       : Effect.void
 
+/** The options `restart` and `reload` share: selectors or a file, and how to run them. */
+interface RunOptions {
+  readonly targets: ReadonlyArray<string>
+  readonly port: Option.Option<string>
+  readonly only: Option.Option<ReadonlyArray<string>>
+  readonly env: Option.Option<string>
+  readonly updateEnv: boolean
+  readonly watch: boolean
+  readonly json: boolean
+}
+
+/**
+ * What `restart` and `reload` do before acting on selectors: `--watch` is refused with the way to
+ * change it; an ecosystem file is applied whole in `mode` (`--port` refused there); file options
+ * need a file; `--port` needs one selector. None when the command is done (a file was applied),
+ * else the body of the request for each selector.
+ */
+export const prepareRun = (mode: "restart" | "reload", o: RunOptions) =>
+  Effect.gen(function* () {
+    const caller = yield* CallerEnvironment
+    const file = yield* fileTarget(o.targets, caller.cwd, o.json)
+    if (o.watch) return yield* refuseWatchChange(file, o.targets, o.json)
+    if (file !== null) {
+      if (Option.isSome(o.port))
+        return yield* failWith(
+          badUsage(
+            "--port",
+            "overrides one app's port; it does not apply to a file",
+            `write the port in the file, or ${mode} the app by name`
+          ),
+          o.json
+        )
+      yield* applyFile({
+        file,
+        mode,
+        only: onlyNames(o.only),
+        envBlock: Option.getOrUndefined(o.env),
+        updateEnv: o.updateEnv,
+        json: o.json
+      })
+      return Option.none()
+    }
+    yield* refuseFileOptions(o.only, o.env, o.targets.join(" "), o.json)
+    if (Option.isSome(o.port) && o.targets.length > 1)
+      return yield* failWith(
+        badUsage(
+          "--port",
+          "overrides one app's port; it does not apply to several selectors",
+          `${mode} the app alone with --port, then the others`
+        ),
+        o.json
+      )
+    return Option.some(yield* runPayload(o.port, o.updateEnv))
+  })
+
 export const restartCommand = Command.make(
   "restart",
   {
@@ -85,39 +140,9 @@ export const restartCommand = Command.make(
   },
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
-      const caller = yield* CallerEnvironment
-      const file = yield* fileTarget(targets, caller.cwd, json)
-      if (watch) return yield* refuseWatchChange(file, targets, json)
-      if (file !== null) {
-        if (Option.isSome(port))
-          return yield* failWith(
-            badUsage(
-              "--port",
-              "overrides one app's port; it does not apply to a file",
-              "write the port in the file, or restart the app by name"
-            ),
-            json
-          )
-        return yield* applyFile({
-          file,
-          mode: "restart",
-          only: onlyNames(only),
-          envBlock: Option.getOrUndefined(env),
-          updateEnv,
-          json
-        })
-      }
-      yield* refuseFileOptions(only, env, targets.join(" "), json)
-      if (Option.isSome(port) && targets.length > 1)
-        return yield* failWith(
-          badUsage(
-            "--port",
-            "overrides one app's port; it does not apply to several selectors",
-            "restart the app alone with --port, then the others"
-          ),
-          json
-        )
-      const payload = yield* runPayload(port, updateEnv)
+      const prepared = yield* prepareRun("restart", { targets, port, only, env, updateEnv, watch, json })
+      if (Option.isNone(prepared)) return
+      const payload = prepared.value
       const outcome = yield* actOnEach(targets, (target) =>
         tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
       )
