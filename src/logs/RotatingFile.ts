@@ -57,19 +57,31 @@ const countLines = (data: Buffer): number => {
 
 const removeQuietly = (file: string): Promise<void> => fs.promises.rm(file, { force: true }).catch(() => undefined)
 
+/**
+ * Both files are opened before any byte moves: a rotated file pruned meanwhile is skipped, and no
+ * asynchronous open of the partial file can still be pending when a failure removes it (which
+ * left a stray `.gz.tmp` that pruning never sees).
+ */
 const gzip = async (file: string): Promise<void> => {
-  const partial = `${file}.gz${PARTIAL_SUFFIX}`
+  let source: fs.promises.FileHandle
   try {
-    await pipeline(
-      fs.createReadStream(file),
-      zlib.createGzip(),
-      fs.createWriteStream(partial, { mode: PRIVATE_FILE_MODE })
-    )
+    source = await fs.promises.open(file, "r")
+  } catch {
+    return // pruned by a later rotation already: nothing to compress
+  }
+  const partial = `${file}.gz${PARTIAL_SUFFIX}`
+  let target: fs.promises.FileHandle | null = null
+  try {
+    target = await fs.promises.open(partial, "w", PRIVATE_FILE_MODE)
+    await pipeline(source.createReadStream(), zlib.createGzip(), target.createWriteStream())
     await fs.promises.rename(partial, `${file}.gz`)
     await removeQuietly(file)
   } catch {
     // Keep the uncompressed file: it is still a complete rotated file the reader understands.
     await removeQuietly(partial)
+  } finally {
+    await source.close().catch(() => undefined)
+    if (target !== null) await target.close().catch(() => undefined)
   }
 }
 
