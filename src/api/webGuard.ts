@@ -77,6 +77,20 @@ const keyHeadersOf = (request: HttpServerRequest.HttpServerRequest): KeyHeaders 
   return { authorization: distinct["authorization"] ?? [], apiKey: distinct["x-api-key"] ?? [] }
 }
 
+/**
+ * Headers on every answer of the TCP listener, which browsers reach: no content sniffing (a JSON
+ * answer echoing user text must never be read as HTML), and API answers — they carry environments
+ * and logs — kept out of browser and proxy caches unless the answer set its own policy (the
+ * dashboard's files do).
+ */
+const withBrowserHeaders = (response: HttpServerResponse.HttpServerResponse): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.setHeaders(
+    response,
+    response.headers["cache-control"] === undefined
+      ? { "x-content-type-options": "nosniff", "cache-control": "no-store" }
+      : { "x-content-type-options": "nosniff" }
+  )
+
 export const webGuard = (settings: WebSettings) => {
   const fullKey = settings.apiKey === undefined ? undefined : digest(settings.apiKey)
   const readOnlyKey = settings.readOnlyApiKey === undefined ? undefined : digest(settings.readOnlyApiKey)
@@ -176,11 +190,12 @@ export const webGuard = (settings: WebSettings) => {
       const response = yield* role === "read-only" ? Effect.locally(app, ReadOnlyRequest, true) : app
       return withCors(response)
     })
-    if (!settings.verbose) return guarded
+    const hardened = Effect.map(guarded, withBrowserHeaders)
+    if (!settings.verbose) return hardened
     return Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = Date.now()
-      const response = yield* guarded
+      const response = yield* hardened
       // Method, path and status only: never headers (they may carry a key) nor the query.
       yield* Effect.logInfo(
         `web ${request.method} ${request.url.split("?")[0]} ${response.status} ${Date.now() - started}ms`

@@ -54,6 +54,9 @@ describe("TCP listener without a key", () => {
     for (const route of ["/", ...READS]) {
       const reply = await tcp(port, "GET", route)
       expect(reply.status, `${route}: ${reply.raw}`).toBe(200)
+      // Browsers reach this listener: no sniffing, and answers carrying environments are not cached.
+      expect(reply.headers["x-content-type-options"], route).toBe("nosniff")
+      expect(reply.headers["cache-control"], route).toBe("no-store")
     }
     const restarted = await tcp(port, "POST", "/api/processes/w-app/restart")
     expect(restarted.status, restarted.raw).toBe(200)
@@ -100,6 +103,7 @@ describe("TCP listener without a key", () => {
     const foreign = await tcp(port, "POST", "/api/processes/w-app/stop", { origin: "https://evil.example.com" })
     expect(foreign.status).toBe(403)
     expect(foreign.body).toEqual({ error: "forbidden", message: expect.stringContaining("Access denied") })
+    expect(foreign.headers["x-content-type-options"]).toBe("nosniff")
     // Reads are not refused for their origin (the browser keeps the answer from the page anyway).
     expect((await tcp(port, "GET", "/api/processes", { origin: "https://evil.example.com" })).status).toBe(200)
     const own = await tcp(port, "POST", "/api/processes/w-app/restart", { origin: `http://localhost:${port}` })
