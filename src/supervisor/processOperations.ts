@@ -102,7 +102,8 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
         if (launched.length === 0 && listed.length > 0) {
           const state = yield* SubscriptionRef.get(listed[0]!.state)
           return yield* new ProcessAlreadyRunning({
-            message: `${target} is already running`,
+            // `pmfx start 3`: "process 3 is already running", not "3 is already running".
+            message: `${/^\d+$/.test(target) ? `process ${target}` : target} is already running`,
             details: {
               process_id: target,
               pid: state.pid ?? 0,

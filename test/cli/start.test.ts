@@ -194,6 +194,10 @@ describe("pmfx start all | <namespace> | <name that is also a file>", () => {
     const again = sandbox.pmfx(["start", "all"])
     expect(again.code).toBe(5)
     expect(again.stderr).toContain("PROCESS_ALREADY_RUNNING")
+    // An id is named as a process, not read as a count.
+    const byId = sandbox.pmfx(["start", "0"])
+    expect(byId.code).toBe(5)
+    expect(byId.stderr).toContain("process 0 is already running")
 
     // A file named like an app in the current folder: the app wins, as in PM2.
     ok(sandbox, ["stop", "jobs"])
