@@ -366,6 +366,14 @@ describe("pmfx web", () => {
     expect(keyed.stdout + keyed.stderr).not.toContain(KEY)
     expect((await tcp(port, "GET", "/api/processes")).status).toBe(401)
     expect((await tcp(port, "GET", "/api/processes", { authorization: `Bearer ${KEY}` })).status).toBe(200)
+    // The curl example names the variable that holds the key, or a placeholder when it was an option.
+    const fromEnv = sandbox.pmfx(["web", "--port", String(port)], { PMFX_API_KEY: KEY })
+    expect(fromEnv.code, fromEnv.stderr).toBe(0)
+    expect(fromEnv.stdout).toContain('curl -H "Authorization: Bearer $PMFX_API_KEY"')
+    const fromOption = sandbox.pmfx(["web", "--port", String(port), "--api-key", KEY])
+    expect(fromOption.code, fromOption.stderr).toBe(0)
+    expect(fromOption.stdout).toContain('curl -H "Authorization: Bearer <your API key>"')
+    expect(fromEnv.stdout + fromEnv.stderr + fromOption.stdout + fromOption.stderr).not.toContain(KEY)
 
     const stopped = sandbox.pmfx(["web", "--stop"])
     expect(stopped.code, stopped.stderr).toBe(0)

@@ -105,9 +105,11 @@ export const webCommand = Command.make("web", options, (o) =>
       })
     )
     if (o.json) return yield* printJson(result)
-    const header = result.auth
-      ? ` -H "Authorization: Bearer ${settings.apiKey === undefined ? "$PMFX_READONLY_API_KEY" : "$PMFX_API_KEY"}"`
-      : ""
+    // The key itself is never echoed: the example names the variable holding it when the key came
+    // from the environment, and a placeholder when it was given as an option (the shell has no such variable).
+    const keyVariable = settings.apiKey === undefined ? "PMFX_READONLY_API_KEY" : "PMFX_API_KEY"
+    const keyInShell = env[keyVariable] !== undefined && env[keyVariable] !== ""
+    const header = result.auth ? ` -H "Authorization: Bearer ${keyInShell ? `$${keyVariable}` : "<your API key>"}"` : ""
     yield* Console.log(
       `pmfx API listening on ${result.url}${result.auth ? " (API key required)" : ""}\n  dashboard: ${result.url}/ui/${result.auth ? " (sign in with the key)" : ""}\n  try: curl${header} ${result.url}/api/processes`
     )
