@@ -20,14 +20,7 @@ import { HistoryHandlers } from "./handlers/history"
 import { ApiTraffic } from "../metrics/ApiTraffic"
 
 export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
-  Layer.provide([
-    ServiceHandlers,
-    ProcessesHandlers,
-    SystemHandlers,
-    HistoryHandlers,
-    MetricsHandlers,
-    DaemonHandlers
-  ])
+  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, HistoryHandlers, MetricsHandlers, DaemonHandlers])
 )
 
 /**

@@ -10,11 +10,7 @@
  * readable here, by a read-only key or in the dashboard, holds a webhook's credentials.
  */
 import { Effect, Queue } from "effect"
-import {
-  type AlertRecord,
-  HISTORY_CAPACITY,
-  type WebhookDeliveryRecord
-} from "../domain/NotificationRecords"
+import { type AlertRecord, HISTORY_CAPACITY, type WebhookDeliveryRecord } from "../domain/NotificationRecords"
 import { EventBus } from "./EventBus"
 import type { PmfxEvent } from "./PmfxEvent"
 import { redactUrl } from "./redactUrl"
