@@ -8,7 +8,8 @@
  * answer is success; 4xx other than 408/429 is not retried; redirects are not followed.
  *
  * Each delivery's outcome (status or error, attempts, duration) goes to `NotificationHistory`,
- * which redacts the URL, for `GET /api/webhooks/deliveries` and the dashboard.
+ * which redacts the URL, for `GET /api/webhooks/deliveries` and the dashboard; the log's warnings
+ * name the redacted URL too (`redactUrl`).
  *
  * The list is the daemon's, not a file's: an ecosystem file's top-level `webhooks` is merged in
  * by url (`mergeWebhooks`), so starting a second file adds its endpoints instead of silencing the
@@ -18,9 +19,11 @@ import { Clock, Context, Duration, Effect, Queue, Stream, SubscriptionRef } from
 import * as http from "node:http"
 import * as https from "node:https"
 import type { Webhook } from "../domain/AppDefinition"
+import type { WebhookDeliveryRecord } from "../domain/NotificationRecords"
 import { EventBus } from "./EventBus"
 import { NotificationHistory } from "./NotificationHistory"
 import type { AlertKind, PmfxEvent } from "./PmfxEvent"
+import { redactUrl } from "./redactUrl"
 
 export interface WebhookDeliverySettings {
   readonly timeoutMs: number
@@ -81,8 +84,8 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<numbe
     try {
       target = new URL(url)
     } catch {
-      // Not the url itself: the reason is kept in the delivery history, and the url may hold a secret.
-      resume(Effect.fail(new DeliveryFailed("the url is not a valid URL", false)))
+      // Without the url: the reason is kept in the delivery history, and the url may hold a secret.
+      resume(Effect.fail(new DeliveryFailed("not a valid URL", false)))
       return
     }
     const client = target.protocol === "https:" ? https : http
@@ -178,7 +181,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
       job: Job,
       startedAt: number,
       attempts: number,
-      outcome: { readonly outcome: "delivered" | "failed" | "dropped"; status: number | null; error: string | null }
+      outcome: Pick<WebhookDeliveryRecord, "outcome" | "status" | "error">
     ) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         history.recordDelivery({
@@ -207,7 +210,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
                 Effect.zipRight(
                   record(job, startedAt, tries.count, { outcome: "failed", status: error.status, error: error.reason })
                 ),
-                Effect.zipRight(Effect.logWarning(`webhook ${job.url} failed: ${error.reason}`))
+                Effect.zipRight(Effect.logWarning(`webhook ${redactUrl(job.url)} failed: ${error.reason}`))
               )
           })
         )
@@ -239,7 +242,7 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
             // The first drop and every 100th after it: a crash loop against a dead target must not flood the log.
             if (stats.dropped % 100 === 1)
               yield* Effect.logWarning(
-                `webhook queue full: dropped ${event.kind} for ${hook.url} (${stats.dropped} dropped so far)`
+                `webhook queue full: dropped ${event.kind} for ${redactUrl(hook.url)} (${stats.dropped} dropped so far)`
               )
           }
         }

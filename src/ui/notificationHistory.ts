@@ -32,10 +32,26 @@ export const mergeAlerts = (
     .slice(0, SHOWN)
 }
 
-export const alertItems = (alerts: ReadonlyArray<ShownAlert>, problem: string | null) => [
-  ...(problem === null ? [] : [h("li", { class: "empty problem" }, problem)]),
+/**
+ * Where a list's history stands: still being read, read, or not readable (why). The empty line
+ * says "none since the daemon started" only once the history has been read.
+ */
+export type HistoryState = "reading" | "read" | { readonly problem: string }
+
+const notice = (state: HistoryState, none: string) =>
+  state === "reading"
+    ? [h("li", { class: "empty" }, "Reading the daemon's history…")]
+    : state === "read"
+      ? [h("li", { class: "empty" }, none)]
+      : []
+
+const problemLine = (state: HistoryState) =>
+  typeof state === "object" ? [h("li", { class: "empty problem" }, state.problem)] : []
+
+export const alertItems = (alerts: ReadonlyArray<ShownAlert>, state: HistoryState) => [
+  ...problemLine(state),
   ...(alerts.length === 0
-    ? [h("li", { class: "empty" }, "No alert since the daemon started.")]
+    ? notice(state, "No alert since the daemon started.")
     : alerts.map((alert) =>
         h(
           "li",
@@ -57,10 +73,10 @@ const outcomeText = (delivery: Delivery): string => {
   return `${delivery.outcome}: ${delivery.error ?? (delivery.status === null ? "no answer" : `HTTP ${delivery.status}`)}`
 }
 
-export const deliveryItems = (deliveries: ReadonlyArray<Delivery>, problem: string | null) => [
-  ...(problem === null ? [] : [h("li", { class: "empty problem" }, problem)]),
+export const deliveryItems = (deliveries: ReadonlyArray<Delivery>, state: HistoryState) => [
+  ...problemLine(state),
   ...(deliveries.length === 0
-    ? [h("li", { class: "empty" }, "No webhook delivery since the daemon started.")]
+    ? notice(state, "No webhook delivery since the daemon started.")
     : deliveries.map((delivery) =>
         h(
           "li",

@@ -7,7 +7,7 @@
 import { type AlertHistoryRecord, api, type DeliveryHistoryRecord, type SystemRecord } from "./api"
 import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
-import { alertItems, deliveryItems, mergeAlerts } from "./notificationHistory"
+import { alertItems, deliveryItems, type HistoryState, mergeAlerts } from "./notificationHistory"
 
 /** After an alert, when to read the deliveries again: a failing target is retried for a few seconds. */
 const DELIVERY_RECHECKS_MS = [1_000, 5_000] as const
@@ -31,9 +31,8 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
   let info: SystemRecord | null = null
   let alertHistory: AlertHistoryRecord["alerts"] = []
   let deliveryHistory: DeliveryHistoryRecord["deliveries"] = []
-  /** Why a history could not be read (shown above its list), or null. */
-  let alertProblem: string | null = null
-  let deliveryProblem: string | null = null
+  let alertState: HistoryState = "reading"
+  let deliveryState: HistoryState = "reading"
   replaceChildren(
     root,
     h("h1", {}, "System"),
@@ -94,41 +93,41 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
             )
           ])
     )
-    replaceChildren(alerts, ...alertItems(mergeAlerts(alertHistory, state.alerts), alertProblem))
-    replaceChildren(deliveries, ...deliveryItems(deliveryHistory, deliveryProblem))
+    replaceChildren(alerts, ...alertItems(mergeAlerts(alertHistory, state.alerts), alertState))
+    replaceChildren(deliveries, ...deliveryItems(deliveryHistory, deliveryState))
   }
-  const problem = (what: string, error: unknown) =>
-    `Could not read the ${what}: ${error instanceof Error ? error.message : String(error)}`
+  const problem = (what: string, error: unknown): HistoryState => ({
+    problem: `Could not read the ${what}: ${error instanceof Error ? error.message : String(error)}`
+  })
+  /** Draws, then clears `list`'s aria-busy: the list shows the history once it is no longer busy. */
+  const drawn = (list: HTMLElement) => {
+    draw()
+    list.removeAttribute("aria-busy")
+  }
   const loadAlerts = () =>
-    api
-      .alerts()
-      .finally(() => alerts.removeAttribute("aria-busy"))
-      .then(
-        (answer) => {
-          alertHistory = answer.alerts
-          alertProblem = null
-          draw()
-        },
-        (error: unknown) => {
-          alertProblem = problem("alert history", error)
-          draw()
-        }
-      )
+    api.alerts().then(
+      (answer) => {
+        alertHistory = answer.alerts
+        alertState = "read"
+        drawn(alerts)
+      },
+      (error: unknown) => {
+        alertState = problem("alert history", error)
+        drawn(alerts)
+      }
+    )
   const loadDeliveries = () =>
-    api
-      .deliveries()
-      .finally(() => deliveries.removeAttribute("aria-busy"))
-      .then(
-        (answer) => {
-          deliveryHistory = answer.deliveries
-          deliveryProblem = null
-          draw()
-        },
-        (error: unknown) => {
-          deliveryProblem = problem("webhook deliveries", error)
-          draw()
-        }
-      )
+    api.deliveries().then(
+      (answer) => {
+        deliveryHistory = answer.deliveries
+        deliveryState = "read"
+        drawn(deliveries)
+      },
+      (error: unknown) => {
+        deliveryState = problem("webhook deliveries", error)
+        drawn(deliveries)
+      }
+    )
   const rechecks = new Set<ReturnType<typeof setTimeout>>()
   const refresh = () =>
     api.system().then(
