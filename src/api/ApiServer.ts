@@ -16,10 +16,11 @@ import { limitedServer, type ListenerLimits } from "../daemon/listenerLimits"
 import { ProcessesHandlers } from "./handlers/processes"
 import { DaemonHandlers, ServiceHandlers, SystemHandlers } from "./handlers/system"
 import { MetricsHandlers } from "./handlers/metrics"
+import { HistoryHandlers } from "./handlers/history"
 import { ApiTraffic } from "../metrics/ApiTraffic"
 
 export const ApiLive = HttpApiBuilder.api(PmfxApi).pipe(
-  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, MetricsHandlers, DaemonHandlers])
+  Layer.provide([ServiceHandlers, ProcessesHandlers, SystemHandlers, HistoryHandlers, MetricsHandlers, DaemonHandlers])
 )
 
 /**

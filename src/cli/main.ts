@@ -8,6 +8,7 @@ import { Layer } from "effect"
 import { DaemonClient } from "./DaemonClient"
 import { DaemonTarget, resolveTarget } from "./DaemonTarget"
 import { makeCompletionCommand } from "./commands/completion"
+import { alertsCommand } from "./commands/alerts"
 import { applyCommand } from "./commands/apply"
 import { daemonCommand } from "./commands/daemon"
 import { deleteCommand } from "./commands/delete"
@@ -72,6 +73,7 @@ export const commands = [
   reloadLogsCommand,
   monitCommand,
   statusCommand,
+  alertsCommand,
   pingCommand,
   validateCommand,
   showCommand,

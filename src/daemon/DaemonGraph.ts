@@ -5,7 +5,8 @@
  *
  *   core           Engine (ProcessManager, LogStore, EventBus, MetricsSampler, StdioPipes, Paths,
  *                  EngineOptions), MetricsHistory, ConfigLoader, SystemStatsReader, ApiTraffic
- *                  (GET /metrics), DaemonInfo
+ *                  (GET /metrics), DaemonInfo, NotificationHistory (the recent alerts and webhook
+ *                  deliveries, GET /api/alerts and /api/webhooks/deliveries)
  *   notifications  Notifications (Alerts + Webhooks watching the bus), or Notifications.none
  *   api            StateStore (state.json), WebListener (`pmfx web`, `--web`) and the API served
  *                  on the unix socket — one API server for every host
@@ -17,6 +18,7 @@
 import { Layer } from "effect"
 import { serveOnSocket } from "../api/ApiServer"
 import { ConfigLoader } from "../config/ConfigLoader"
+import { NotificationHistory } from "../events/NotificationHistory"
 import { Notifications } from "../events/Notifications"
 import type { LogOutputSettings } from "../logs/LogOutput"
 import { ApiTraffic } from "../metrics/ApiTraffic"
@@ -51,6 +53,8 @@ export const DaemonGraph = {
       ConfigLoader.Default,
       SystemStatsReader.Default,
       ApiTraffic.Default,
+      // The last 100 alerts and webhook deliveries, in memory (docs/decisions.md); Webhooks reports to it.
+      NotificationHistory.Default,
       DaemonInfo.make({
         home: options.home,
         socket: options.socket,

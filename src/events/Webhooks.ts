@@ -7,16 +7,23 @@
  * attempt with a timeout (5 s) and at most 3 retries with backoff (200, 400, 800 ms). A 2xx
  * answer is success; 4xx other than 408/429 is not retried; redirects are not followed.
  *
+ * Each delivery's outcome (status or error, attempts, duration) goes to `NotificationHistory`,
+ * which redacts the URL, for `GET /api/webhooks/deliveries` and the dashboard; the log's warnings
+ * name the redacted URL too (`redactUrl`).
+ *
  * The list is the daemon's, not a file's: an ecosystem file's top-level `webhooks` is merged in
  * by url (`mergeWebhooks`), so starting a second file adds its endpoints instead of silencing the
  * first file's (docs/decisions.md). `changes` tells the daemon's StateStore to save the list.
  */
-import { Context, Duration, Effect, Queue, Stream, SubscriptionRef } from "effect"
+import { Clock, Context, Duration, Effect, Queue, Stream, SubscriptionRef } from "effect"
 import * as http from "node:http"
 import * as https from "node:https"
 import type { Webhook } from "../domain/AppDefinition"
+import type { WebhookDeliveryRecord } from "../domain/NotificationRecords"
 import { EventBus } from "./EventBus"
-import type { PmfxEvent } from "./PmfxEvent"
+import { NotificationHistory } from "./NotificationHistory"
+import type { AlertKind, PmfxEvent } from "./PmfxEvent"
+import { redactUrl } from "./redactUrl"
 
 export interface WebhookDeliverySettings {
   readonly timeoutMs: number
@@ -56,29 +63,34 @@ export interface WebhookBody {
 interface Job {
   readonly url: string
   readonly body: string
+  readonly event: AlertKind
+  readonly process: WebhookBody["process"]
 }
 
 class DeliveryFailed {
   readonly _tag = "DeliveryFailed"
   constructor(
     readonly reason: string,
-    readonly retryable: boolean
+    readonly retryable: boolean,
+    /** The answer's HTTP status, null when none came. */
+    readonly status: number | null = null
   ) {}
 }
 
-/** One POST; succeeds on 2xx. Interrupting it destroys the request. */
-const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void, DeliveryFailed> =>
-  Effect.async<void, DeliveryFailed>((resume) => {
+/** One POST; succeeds with the status of a 2xx answer. Interrupting it destroys the request. */
+const post = (url: string, body: string, timeoutMs: number): Effect.Effect<number, DeliveryFailed> =>
+  Effect.async<number, DeliveryFailed>((resume) => {
     let target: URL
     try {
       target = new URL(url)
     } catch {
-      resume(Effect.fail(new DeliveryFailed(`invalid url ${url}`, false)))
+      // Without the url: the reason is kept in the delivery history, and the url may hold a secret.
+      resume(Effect.fail(new DeliveryFailed("not a valid URL", false)))
       return
     }
     const client = target.protocol === "https:" ? https : http
     let done = false
-    const finish = (effect: Effect.Effect<void, DeliveryFailed>) => {
+    const finish = (effect: Effect.Effect<number, DeliveryFailed>) => {
       if (done) return
       done = true
       clearTimeout(timer)
@@ -100,11 +112,15 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<void,
     request.on("response", (response) => {
       response.resume()
       const status = response.statusCode ?? 0
-      if (status >= 200 && status < 300) finish(Effect.void)
+      if (status >= 200 && status < 300) finish(Effect.succeed(status))
       else
         finish(
           Effect.fail(
-            new DeliveryFailed(`HTTP ${status}`, status >= 500 || status === 408 || status === 429 || status < 400)
+            new DeliveryFailed(
+              `HTTP ${status}`,
+              status >= 500 || status === 408 || status === 429 || status < 400,
+              status
+            )
           )
         )
       request.destroy()
@@ -142,32 +158,63 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
   scoped: Effect.gen(function* () {
     const bus = yield* EventBus
     const settings = yield* WebhookDelivery
+    const history = yield* NotificationHistory
     const hooks = yield* SubscriptionRef.make<ReadonlyArray<Webhook>>([])
     const stats: WebhookStats = { delivered: 0, failed: 0, dropped: 0, attempts: 0 }
     const jobs = yield* Effect.acquireRelease(Queue.dropping<Job>(settings.queueCapacity), Queue.shutdown)
 
-    const attempt = (job: Job, index: number): Effect.Effect<void, DeliveryFailed> =>
+    /** `tries` counts this job's attempts, for its record in the history. */
+    const attempt = (job: Job, index: number, tries: { count: number }): Effect.Effect<number, DeliveryFailed> =>
       Effect.suspend(() => {
         stats.attempts++
+        tries.count++
         return post(job.url, job.body, settings.timeoutMs)
       }).pipe(
         Effect.catchAll((error) => {
           const delay = settings.retryDelaysMs[index]
           if (!error.retryable || delay === undefined) return Effect.fail(error)
-          return Effect.sleep(Duration.millis(delay)).pipe(Effect.zipRight(attempt(job, index + 1)))
+          return Effect.sleep(Duration.millis(delay)).pipe(Effect.zipRight(attempt(job, index + 1, tries)))
+        })
+      )
+
+    const record = (
+      job: Job,
+      startedAt: number,
+      attempts: number,
+      outcome: Pick<WebhookDeliveryRecord, "outcome" | "status" | "error">
+    ) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        history.recordDelivery({
+          timestamp: new Date(now).toISOString(),
+          event: job.event,
+          process: job.process,
+          target: job.url,
+          ...outcome,
+          attempts,
+          duration_ms: Math.max(0, now - startedAt)
         })
       )
 
     const deliver = (job: Job) =>
-      attempt(job, 0).pipe(
-        Effect.matchEffect({
-          onSuccess: () => Effect.sync(() => void stats.delivered++),
-          onFailure: (error) =>
-            Effect.sync(() => void stats.failed++).pipe(
-              Effect.zipRight(Effect.logWarning(`webhook ${job.url} failed: ${error.reason}`))
-            )
-        })
-      )
+      Effect.gen(function* () {
+        const startedAt = yield* Clock.currentTimeMillis
+        const tries = { count: 0 }
+        yield* attempt(job, 0, tries).pipe(
+          Effect.matchEffect({
+            onSuccess: (status) =>
+              Effect.sync(() => void stats.delivered++).pipe(
+                Effect.zipRight(record(job, startedAt, tries.count, { outcome: "delivered", status, error: null }))
+              ),
+            onFailure: (error) =>
+              Effect.sync(() => void stats.failed++).pipe(
+                Effect.zipRight(
+                  record(job, startedAt, tries.count, { outcome: "failed", status: error.status, error: error.reason })
+                ),
+                Effect.zipRight(Effect.logWarning(`webhook ${redactUrl(job.url)} failed: ${error.reason}`))
+              )
+          })
+        )
+      })
 
     for (let worker = 0; worker < settings.concurrency; worker++) {
       yield* Queue.take(jobs).pipe(Effect.flatMap(deliver), Effect.forever, Effect.forkScoped)
@@ -180,15 +227,22 @@ export class Webhooks extends Effect.Service<Webhooks>()("pmfx/Webhooks", {
           (hook) => hook.enabled && hook.events.includes(event.kind)
         )
         if (matching.length === 0) return
-        const body = JSON.stringify(webhookBody(event))
+        const payload = webhookBody(event)
+        const body = JSON.stringify(payload)
         for (const hook of matching) {
-          const accepted = yield* Queue.offer(jobs, { url: hook.url, body })
+          const job: Job = { url: hook.url, body, event: event.kind, process: payload.process }
+          const accepted = yield* Queue.offer(jobs, job)
           if (!accepted) {
             stats.dropped++
+            yield* record(job, yield* Clock.currentTimeMillis, 0, {
+              outcome: "dropped",
+              status: null,
+              error: "the delivery queue was full"
+            })
             // The first drop and every 100th after it: a crash loop against a dead target must not flood the log.
             if (stats.dropped % 100 === 1)
               yield* Effect.logWarning(
-                `webhook queue full: dropped ${event.kind} for ${hook.url} (${stats.dropped} dropped so far)`
+                `webhook queue full: dropped ${event.kind} for ${redactUrl(hook.url)} (${stats.dropped} dropped so far)`
               )
           }
         }

@@ -15,6 +15,9 @@ import { CONTENT_TYPE as PROMETHEUS_TEXT } from "../metrics/Exposition"
 import { SystemStats } from "../monitor/systemStats"
 import {
   ActionResult,
+  AlertHistory,
+  DeliveryHistory,
+  HistoryQuery,
   ApplyResult,
   CreateRequest,
   DaemonStatus,
@@ -231,6 +234,23 @@ export class SystemGroup extends HttpApiGroup.make("system")
   .addError(W.ServiceUnavailableWire)
   .addError(W.InternalErrorWire) {}
 
+/** The recent alerts and webhook deliveries the daemon keeps in memory (docs/api.md, "Alert and webhook history"). */
+export class HistoryGroup extends HttpApiGroup.make("history")
+  .add(
+    HttpApiEndpoint.get("alerts", "/api/alerts")
+      .setUrlParams(HistoryQuery)
+      .addSuccess(AlertHistory)
+      .addError(W.BadRequestWire)
+  )
+  .add(
+    HttpApiEndpoint.get("deliveries", "/api/webhooks/deliveries")
+      .setUrlParams(HistoryQuery)
+      .addSuccess(DeliveryHistory)
+      .addError(W.BadRequestWire)
+  )
+  .addError(W.ServiceUnavailableWire)
+  .addError(W.InternalErrorWire) {}
+
 /** `GET /metrics`: the Prometheus text exposition (docs/metrics.md). */
 export class MetricsGroup extends HttpApiGroup.make("metrics")
   .add(
@@ -263,6 +283,7 @@ export class PmfxApi extends HttpApi.make("pmfx")
   .add(ServiceGroup)
   .add(ProcessesGroup)
   .add(SystemGroup)
+  .add(HistoryGroup)
   .add(MetricsGroup)
   .add(DaemonGroup)
   // Without these the OpenAPI document calls itself "Api" version 0.0.1.

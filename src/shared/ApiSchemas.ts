@@ -4,6 +4,7 @@ import { LogEntry } from "../logs/LogEntry"
 import { ProcessSummary } from "../domain/ProcessSummary"
 import { ProcessStatus } from "../domain/ProcessStatus"
 import { AlertRules, AppDefinition, Webhook } from "../domain/AppDefinition"
+import { AlertRecord, HISTORY_CAPACITY, WebhookDeliveryRecord } from "../domain/NotificationRecords"
 
 /** `GET /` (docs/api.md §3). */
 export const ServiceInfo = Schema.Struct({
@@ -333,3 +334,25 @@ export const WebListenerResult = Schema.Struct({
   url: Schema.String,
   listening: Schema.Boolean
 })
+
+/** `GET /api/alerts` and `GET /api/webhooks/deliveries`: how many of the newest entries (checked by the handler). */
+export const HistoryQuery = Schema.Struct({
+  limit: Schema.optional(
+    Schema.String.annotations({
+      description: `a whole number from 1 to ${HISTORY_CAPACITY}; default ${HISTORY_CAPACITY} (all the daemon keeps)`
+    })
+  )
+})
+
+const historyFields = {
+  /** How many entries the daemon keeps (the oldest go first); a restart empties the history. */
+  capacity: Schema.Int,
+  /** Entries recorded since the daemon started, including those no longer kept. */
+  recorded: Schema.Int
+}
+
+/** `GET /api/alerts`: the alerts raised, newest first. */
+export const AlertHistory = Schema.Struct({ ...historyFields, alerts: Schema.Array(AlertRecord) })
+
+/** `GET /api/webhooks/deliveries`: the webhook deliveries, newest first, their URLs redacted. */
+export const DeliveryHistory = Schema.Struct({ ...historyFields, deliveries: Schema.Array(WebhookDeliveryRecord) })

@@ -2,7 +2,14 @@
  * Calls to the daemon's HTTP API from the page, with the key (when there is one) in the
  * Authorization header — never in a URL. Errors come back as the API's own message.
  */
-import type { ActionResult, EnvResult, LogsResponse, SystemInfo } from "../shared/ApiSchemas"
+import type {
+  ActionResult,
+  AlertHistory,
+  DeliveryHistory,
+  EnvResult,
+  LogsResponse,
+  SystemInfo
+} from "../shared/ApiSchemas"
 import type { ProcessDetail } from "../domain/ProcessDetail"
 import type { ProcessMetrics } from "../domain/ProcessMetrics"
 
@@ -10,6 +17,8 @@ type ActionResult_ = typeof ActionResult.Type
 export type EnvRecord = typeof EnvResult.Type
 export type LogsRecord = typeof LogsResponse.Type
 export type SystemRecord = typeof SystemInfo.Type
+export type AlertHistoryRecord = typeof AlertHistory.Type
+export type DeliveryHistoryRecord = typeof DeliveryHistory.Type
 
 export type Action = "start" | "stop" | "restart" | "reload" | "delete"
 
@@ -105,5 +114,9 @@ export const api = {
       "GET",
       `/api/processes/${segment(id)}/logs?${new URLSearchParams(query).toString()}`
     ) as Promise<LogsRecord>,
-  system: () => request("GET", "/api/system") as Promise<SystemRecord>
+  system: () => request("GET", "/api/system") as Promise<SystemRecord>,
+  /** The alerts the daemon kept (its last 100), newest first. */
+  alerts: () => request("GET", "/api/alerts") as Promise<AlertHistoryRecord>,
+  /** The webhook deliveries the daemon kept (its last 100), newest first, URLs redacted. */
+  deliveries: () => request("GET", "/api/webhooks/deliveries") as Promise<DeliveryHistoryRecord>
 }

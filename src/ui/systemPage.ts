@@ -1,11 +1,16 @@
 /**
  * The System panel: host CPU, memory, load and the disk holding the logs (live `system_metrics`),
- * the daemon's version, uptime and memory (`GET /api/system`), and the alerts seen since the page
- * opened (the API keeps no alert history; webhook deliveries are not exposed by it).
+ * the daemon's version, uptime and memory (`GET /api/system`), the recent alerts (the daemon's
+ * history, `GET /api/alerts`, merged with the feed's `alert` messages) and the recent webhook
+ * deliveries (`GET /api/webhooks/deliveries`, read again after each alert and every 30 s).
  */
-import { api, type SystemRecord } from "./api"
+import { type AlertHistoryRecord, api, type DeliveryHistoryRecord, type SystemRecord } from "./api"
 import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
+import { alertItems, deliveryItems, type HistoryState, mergeAlerts } from "./notificationHistory"
+
+/** After an alert, when to read the deliveries again: a failing target is retried for a few seconds. */
+const DELIVERY_RECHECKS_MS = [1_000, 5_000] as const
 
 const meter = (label: string, percent: number, detail: string) =>
   h(
@@ -20,8 +25,14 @@ const meter = (label: string, percent: number, detail: string) =>
 export const renderSystemPage = (root: HTMLElement): (() => void) => {
   const host = h("div", { class: "cards", id: "host" })
   const daemon = h("div", { class: "cards", id: "daemon" })
-  const alerts = h("ol", { class: "alerts", id: "alerts" })
+  // aria-busy until the daemon's history has been read (the feed's alerts show meanwhile).
+  const alerts = h("ol", { class: "alerts", id: "alerts", "aria-busy": "true" })
+  const deliveries = h("ol", { class: "deliveries", id: "deliveries", "aria-busy": "true" })
   let info: SystemRecord | null = null
+  let alertHistory: AlertHistoryRecord["alerts"] = []
+  let deliveryHistory: DeliveryHistoryRecord["deliveries"] = []
+  let alertState: HistoryState = "reading"
+  let deliveryState: HistoryState = "reading"
   replaceChildren(
     root,
     h("h1", {}, "System"),
@@ -29,7 +40,9 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
     h("h2", {}, "Daemon"),
     daemon,
     h("h2", {}, "Recent alerts"),
-    alerts
+    alerts,
+    h("h2", {}, "Webhook deliveries"),
+    deliveries
   )
 
   const draw = () => {
@@ -80,23 +93,42 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
             )
           ])
     )
-    replaceChildren(
-      alerts,
-      ...(state.alerts.length === 0
-        ? [h("li", { class: "empty" }, "No alert since this page opened.")]
-        : state.alerts.map((alert) =>
-            h(
-              "li",
-              { class: `alert alert-${alert.kind}` },
-              h("time", {}, alert.timestamp),
-              " ",
-              h("strong", {}, alert.kind),
-              " ",
-              alert.message
-            )
-          ))
-    )
+    replaceChildren(alerts, ...alertItems(mergeAlerts(alertHistory, state.alerts), alertState))
+    replaceChildren(deliveries, ...deliveryItems(deliveryHistory, deliveryState))
   }
+  const problem = (what: string, error: unknown): HistoryState => ({
+    problem: `Could not read the ${what}: ${error instanceof Error ? error.message : String(error)}`
+  })
+  /** Draws, then clears `list`'s aria-busy: the list shows the history once it is no longer busy. */
+  const drawn = (list: HTMLElement) => {
+    draw()
+    list.removeAttribute("aria-busy")
+  }
+  const loadAlerts = () =>
+    api.alerts().then(
+      (answer) => {
+        alertHistory = answer.alerts
+        alertState = "read"
+        drawn(alerts)
+      },
+      (error: unknown) => {
+        alertState = problem("alert history", error)
+        drawn(alerts)
+      }
+    )
+  const loadDeliveries = () =>
+    api.deliveries().then(
+      (answer) => {
+        deliveryHistory = answer.deliveries
+        deliveryState = "read"
+        drawn(deliveries)
+      },
+      (error: unknown) => {
+        deliveryState = problem("webhook deliveries", error)
+        drawn(deliveries)
+      }
+    )
+  const rechecks = new Set<ReturnType<typeof setTimeout>>()
   const refresh = () =>
     api.system().then(
       (answer) => {
@@ -106,13 +138,29 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
       () => undefined
     )
   void refresh()
-  const timer = setInterval(() => void refresh(), 30_000)
+  void loadAlerts()
+  void loadDeliveries()
+  const timer = setInterval(() => {
+    void refresh()
+    void loadDeliveries()
+  }, 30_000)
   draw()
   const stop = onMessage((message) => {
     if (message.type === "system_metrics" || message.type === "alert") draw()
+    if (message.type === "alert") {
+      // The alert's webhooks are being delivered now: show their outcome when it is known.
+      for (const delay of DELIVERY_RECHECKS_MS) {
+        const recheck = setTimeout(() => {
+          rechecks.delete(recheck)
+          void loadDeliveries()
+        }, delay)
+        rechecks.add(recheck)
+      }
+    }
   })
   return () => {
     stop()
     clearInterval(timer)
+    for (const recheck of rechecks) clearTimeout(recheck)
   }
 }

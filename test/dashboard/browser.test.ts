@@ -9,6 +9,8 @@ import * as http from "node:http"
 import type { Browser, Page } from "playwright-core"
 import { READ_ONLY_REASON } from "../../src/ui/readOnlyReason"
 import type { Sandbox } from "../support/cli"
+import { fixture } from "../support/engine"
+import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
 import { freeListenerPort } from "../api/tcp"
 import { chromiumPath, type Dashboard, launchBrowser, openDashboard, screenshot, tickerScript } from "./browser"
 
@@ -19,6 +21,7 @@ const RO_KEY = "dash-read-key-9876543210"
 const WAIT = { timeout: 30_000 }
 
 const sandboxes: Array<Sandbox> = []
+const receivers: Array<WebhookReceiver> = []
 let browser: Browser
 /** One keyless dashboard shared by the tests that do not need keys (each uses its own apps). */
 let open: Dashboard
@@ -58,6 +61,8 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
   afterAll(async () => {
     await browser?.close()
     for (const sandbox of sandboxes) sandbox.cleanup()
+    // After the daemons: nothing posts to a closing receiver.
+    for (const receiver of receivers) await receiver.close()
   })
 
   it("asks for the key, refuses a wrong one, and disables the actions of the read-only key", async () => {
@@ -277,6 +282,76 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await screenshot(page, "logs")
     await page.close()
     cli(sandbox, "delete", "all")
+  })
+
+  it("shows the alerts and webhook deliveries from before the page opened, and live ones once each", async () => {
+    const { sandbox, url, port } = await dashboard()
+    const receiver = await startWebhookReceiver()
+    receivers.push(receiver)
+    const closed = await freeListenerPort()
+    const receiverPort = new URL(receiver.url).port
+    const file = sandbox.write(
+      "ecosystem.json",
+      JSON.stringify({
+        apps: [
+          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false }
+        ],
+        webhooks: [
+          {
+            enabled: true,
+            url: `http://hook:pa55word@127.0.0.1:${receiverPort}/hook?sig=abc`,
+            events: ["process_crash"]
+          },
+          { enabled: true, url: `http://127.0.0.1:${closed}/down`, events: ["process_crash"] }
+        ]
+      })
+    )
+    cli(sandbox, "start", file)
+    // Both outcomes are known (the dead target after its retries) before the page opens.
+    const deliveries = async () =>
+      (await (await fetch(`http://localhost:${port}/api/webhooks/deliveries`)).json()) as {
+        deliveries: Array<{ outcome: string }>
+      }
+    await expect
+      .poll(async () => (await deliveries()).deliveries.map((d) => d.outcome).sort(), WAIT)
+      .toEqual(["delivered", "failed"])
+    expect(receiver.bodies).toHaveLength(1)
+
+    const page = await newPage()
+    await page.goto(`${url}#/system`)
+    const crashAlerts = page.locator("#alerts li.alert-process_crash")
+    await page.locator("#alerts:not([aria-busy])").waitFor()
+    expect(await crashAlerts.count()).toBe(1)
+    expect(await crashAlerts.first().textContent()).toMatch(/crashy \(id \d+\) crashed: exited with code 1/)
+    const ok = page.locator("#deliveries li.delivery-ok")
+    const failed = page.locator("#deliveries li.delivery-failed")
+    await expect.poll(() => ok.count(), WAIT).toBe(1)
+    expect(await failed.count()).toBe(1)
+    expect(await ok.locator(".url").textContent()).toBe(`http://***@127.0.0.1:${receiverPort}/hook?***`)
+    expect(await ok.locator(".outcome").textContent()).toBe("delivered (HTTP 204)")
+    expect(await failed.locator(".url").textContent()).toBe(`http://127.0.0.1:${closed}/down`)
+    expect(await failed.locator(".outcome").textContent()).toMatch(/^failed: .*ECONNREFUSED/)
+    expect(await failed.textContent()).toContain("4 attempts")
+    expect(await page.locator("#deliveries").textContent()).not.toContain("pa55word")
+    // Colored by outcome.
+    const color = (locator: typeof ok) =>
+      locator.locator(".outcome").evaluate((node) => node.ownerDocument.defaultView?.getComputedStyle(node).color)
+    expect(await color(ok)).not.toBe(await color(failed))
+    await screenshot(page, "system")
+
+    // A crash while the page is open arrives on the feed; the deliveries follow without a reload.
+    cli(sandbox, "restart", "crashy")
+    await expect.poll(() => crashAlerts.count(), WAIT).toBe(2)
+    await expect.poll(() => ok.count(), WAIT).toBe(2)
+    // Back to the panel: the history now holds the live alert too, and it is listed once.
+    await page.goto(`${url}#/`)
+    await page.locator("#processes").waitFor()
+    await page.goto(`${url}#/system`)
+    await page.locator("#alerts:not([aria-busy])").waitFor()
+    expect(await crashAlerts.count()).toBe(2)
+    await page.locator("#deliveries:not([aria-busy])").waitFor()
+    expect(await page.locator("#deliveries li.delivery-ok").count()).toBe(2)
+    await page.close()
   })
 
   it("fits a phone-sized screen and reads the system panel", async () => {

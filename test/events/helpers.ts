@@ -4,6 +4,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { startWebhookReceiver } from "../support/webhookReceiver"
 import { Alerts } from "../../src/events/Alerts"
+import { NotificationHistory } from "../../src/events/NotificationHistory"
 import type { PmfxEvent } from "../../src/events/PmfxEvent"
 import { WebhookDelivery, type WebhookDeliverySettings, Webhooks } from "../../src/events/Webhooks"
 
@@ -23,9 +24,10 @@ export const closedPort = Effect.async<number>((resume) => {
   })
 })
 
-/** Alerts and Webhooks over the engine's bus (provide inside `withEngine`). */
+/** Alerts, Webhooks and the history they feed, over the engine's bus (provide inside `withEngine`). */
 export const notifications = (delivery: Partial<WebhookDeliverySettings> = {}) =>
   Layer.merge(Alerts.Default, Webhooks.Default).pipe(
+    Layer.provideMerge(NotificationHistory.Default),
     Layer.provide(Layer.succeed(WebhookDelivery, { ...WebhookDelivery.defaultValue(), ...delivery }))
   )
 

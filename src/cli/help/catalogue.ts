@@ -246,6 +246,17 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     pm2: "pm2 ping",
     docs: docs("pmfx-ping")
   },
+  alerts: {
+    summary: "recent alerts, or webhook deliveries and their outcome",
+    usage: ["pmfx alerts [--webhooks] [--limit n] [--json]"],
+    examples: [
+      { command: "pmfx alerts", comment: "the last 100 alerts, oldest first" },
+      { command: "pmfx alerts --webhooks", comment: "was each alert delivered? (URLs redacted)" },
+      { command: "pmfx alerts --limit 5 --json" }
+    ],
+    completes: "nothing",
+    docs: docs("pmfx-alerts")
+  },
   validate: {
     summary: "check an ecosystem file and report every problem in it",
     usage: ["pmfx validate <file|name|id> [--env NAME] [--strict] [--json]"],
