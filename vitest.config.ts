@@ -6,6 +6,8 @@ export default defineConfig({
     // The long fault runs have their own command (`npm run test:faults`, vitest.faults.config.ts).
     exclude: ["test/faults/**", "**/node_modules/**"],
     globalSetup: ["test/support/buildBundle.ts"],
+    // Names the tests that block a worker's event loop long enough to risk vitest's RPC timeout.
+    setupFiles: ["test/support/eventLoopStalls.ts"],
     // Tests spawn real processes; generous limits keep a loaded 2-core machine from flaking.
     testTimeout: 60_000,
     hookTimeout: 60_000,

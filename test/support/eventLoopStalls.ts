@@ -1,0 +1,38 @@
+/**
+ * A setup file (vitest.config.ts) that names the tests which keep their worker's event loop blocked
+ * for long stretches. A fork answers vitest's RPC only when its loop turns, and vitest fails the whole
+ * run ("Timeout calling onTaskUpdate") once a reply has waited 60 s — even when every test passed.
+ * The usual cause is a long chain of synchronous CLI runs (`sandbox.pmfx`, `spawnSync`) with no
+ * `await` between them: each is fine, their sum on a loaded machine is not. A test named here should
+ * let the loop turn between its steps (`await` something, e.g. a poll, between the CLI runs).
+ */
+import { afterEach, beforeEach, expect } from "vitest"
+
+/** Warn well before vitest's 60 s limit. */
+const WARN_AFTER_MS = 20_000
+const TICK_MS = 500
+
+let lastTick = Date.now()
+let longest = 0
+const ticker = setInterval(() => {
+  const now = Date.now()
+  longest = Math.max(longest, now - lastTick - TICK_MS)
+  lastTick = now
+}, TICK_MS)
+ticker.unref()
+
+beforeEach(() => {
+  lastTick = Date.now()
+  longest = 0
+})
+
+afterEach(() => {
+  // The stretch since the last tick counts too: the test may have ended inside its blocking part.
+  const stall = Math.max(longest, Date.now() - lastTick - TICK_MS)
+  if (stall >= WARN_AFTER_MS) {
+    const name = expect.getState().currentTestName ?? "a test"
+    process.stderr.write(
+      `event loop blocked ${(stall / 1000).toFixed(1)} s in "${name}": vitest fails the run past 60 s; await between its synchronous steps (test/support/eventLoopStalls.ts)\n`
+    )
+  }
+})
