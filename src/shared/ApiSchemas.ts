@@ -302,7 +302,9 @@ export const HealthReport = Schema.Struct({
 export const KillResult = Schema.Struct({
   success: Schema.Literal(true),
   message: Schema.String,
-  stopped: Schema.Array(Schema.Int)
+  stopped: Schema.Array(Schema.Int),
+  /** What ends: the background daemon (`pmfx resurrect` starts the apps again) or `pmfx-runtime` (the container ends). */
+  host: Schema.Literal("daemon", "runtime")
 })
 
 /** `POST /daemon/restart` (socket only): the daemon ends, leaving these rows' processes running for the next daemon. */

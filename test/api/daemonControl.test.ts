@@ -36,7 +36,12 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
 
     const killed = await first.request("POST", "/daemon/kill")
     expect(killed.status).toBe(200)
-    expect(killed.body).toEqual({ success: true, message: expect.any(String), stopped: rows.map((row) => row.id) })
+    expect(killed.body).toEqual({
+      success: true,
+      message: "stopping 3 processes and the daemon",
+      stopped: rows.map((row) => row.id),
+      host: "daemon"
+    })
 
     expect(
       await Promise.race([first.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000))])

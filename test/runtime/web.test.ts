@@ -34,6 +34,10 @@ describe("pmfx-runtime API", () => {
 
     const killed = sandbox.pmfx(["kill"])
     expect(killed.code, killed.stderr).toBe(0)
+    // No `pmfx resurrect` hint: nothing is left in the container to resurrect the apps.
+    expect(killed.stdout).toContain("stopped 1 process and pmfx-runtime")
+    expect(killed.stdout).toContain("the container ends with it")
+    expect(killed.stdout).not.toContain("resurrect")
     expect(await runtime.exited).toBe(0)
     expect(fs.readFileSync(`${sandbox.dir}/got-app`, "utf8")).toBe("SIGTERM")
   })

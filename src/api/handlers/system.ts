@@ -161,10 +161,12 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           // Every row that runs or is about to run again: one waiting out its restart delay has no
           // pid for a moment, yet kill stops it as surely as an online one.
           const stopped = rows.filter((row) => row.pid !== null || isRunningStatus(row.status)).map((row) => row.id)
+          const ending = daemon.host === "runtime" ? "pmfx-runtime (the container ends with it)" : "the daemon"
           return {
             success: true as const,
-            message: `stopping ${stopped.length} process${stopped.length === 1 ? "" : "es"} and the daemon`,
-            stopped
+            message: `stopping ${stopped.length} process${stopped.length === 1 ? "" : "es"} and ${ending}`,
+            stopped,
+            host: daemon.host
           }
         })
       )

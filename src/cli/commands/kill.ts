@@ -71,9 +71,19 @@ export const killCommand = Command.make("kill", { json: jsonOption }, ({ json })
       return yield* new CliExit({ code: ExitCode.unexpected })
     }
     if (json)
-      return yield* printJson({ success: true, message: result.message, stopped: result.stopped, daemon_pid: pid })
+      return yield* printJson({
+        success: true,
+        message: result.message,
+        stopped: result.stopped,
+        daemon_pid: pid,
+        host: result.host
+      })
+    const stopped = `${style.green(process.stdout)("stopped")} ${plural(result.stopped.length, "process", "processes")}`
+    // In a container there is nothing left to resurrect them: the engine restarts the container (or not).
     yield* Console.log(
-      `${style.green(process.stdout)("stopped")} ${plural(result.stopped.length, "process", "processes")} and the daemon (pid ${pid}); \`pmfx resurrect\` starts them again`
+      result.host === "runtime"
+        ? `${stopped} and pmfx-runtime (pid ${pid}): the container ends with it`
+        : `${stopped} and the daemon (pid ${pid}); \`pmfx resurrect\` starts them again`
     )
   })
 ).pipe(
