@@ -5,7 +5,8 @@
  * Delivery never touches supervision: the bus reader only drops jobs into a bounded queue (a
  * full queue drops the job and logs it), and a fixed number of worker fibers send them, each
  * attempt with a timeout (5 s) and at most 3 retries with backoff (200, 400, 800 ms). A 2xx
- * answer is success; 4xx other than 408/429 is not retried; redirects are not followed.
+ * answer is success; 5xx, 408 and 429 are retried, any other answer (a redirect, which is not
+ * followed, or a 4xx) is not.
  *
  * Each delivery's outcome (status or error, attempts, duration) goes to `NotificationHistory`,
  * which redacts the URL, for `GET /api/webhooks/deliveries` and the dashboard; the log's warnings
@@ -118,7 +119,8 @@ const post = (url: string, body: string, timeoutMs: number): Effect.Effect<numbe
           Effect.fail(
             new DeliveryFailed(
               `HTTP ${status}`,
-              status >= 500 || status === 408 || status === 429 || status < 400,
+              // A redirect is not followed, and sending the same POST again would not change it.
+              status >= 500 || status === 408 || status === 429,
               status
             )
           )

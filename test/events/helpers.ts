@@ -9,7 +9,7 @@ import type { PmfxEvent } from "../../src/events/PmfxEvent"
 import { WebhookDelivery, type WebhookDeliverySettings, Webhooks } from "../../src/events/Webhooks"
 
 /** A webhook receiver for the life of the scope (see `startWebhookReceiver`). */
-export const receiver = (options: { readonly hang?: boolean } = {}) =>
+export const receiver = (options: { readonly hang?: boolean; readonly status?: number } = {}) =>
   Effect.acquireRelease(
     Effect.promise(() => startWebhookReceiver(options)),
     (started) => Effect.promise(() => started.close())

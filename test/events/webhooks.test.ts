@@ -50,6 +50,37 @@ describe("webhooks", () => {
     )
   )
 
+  it.live("a redirect or a 4xx answer is a failed delivery after one attempt; a 500 is retried", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const webhooks = yield* Webhooks
+        const redirecting = yield* receiver({ status: 302 })
+        const missing = yield* receiver({ status: 404 })
+        const broken = yield* receiver({ status: 500 })
+        yield* webhooks.setWebhooks(
+          [redirecting, missing, broken].map((target) => ({
+            enabled: true,
+            url: target.url,
+            events: ["process_crash" as const]
+          }))
+        )
+        const apps = yield* definitions([
+          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "100" }, autorestart: false }
+        ])
+        yield* pm.create(apps, { baseEnv: PATH_ENV })
+        yield* eventually(
+          Effect.map(webhooks.stats(), (s) => s.failed === 3 && s.attempts === s.delivered + s.failed + 3),
+          "three failed deliveries, the 500's after its three retries"
+        )
+        expect(redirecting.bodies).toHaveLength(1)
+        expect(missing.bodies).toHaveLength(1)
+        expect(broken.bodies).toHaveLength(4)
+        expect(yield* webhooks.stats()).toMatchObject({ delivered: 0, failed: 3, attempts: 6 })
+      }).pipe(Effect.provide(notifications()))
+    )
+  )
+
   it.live("a restart loop is POSTed as restart_loop", () =>
     withEngine(() =>
       Effect.gen(function* () {

@@ -1,6 +1,7 @@
 /**
  * A webhook receiver for tests: an HTTP server on 127.0.0.1 and a port the system picks, keeping
- * every JSON POST it gets. `hang: true` accepts requests and never answers (a dead target).
+ * every JSON POST it gets. `hang: true` accepts requests and never answers (a dead target); `status`
+ * answers every JSON POST with that status instead of 204.
  */
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -24,7 +25,9 @@ export interface WebhookReceiver {
   readonly close: () => Promise<void>
 }
 
-export const startWebhookReceiver = (options: { readonly hang?: boolean } = {}): Promise<WebhookReceiver> =>
+export const startWebhookReceiver = (
+  options: { readonly hang?: boolean; readonly status?: number } = {}
+): Promise<WebhookReceiver> =>
   new Promise((resolve, reject) => {
     const bodies: Array<any> = []
     const requests: Array<ReceivedRequest> = []
@@ -43,7 +46,7 @@ export const startWebhookReceiver = (options: { readonly hang?: boolean } = {}):
           const body: unknown = JSON.parse(text)
           bodies.push(body)
           requests.push({ method: request.method, contentType, body })
-          response.writeHead(204).end()
+          response.writeHead(options.status ?? 204, options.status === 302 ? { location: "/elsewhere" } : {}).end()
         } catch (error) {
           rejected.push(`${request.method} ${request.url} ${String(error)}: ${text}`)
           response.writeHead(400).end()
