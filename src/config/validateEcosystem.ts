@@ -114,11 +114,15 @@ export const validateEcosystem = (doc: unknown, options: ValidateOptions): Valid
   findings.unknown(decodedTop.unknownKeys)
   problems.push(...decodedTop.problems)
   const top: typeof EcosystemSettings.Type = decodedTop.value ?? {}
-  for (const [index, hook] of (top.webhooks ?? []).entries()) {
-    if (!isHttpUrl(hook.url)) {
+  // Read from the input, not the decoded settings: one bad key in `webhooks` fails the whole block's
+  // decoding, and its URLs must still be reported with it (every problem at once).
+  const rawWebhooks: ReadonlyArray<unknown> = Array.isArray(topInput.webhooks) ? topInput.webhooks : []
+  for (const [index, hook] of rawWebhooks.entries()) {
+    const url = isRecord(hook) ? hook.url : undefined
+    if (typeof url === "string" && !isHttpUrl(url)) {
       problems.push({
         field: `webhooks[${index}].url`,
-        value: hook.url,
+        value: url,
         message: "is not an http(s) URL",
         suggestion: "write a URL like http://127.0.0.1:8080/hook"
       })

@@ -447,6 +447,29 @@ describe("unknown keys, with --strict", () => {
     ).pipe(Effect.provide(ConfigLoader.Default))
   )
 
+  it.effect("a webhook URL that is not http(s) is reported with the block's other problems", () =>
+    expectInvalid(
+      {
+        apps: [api()],
+        webhooks: [{ url: "ftp://h/x" }, { url: "http://127.0.0.1:9/b", enabled: "no" }]
+      },
+      [
+        {
+          field: "webhooks[1].enabled",
+          value: "no",
+          message: 'expected true or false, got string "no"',
+          suggestion: "write true or false"
+        },
+        {
+          field: "webhooks[0].url",
+          value: "ftp://h/x",
+          message: "is not an http(s) URL",
+          suggestion: "write a URL like http://127.0.0.1:8080/hook"
+        }
+      ]
+    ).pipe(Effect.provide(ConfigLoader.Default))
+  )
+
   it.effect("typos in nested alert settings suggest their keys", () =>
     expectInvalid(
       { apps: [api({ alerts: { memroy: "1G" } })], alerts: { restart_loop: { restart: 3 } } },
