@@ -374,6 +374,15 @@ describe("pmfx web", () => {
     expect(fromOption.code, fromOption.stderr).toBe(0)
     expect(fromOption.stdout).toContain('curl -H "Authorization: Bearer <your API key>"')
     expect(fromEnv.stdout + fromEnv.stderr + fromOption.stdout + fromOption.stderr).not.toContain(KEY)
+    // Running it again without the key does not silently open the keyed listener to everyone.
+    const unkeyed = sandbox.pmfx(["web", "--port", String(port)])
+    expect(unkeyed.code).toBe(2)
+    expect(unkeyed.stderr).toContain(`the listener on localhost:${port} requires an API key`)
+    expect(unkeyed.stderr).toContain("--allow-insecure")
+    expect((await tcp(port, "GET", "/api/processes")).status).toBe(401)
+    const removed = sandbox.pmfx(["web", "--port", String(port), "--allow-insecure"])
+    expect(removed.code, removed.stderr).toBe(0)
+    expect((await tcp(port, "GET", "/api/processes")).status).toBe(200)
 
     const stopped = sandbox.pmfx(["web", "--stop"])
     expect(stopped.code, stopped.stderr).toBe(0)

@@ -41,7 +41,9 @@ const options = {
     Options.repeated
   ),
   allowInsecure: Options.boolean("allow-insecure").pipe(
-    Options.withDescription("listen on a non-loopback address without an API key")
+    Options.withDescription(
+      "listen on a non-loopback address without an API key, or remove the keys of the open listener"
+    )
   ),
   verbose: Options.boolean("verbose").pipe(
     Options.withDescription("log each TCP request (method, path, status, time) to the daemon log")
@@ -91,6 +93,15 @@ export const webCommand = Command.make("web", options, (o) =>
     if (checked._tag === "Refused") return yield* usage(checked.message)
     if (checked.warning !== null) yield* Console.error(checked.warning)
     const { settings } = checked
+    if (settings.apiKey === undefined && settings.readOnlyApiKey === undefined && !o.allowInsecure) {
+      // Re-running `pmfx web` (to see the address, to change the port) without the keys would
+      // replace a keyed listener by an open one: refused unless asked for.
+      const { web } = yield* withDaemon(o.json, (api) => api.system.status())
+      if (web !== null && web.auth)
+        return yield* usage(
+          `the listener on ${web.host}:${web.port} requires an API key, and opening it without one would let in anyone who can reach it.\n  suggestion: give the key again (--api-key or PMFX_API_KEY), or pass --allow-insecure to remove the keys`
+        )
+    }
     const result = yield* withDaemon(o.json, (api) =>
       api.daemon.web({
         payload: {
