@@ -85,7 +85,16 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
     Effect.zipRight(
       halt(row),
       updateRow(row, bus, (state) =>
-        state.status === "errored" ? { status: "stopped", pid: null, cpu: 0, memory: 0 } : {}
+        state.status === "errored"
+          ? {
+              status: "stopped",
+              pid: null,
+              cpu: 0,
+              memory: 0,
+              // An errored row keeps its last check (why it gave up); a stopped one has nothing to check.
+              health: initialHealth(hasHealthCheck(row.app.definition))
+            }
+          : {}
       )
     )
 

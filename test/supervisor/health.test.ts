@@ -161,6 +161,10 @@ describe("http health checks", () => {
         )
         expect(pids.size).toBeGreaterThanOrEqual(2)
         for (const pid of pids) expect(isAlive(pid)).toBe(false)
+        // Errored, it shows the check that made it give up; stopped, there is nothing left to check.
+        expect(detail.health_status).toBe("unhealthy")
+        yield* pm.stop("hopeless")
+        expect((yield* pm.get("hopeless")).health_status).toBe("unknown")
       })
     )
   )
