@@ -39,8 +39,12 @@ export const listenerUrl = (host: string, port: number): string => `http://${hos
 
 const digest = (key: string): Buffer => crypto.createHash("sha256").update(key, "utf8").digest()
 
+/** `WWW-Authenticate` names the scheme a client should answer with (RFC 9110 §11.6.1). */
 const unauthorized = () =>
-  HttpServerResponse.unsafeJson({ error: "unauthorized", message: "Invalid or missing API key" }, { status: 401 })
+  HttpServerResponse.unsafeJson(
+    { error: "unauthorized", message: "Invalid or missing API key" },
+    { status: 401, headers: { "www-authenticate": 'Bearer realm="pmfx"' } }
+  )
 const forbidden = (message: string) => HttpServerResponse.unsafeJson({ error: "forbidden", message }, { status: 403 })
 
 const isRead = (method: string) => method === "GET" || method === "HEAD"

@@ -148,6 +148,7 @@ describe("TCP listener with API keys", () => {
         const reply = await tcp(port, "GET", route, headers)
         expect(reply.status, `${route} ${JSON.stringify(headers)}`).toBe(401)
         expect(reply.body).toEqual(UNAUTHORIZED)
+        expect(reply.headers["www-authenticate"]).toBe('Bearer realm="pmfx"')
       }
       const write = await tcp(port, "POST", "/api/processes/w-app/restart", headers)
       expect(write.status).toBe(401)
