@@ -7,6 +7,7 @@ import { expect } from "vitest"
 import { type CliResult, PMFX_BIN, type Sandbox } from "../support/cli"
 import { isAlive, sleep } from "../support/processes"
 import { randomPortBase } from "../support/ports"
+import { requestSync } from "../support/syncRequest"
 
 export const fixtures = path.resolve(__dirname, "../fixtures")
 export const node = process.execPath
@@ -47,7 +48,23 @@ export const ok = (
   return result
 }
 
-export const list = (sandbox: Sandbox): Array<Row> => json(ok(sandbox, ["list", "--json"]))
+/**
+ * The sandbox's rows, as `pmfx list --json` prints them. Its fast path is `GET /api/processes`
+ * printed as is (src/cli/fastList.ts); the helper sends that request itself, without a Node
+ * start-up per look (tests poll it). With no daemon answering it runs the CLI, which starts one.
+ */
+export const list = (sandbox: Sandbox): Array<Row> => {
+  const reply = requestSync(path.join(sandbox.home, "pmfx.sock"), "GET", "/api/processes")
+  if (reply.ok && reply.status === 200) {
+    try {
+      const rows: unknown = JSON.parse(reply.text)
+      if (Array.isArray(rows)) return rows as Array<Row>
+    } catch {
+      // Not the rows: the CLI below reports what it is.
+    }
+  }
+  return json(ok(sandbox, ["list", "--json"]))
+}
 
 /** Polls until `check` holds (an assertion that stops throwing), or fails with its last error. */
 export const eventually = async <A>(check: () => A, timeoutMs = 20_000): Promise<A> => {

@@ -18,12 +18,25 @@ import {
   pmfxOnTerminal,
   type Row
 } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 
 let sandbox: Sandbox
-beforeEach(() => {
-  sandbox = makeSandbox()
-})
-afterEach(() => sandbox.cleanup())
+
+/** stop/restart/reload and delete need their own apps, not a fresh daemon: one daemon per block. */
+const useSharedSandbox = () => {
+  const shared = sharedSandbox()
+  beforeEach(() => {
+    sandbox = shared()
+  })
+}
+
+/** kill and resurrect stop the daemon itself: a sandbox per test. */
+const useOwnSandbox = () => {
+  beforeEach(() => {
+    sandbox = makeSandbox()
+  })
+  afterEach(() => sandbox.cleanup())
+}
 
 const healthServer = path.join(fixtures, "health-server.js")
 
@@ -44,6 +57,8 @@ const startServers = async (name: string, instances: number) => {
 }
 
 describe("pmfx stop / restart / reload", () => {
+  useSharedSandbox()
+
   it("stops an app's instances and starts them again with restart", async () => {
     await startServers("api", 2)
     const online = await allOnline(sandbox, 2)
@@ -120,6 +135,8 @@ describe("pmfx stop / restart / reload", () => {
 })
 
 describe("pmfx delete", () => {
+  useSharedSandbox()
+
   it("delete stopped removes only the stopped rows; delete <name> removes an app", async () => {
     for (const name of ["a", "b", "c"]) ok(sandbox, ["start", idleCommand, "--name", name])
     await allOnline(sandbox, 3)
@@ -173,6 +190,8 @@ describe("pmfx delete", () => {
 })
 
 describe.skipIf(!hasScript)("pmfx delete all on a terminal", () => {
+  useSharedSandbox()
+
   it("asks first: no keeps everything (exit 1), yes deletes", () => {
     ok(sandbox, ["start", idleCommand, "--name", "keep"])
     const no = pmfxOnTerminal(sandbox, ["delete", "all"], "n\n")
@@ -197,6 +216,8 @@ describe.skipIf(!hasScript)("pmfx delete all on a terminal", () => {
 })
 
 describe("pmfx kill / resurrect", () => {
+  useOwnSandbox()
+
   it("kill stops every app and the daemon; resurrect starts them again", async () => {
     await startServers("api", 2)
     ok(sandbox, ["start", idleCommand, "--name", "idle"])

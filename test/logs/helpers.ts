@@ -10,26 +10,20 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as zlib from "node:zlib"
-import { afterEach } from "vitest"
+import { onTestFinished } from "vitest"
 import { Paths } from "../../src/shared/Paths"
 import { type AppDefinition, appDefaults, pm2AppDefaults } from "../../src/domain/AppDefinition"
 import { LogStore } from "../../src/logs/LogStore"
 import { listRotatedFiles } from "../../src/logs/rotatedFiles"
 
-const homes: Array<string> = []
-const children: Array<ChildProcessWithoutNullStreams> = []
-
-afterEach(() => {
-  for (const child of children.splice(0)) {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-  }
-  for (const home of homes.splice(0)) fs.rmSync(home, { recursive: true, force: true })
-})
+// Cleanups are registered on the running test (onTestFinished), not by a module-level afterEach:
+// test files share this module (vitest.config.ts, isolate: false), so a hook registered when it is
+// first imported would belong to the first file only.
 
 /** A fresh temporary home, removed after the test. */
 export const freshHome = (): string => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-logs-"))
-  homes.push(home)
+  onTestFinished(() => fs.rmSync(home, { recursive: true, force: true }))
   return home
 }
 
@@ -114,7 +108,9 @@ export interface Child {
 /** Runs `node -e script ...args` with piped stdio; it is killed after the test if still running. */
 export const spawnNode = (script: string, ...args: ReadonlyArray<string>): Child => {
   const child = spawn(process.execPath, ["-e", script, ...args], { stdio: ["pipe", "pipe", "pipe"] })
-  children.push(child)
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  })
   const closed = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
   return { process: child, closed }
 }

@@ -3,6 +3,7 @@ import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { pauseSync, requestSync } from "./syncRequest"
 
 export const PMFX_BIN = path.resolve(__dirname, "../../dist/pmfx.cjs")
 
@@ -76,12 +77,35 @@ const sigkill = (pid: number) => {
   }
 }
 
+/**
+ * What `pmfx kill` does, without the CLI's start-up: `POST /daemon/kill` over the socket, then wait
+ * (as long as the CLI would, 90 s) until the daemon process is gone. False when the daemon did not
+ * take the request (no socket, no pid file, no answer): the caller runs `pmfx kill` then, which
+ * knows the odd cases (a socket elsewhere, a daemon that does not answer).
+ */
+const askDaemonToExit = (home: string): boolean => {
+  const socket = path.join(home, "pmfx.sock")
+  let daemon: number
+  try {
+    daemon = Number(fs.readFileSync(path.join(home, "daemon.pid"), "utf8").trim())
+  } catch {
+    return false
+  }
+  if (!fs.existsSync(socket) || !Number.isInteger(daemon) || daemon <= 0 || !isAlive(daemon)) return false
+  const reply = requestSync(socket, "POST", "/daemon/kill")
+  if (!reply.ok || reply.status !== 200) return false
+  const deadline = Date.now() + 90_000
+  while (isAlive(daemon) && Date.now() < deadline) pauseSync(20)
+  return true
+}
+
 /** Makes sure nothing of a sandbox's home keeps running. */
 export const stopEverything = (home: string, runPmfx: (args: ReadonlyArray<string>) => CliResult): void => {
   if (!fs.existsSync(home)) return
   const pidFile = path.join(home, "daemon.pid")
   // The polite way first: the daemon stops its apps and exits (and `kill` never starts a daemon).
-  if (fs.existsSync(pidFile) || fs.existsSync(path.join(home, "pmfx.sock"))) runPmfx(["kill"])
+  if (!askDaemonToExit(home) && (fs.existsSync(pidFile) || fs.existsSync(path.join(home, "pmfx.sock"))))
+    runPmfx(["kill"])
   // Fallback 1: a daemon that did not exit.
   try {
     const daemon = Number(fs.readFileSync(pidFile, "utf8").trim())
@@ -104,7 +128,7 @@ export const stopEverything = (home: string, runPmfx: (args: ReadonlyArray<strin
         }
       } else sigkill(pid)
     }
-    spawnSync("sleep", ["0.05"])
+    pauseSync(50)
   }
 }
 
