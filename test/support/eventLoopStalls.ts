@@ -14,12 +14,18 @@ const TICK_MS = 500
 
 let lastTick = Date.now()
 let longest = 0
+// Setup files run again for every test file, also with `isolate: false` (one fork runs many files):
+// the ticker of the file before is stopped so that only one runs per fork.
+const TICKER = Symbol.for("pmfx.test.eventLoopStalls.ticker")
+const holder = globalThis as { [TICKER]?: NodeJS.Timeout }
+if (holder[TICKER] !== undefined) clearInterval(holder[TICKER])
 const ticker = setInterval(() => {
   const now = Date.now()
   longest = Math.max(longest, now - lastTick - TICK_MS)
   lastTick = now
 }, TICK_MS)
 ticker.unref()
+holder[TICKER] = ticker
 
 beforeEach(() => {
   lastTick = Date.now()
