@@ -6,6 +6,7 @@
  */
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { humanBytes } from "../domain/Size"
+import { shortUptime } from "../shared/uptime"
 
 export interface MonitHost {
   readonly cpuPercent: number
@@ -77,8 +78,6 @@ export const bar = (fraction: number, width: number): string => {
   const full = Math.round(clamped * width)
   return "█".repeat(full) + "░".repeat(width - full)
 }
-
-const shortUptime = (uptime: string) => uptime.replace(/^(0[hm] )+/, "")
 
 const pad = (text: string, width: number, right = false) => {
   const fill = " ".repeat(Math.max(0, width - visibleLength(text)))

@@ -1,6 +1,7 @@
 /** The process table people read (README "The CLI" columns): ID, Name, Status, PID, Port, CPU, Memory, Uptime, Restarts. */
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { humanBytes } from "../domain/Size"
+import { shortUptime } from "../shared/uptime"
 import { columns, style } from "./style"
 
 const out = process.stdout
@@ -13,9 +14,6 @@ const statusColor = (status: ProcessSummary["status"]) =>
       : status === "stopped"
         ? style.dim(out)
         : style.yellow(out)
-
-/** `0h 3m 2s` → `3m 2s`: leading zero parts add nothing. */
-const shortUptime = (uptime: string) => uptime.replace(/^(0[hm] )+/, "")
 
 export const renderProcessTable = (rows: ReadonlyArray<ProcessSummary>): string => {
   if (rows.length === 0) return style.dim(out)("no processes: start one with `pmfx start <command|file>`")

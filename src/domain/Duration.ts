@@ -37,14 +37,8 @@ export const formatDuration = (ms: number): string => {
   return `${ms}ms`
 }
 
-/** docs/api.md §3's uptime: `<h>h <m>m <s>s`. */
-export const formatUptime = (ms: number): string => {
-  const total = Math.max(0, Math.floor(ms / 1000))
-  const h = Math.floor(total / 3600)
-  const m = Math.floor((total % 3600) / 60)
-  const s = total % 60
-  return `${h}h ${m}m ${s}s`
-}
+/** docs/api.md §3's uptime (one formatter for the daemon, the CLI and the dashboard). */
+export { formatUptime } from "../shared/uptime"
 
 /** A duration setting decoded to milliseconds (bare numbers are milliseconds). */
 export const DurationMs = fromUnknown(Schema.Number, (u) => parseDuration(u, "ms"), {

@@ -12,11 +12,20 @@ export const ServiceInfo = Schema.Struct({
   version: Schema.String,
   description: Schema.String,
   status: Schema.String,
+  /** Where each part of the API is (`SERVICE_ENDPOINTS`, api/handlers/system.ts). */
   endpoints: Schema.Struct({
     processes: Schema.String,
     system: Schema.String,
     status: Schema.String,
-    websocket: Schema.String
+    websocket: Schema.String,
+    // Optional so that this CLI still recognizes an older daemon's record (its probe reads `GET /`).
+    system_stats: Schema.optional(Schema.String),
+    health: Schema.optional(Schema.String),
+    alerts: Schema.optional(Schema.String),
+    webhook_deliveries: Schema.optional(Schema.String),
+    metrics: Schema.optional(Schema.String),
+    openapi: Schema.optional(Schema.String),
+    dashboard: Schema.optional(Schema.String)
   })
 })
 

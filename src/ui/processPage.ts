@@ -9,6 +9,7 @@ import { type Point, CHART_WINDOW_MS, lineChart } from "./chart"
 import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
 import { renderLogs } from "./logs"
+import { cpuText, healthText, memoryText, uptimeText } from "./rowText"
 
 const pair = (label: string, value: string | number | null | undefined) => [
   h("dt", {}, label),
@@ -78,11 +79,11 @@ export const renderProcessPage = (root: HTMLElement, id: number): (() => void) =
       ...pair("Status", row.status),
       ...pair("PID", row.pid),
       ...pair("Port", row.port),
-      ...pair("CPU", row.pid === null ? "–" : `${row.cpu_usage.toFixed(1)}%`),
-      ...pair("Memory", row.pid === null ? "–" : bytes(row.memory_usage)),
-      ...pair("Uptime", row.pid === null ? "–" : row.uptime),
+      ...pair("CPU", cpuText(row)),
+      ...pair("Memory", memoryText(row)),
+      ...pair("Uptime", uptimeText(row)),
       ...pair("Restarts", row.restarts),
-      ...pair("Health", row.health_status),
+      ...pair("Health", healthText(row)),
       ...(row.exit_code !== undefined || row.signal !== undefined
         ? pair("Last exit (live)", `code ${row.exit_code ?? "–"}, signal ${row.signal ?? "–"}`)
         : [])

@@ -2,15 +2,27 @@
  * The System panel: host CPU, memory, load and the disk holding the logs (live `system_metrics`),
  * the daemon's version, uptime and memory (`GET /api/system`), the recent alerts (the daemon's
  * history, `GET /api/alerts`, merged with the feed's `alert` messages) and the recent webhook
- * deliveries (`GET /api/webhooks/deliveries`, read again after each alert and every 30 s).
+ * deliveries (`GET /api/webhooks/deliveries`, read again after each alert and every 30 s). The
+ * daemon's uptime ticks every second from its start time, written as `pmfx list` writes uptimes.
  */
 import { type AlertHistoryRecord, api, type DeliveryHistoryRecord, type SystemRecord } from "./api"
 import { bytes, h, replaceChildren } from "./dom"
 import { onMessage, state } from "./live"
 import { alertItems, deliveryItems, type HistoryState, mergeAlerts } from "./notificationHistory"
+import { formatShortUptime, uptimeSeconds } from "../shared/uptime"
 
 /** After an alert, when to read the deliveries again: a failing target is retried for a few seconds. */
 const DELIVERY_RECHECKS_MS = [1_000, 5_000] as const
+
+/**
+ * How far the browser's clock is ahead of the daemon's, from one `/api/system` answer: its uptime
+ * text (to the second) against `started_at`. Within 2 s the clocks agree and the start time is used
+ * as it is; a browser on another machine with a wrong clock still counts from the right uptime.
+ */
+const clockSkewMs = (info: SystemRecord): number => {
+  const skew = Date.now() - Date.parse(info.daemon.started_at) - uptimeSeconds(info.daemon.uptime) * 1000
+  return Number.isFinite(skew) && Math.abs(skew) > 2_000 ? skew : 0
+}
 
 const meter = (label: string, percent: number, detail: string) =>
   h(
@@ -29,6 +41,11 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
   const alerts = h("ol", { class: "alerts", id: "alerts", "aria-busy": "true" })
   const deliveries = h("ol", { class: "deliveries", id: "deliveries", "aria-busy": "true" })
   let info: SystemRecord | null = null
+  let skewMs = 0
+  const uptime = h("p", { class: "big", id: "daemon-uptime" })
+  const showUptime = () => {
+    if (info !== null) uptime.textContent = formatShortUptime(Date.now() - skewMs - Date.parse(info.daemon.started_at))
+  }
   let alertHistory: AlertHistoryRecord["alerts"] = []
   let deliveryHistory: DeliveryHistoryRecord["deliveries"] = []
   let alertState: HistoryState = "reading"
@@ -77,13 +94,7 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
               h("p", { class: "big" }, info.version),
               h("p", {}, `${info.hostname} · Node ${info.node_version}`)
             ),
-            h(
-              "div",
-              { class: "card" },
-              h("h3", {}, "Uptime"),
-              h("p", { class: "big" }, info.daemon.uptime),
-              h("p", {}, `since ${info.daemon.started_at}`)
-            ),
+            h("div", { class: "card" }, h("h3", {}, "Uptime"), uptime, h("p", {}, `since ${info.daemon.started_at}`)),
             h(
               "div",
               { class: "card" },
@@ -93,6 +104,7 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
             )
           ])
     )
+    showUptime()
     replaceChildren(alerts, ...alertItems(mergeAlerts(alertHistory, state.alerts), alertState))
     replaceChildren(deliveries, ...deliveryItems(deliveryHistory, deliveryState))
   }
@@ -133,6 +145,7 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
     api.system().then(
       (answer) => {
         info = answer
+        skewMs = clockSkewMs(answer)
         draw()
       },
       () => undefined
@@ -144,6 +157,7 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
     void refresh()
     void loadDeliveries()
   }, 30_000)
+  const ticker = setInterval(showUptime, 1_000)
   draw()
   const stop = onMessage((message) => {
     if (message.type === "system_metrics" || message.type === "alert") draw()
@@ -161,6 +175,7 @@ export const renderSystemPage = (root: HTMLElement): (() => void) => {
   return () => {
     stop()
     clearInterval(timer)
+    clearInterval(ticker)
     for (const recheck of rechecks) clearTimeout(recheck)
   }
 }

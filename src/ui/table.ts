@@ -4,8 +4,10 @@
  * Rows are kept as elements and updated in place, so focus and selection survive each sample.
  */
 import { actionButtons, applyReadOnly, statusElement } from "./actions"
-import { bytes, h, replaceChildren } from "./dom"
+import { h, replaceChildren } from "./dom"
 import { onMessage, type Row, state } from "./live"
+import { uptimeSeconds } from "../shared/uptime"
+import { cpuText, healthText, memoryText, uptimeText } from "./rowText"
 
 type Column = {
   readonly key: keyof Row
@@ -21,18 +23,14 @@ const COLUMNS: ReadonlyArray<Column> = [
   { key: "status", label: "Status", show: (r) => r.status },
   { key: "pid", label: "PID", show: (r) => (r.pid === null ? "–" : String(r.pid)), numeric: true },
   { key: "port", label: "Port", show: (r) => r.port ?? "–" },
-  // Without a pid (stopped, errored) the last sample would be stale: "–", as `pmfx list` shows.
-  { key: "cpu_usage", label: "CPU", show: (r) => (r.pid === null ? "–" : `${r.cpu_usage.toFixed(1)}%`), numeric: true },
-  { key: "memory_usage", label: "Memory", show: (r) => (r.pid === null ? "–" : bytes(r.memory_usage)), numeric: true },
-  { key: "uptime", label: "Uptime", show: (r) => (r.pid === null ? "–" : r.uptime) },
+  // As `pmfx list` shows them (cli/processTable.ts): without a pid (stopped, errored) CPU is 0.0%
+  // (the daemon zeroes it), memory and uptime are "–"; no health check is "–" too.
+  { key: "cpu_usage", label: "CPU", show: (r) => cpuText(r), numeric: true },
+  { key: "memory_usage", label: "Memory", show: (r) => memoryText(r), numeric: true },
+  { key: "uptime", label: "Uptime", show: (r) => uptimeText(r) },
   { key: "restarts", label: "Restarts", show: (r) => String(r.restarts), numeric: true },
-  { key: "health_status", label: "Health", show: (r) => r.health_status }
+  { key: "health_status", label: "Health", show: (r) => healthText(r) }
 ]
-
-const uptimeSeconds = (text: string) => {
-  const m = /(\d+)h (\d+)m (\d+)s/.exec(text)
-  return m === null ? 0 : Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3])
-}
 
 export const renderTable = (root: HTMLElement): (() => void) => {
   let sortKey: keyof Row = "id"

@@ -2,7 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as os from "node:os"
 import * as path from "node:path"
+import { HttpApi } from "@effect/platform"
 import packageJson from "../../package.json"
+import { PmfxApi } from "../../src/shared/Api"
 import { type Daemon, eventually, idleApp, startDaemon } from "./daemon"
 import { badRequest, ISO_UTC, UPTIME } from "./shapes"
 
@@ -21,6 +23,26 @@ const get = async (urlPath: string, status = 200) => {
   return reply.body
 }
 
+const ENDPOINTS = {
+  processes: "/api/processes",
+  system: "/api/system",
+  status: "/api/status",
+  websocket: "/ws",
+  system_stats: "/api/system/stats",
+  health: "/health",
+  alerts: "/api/alerts",
+  webhook_deliveries: "/api/webhooks/deliveries",
+  metrics: "/metrics",
+  openapi: "/api/openapi.json",
+  dashboard: "/ui/"
+}
+
+/** The route groups `GET /` does not point to, and why. */
+const UNLISTED_GROUPS: Readonly<Record<string, string>> = {
+  service: "GET / is the record itself",
+  daemon: "the daemon's control routes are served on the unix socket only"
+}
+
 describe("GET /", () => {
   it("gives the service record (docs/api.md §3)", async () => {
     expect(await get("/")).toEqual({
@@ -28,8 +50,33 @@ describe("GET /", () => {
       version: packageJson.version,
       description: packageJson.description,
       status: "running",
-      endpoints: { processes: "/api/processes", system: "/api/system", status: "/api/status", websocket: "/ws" }
+      endpoints: ENDPOINTS
     })
+  })
+
+  it("points to every route group of the API contract, and each path it lists is served", async () => {
+    const listed = new Set<string>(Object.values(ENDPOINTS))
+    const groups = new Map<string, Array<string>>()
+    HttpApi.reflect(PmfxApi, {
+      onGroup: ({ group }) => void groups.set(group.identifier, []),
+      onEndpoint: ({ group, endpoint }) => void groups.get(group.identifier)?.push(endpoint.path)
+    })
+    expect(groups.size).toBeGreaterThan(2)
+    for (const [group, paths] of groups) {
+      if (group in UNLISTED_GROUPS) continue
+      expect(
+        paths.some((p) => listed.has(p)),
+        `GET / lists none of the ${group} group's routes (${paths.join(", ")})`
+      ).toBe(true)
+    }
+    // Every listed path answers (the WebSocket refuses a plain GET, but it is there; the dashboard
+    // is served on the TCP listener of \`pmfx web\`, test/dashboard).
+    for (const urlPath of listed) {
+      if (urlPath === "/ws" || urlPath === "/ui/") continue
+      const reply = await daemon.request("GET", urlPath)
+      expect(reply.status, `${urlPath}: ${reply.raw}`).toBe(200)
+    }
+    expect((await daemon.request("GET", "/ws")).status).not.toBe(404)
   })
 })
 

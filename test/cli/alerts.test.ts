@@ -1,7 +1,8 @@
 /**
  * `pmfx alerts` and `pmfx alerts --webhooks` through the built CLI and a real daemon (docs/cli.md):
- * a crash's alert, its delivery to a receiver (URL redacted) and to a port nobody listens on, and a
- * bad `--limit` refused by the daemon with the CLI's usage exit code.
+ * a crash's alert, its delivery to a receiver (URL redacted) and to a port nobody listens on; one
+ * app's alerts and deliveries (by name, id or namespace, an unknown app refused); a bad or missing
+ * `--limit` refused by the CLI itself with its usage exit code.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as http from "node:http"
@@ -88,22 +89,119 @@ describe("pmfx alerts", () => {
     expect(newest.recorded).toBe(2)
   })
 
-  it.each(["abc", "0", "101"])(
-    "refuses --limit %s (exit 2, BAD_REQUEST on limit) and the daemon still answers",
-    (limit) => {
+  it.each([
+    ["abc", '"abc" is not a whole number'],
+    ["0", "0 entries is none at all"],
+    ["101", "101 is more than the 100 entries the daemon keeps"]
+  ])(
+    "refuses --limit %s in the CLI's words (exit 2, BAD_REQUEST on --limit); the daemon still answers",
+    (limit, reason) => {
       const sandbox = tests.sandbox()
-      const result = sandbox.pmfx(["alerts", "--limit", limit])
-      expect(result.code).toBe(2)
-      expect(result.stdout).toBe("")
-      expect(result.stderr).toMatch(/^BAD_REQUEST Invalid limit: /)
-      expect(result.stderr).toContain("suggestion:")
+      const suggestion = "--limit takes a number from 1 to 100, like --limit 10; leave it out for all 100"
+      for (const args of [
+        ["alerts", "--limit", limit],
+        ["alerts", "--webhooks", "--limit", limit],
+        ["alerts", "some-app", "--limit", limit]
+      ]) {
+        const result = sandbox.pmfx(args)
+        expect(result.code, args.join(" ")).toBe(2)
+        expect(result.stdout).toBe("")
+        expect(result.stderr).toBe(`BAD_REQUEST --limit: ${reason}\n  suggestion: ${suggestion}\n`)
+      }
       const asJson = sandbox.pmfx(["alerts", "--limit", limit, "--json"])
       expect(asJson.code).toBe(2)
-      expect(json<{ error: { code: string; details: { field: string } } }>(asJson).error).toMatchObject({
+      expect(json<{ error: { code: string; details: object } }>(asJson).error).toMatchObject({
         code: "BAD_REQUEST",
-        details: { field: "limit" }
+        details: { field: "--limit", reason, suggestion }
       })
       expect(ok(sandbox, ["alerts"]).stdout.trim()).toBe("no alert since the daemon started")
     }
   )
+
+  it("says --limit needs a value when it has none (not taken for an app)", () => {
+    const sandbox = tests.sandbox()
+    for (const args of [
+      ["alerts", "--limit"],
+      ["alerts", "api", "--webhooks", "--limit"]
+    ]) {
+      const result = sandbox.pmfx(args)
+      expect(result.code, args.join(" ")).toBe(2)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(
+        "BAD_REQUEST --limit needs a value\n  suggestion: give it one, like --limit <n>; run `pmfx alerts --help` to see what it takes\n"
+      )
+    }
+    const asJson = sandbox.pmfx(["alerts", "--json", "--limit"])
+    expect(asJson.code).toBe(2)
+    expect(json<{ error: { code: string; message: string; details: object } }>(asJson).error).toMatchObject({
+      code: "BAD_REQUEST",
+      message: "--limit needs a value",
+      details: { field: "--limit", reason: "needs a value" }
+    })
+  })
+
+  it("shows one app's alerts and deliveries, by name, id or namespace, and refuses an unknown app", async () => {
+    const sandbox = tests.sandbox()
+    const receiver = await tests.listen()
+    const crashing = (name: string, namespace: string) => ({
+      name,
+      namespace,
+      script: fixture("crash-after.js"),
+      env: { CRASH_AFTER_MS: "300" },
+      autorestart: false
+    })
+    const file = sandbox.write(
+      "ecosystem.json",
+      JSON.stringify({
+        apps: [crashing("crashy", "shop"), crashing("other", "jobs"), crashing("gone", "jobs")],
+        webhooks: [{ enabled: true, url: `${receiver.url}/hook`, events: ["process_crash"] }]
+      })
+    )
+    ok(sandbox, ["start", file])
+    type Alerts = { alerts: Array<{ process: { id: number; name: string } }> }
+    type Deliveries = { deliveries: Array<{ process: { name: string } }> }
+    await eventually(() => {
+      expect(json<Alerts>(ok(sandbox, ["alerts", "--json"])).alerts).toHaveLength(3)
+      expect(json<Deliveries>(ok(sandbox, ["alerts", "--webhooks", "--json"])).deliveries).toHaveLength(3)
+    }, 30_000)
+    const names = (args: Array<string>) =>
+      json<Alerts>(ok(sandbox, ["alerts", ...args, "--json"]))
+        .alerts.map((alert) => alert.process.name)
+        .sort()
+    const crashyId = json<Array<{ id: number; name: string }>>(ok(sandbox, ["jlist"])).find(
+      (row) => row.name === "crashy"
+    )!.id
+
+    expect(names(["crashy"])).toEqual(["crashy"])
+    expect(names([String(crashyId)])).toEqual(["crashy"])
+    expect(names(["jobs"])).toEqual(["gone", "other"])
+    expect(names(["jobs", "--limit", "1"])).toHaveLength(1)
+    expect(names(["all"])).toEqual(["crashy", "gone", "other"])
+    const text = ok(sandbox, ["alerts", "crashy"]).stdout
+    expect(text).toMatch(/^\S+ {2}process_crash {2}crashy \(id \d+\) crashed: exited with code 1\n$/)
+    const deliveries = json<Deliveries>(ok(sandbox, ["alerts", "other", "--webhooks", "--json"])).deliveries
+    expect(deliveries.map((delivery) => delivery.process.name)).toEqual(["other"])
+    expect(ok(sandbox, ["alerts", "other", "--webhooks"]).stdout).toContain("process_crash of other")
+
+    // A deleted app's entries are still found by its name; a name nothing has is PROCESS_NOT_FOUND.
+    ok(sandbox, ["delete", "gone"])
+    expect(names(["gone"])).toEqual(["gone"])
+    for (const args of [["crashx"], ["crashx", "--webhooks"]]) {
+      const unknown = sandbox.pmfx(["alerts", ...args])
+      expect(unknown.code).toBe(4)
+      expect(unknown.stdout).toBe("")
+      expect(unknown.stderr).toBe(
+        'PROCESS_NOT_FOUND no process with id, name or namespace "crashx"\n  suggestion: did you mean "crashy"?\n'
+      )
+    }
+    const asJson = sandbox.pmfx(["alerts", "crashx", "--json"])
+    expect(asJson.code).toBe(4)
+    expect(json<{ error: { code: string; details: object } }>(asJson).error).toMatchObject({
+      code: "PROCESS_NOT_FOUND",
+      details: { process_id: "crashx", suggestion: 'did you mean "crashy"?' }
+    })
+    // Nothing else changed: the other apps and their history are still there.
+    expect(names([])).toEqual(["crashy", "gone", "other"])
+    expect(ok(sandbox, ["alerts", "shop"]).stdout).toContain("crashy (id")
+  })
 })

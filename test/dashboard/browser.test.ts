@@ -50,8 +50,11 @@ const row = (page: Page, name: string) =>
 const cell = (page: Page, name: string, index: number) => row(page, name).locator("td").nth(index)
 /** Column indexes: 0 is the checkbox. */
 const STATUS = 4
-const RESTARTS = 10
+const CPU = 7
 const MEMORY = 8
+const UPTIME = 9
+const RESTARTS = 10
+const HEALTH = 11
 
 describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeout: 120_000 }, () => {
   beforeAll(async () => {
@@ -115,6 +118,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await page.locator("#processes").waitFor()
     cli(sandbox, "start", tickerScript(sandbox, "beta"), "--name", "beta")
     await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("online")
+    // Written as `pmfx list` writes them: `12s` (no `0h 0m`), and no health check is a dash.
+    await expect.poll(() => cell(page, "beta", UPTIME).textContent(), WAIT).toMatch(/^(\d+m )?\d+s$/)
+    expect(await cell(page, "beta", HEALTH).textContent()).toBe("–")
 
     const crashy = sandbox.write("crashy.js", "setTimeout(() => process.exit(3), 700)\n")
     cli(sandbox, "start", crashy, "--name", "crashy", "--restart-delay", "500")
@@ -126,6 +132,9 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await expect.poll(() => cell(page, "beta", STATUS).textContent(), WAIT).toBe("stopped")
     // No pid, no figures: not the last sample from before the stop.
     await expect.poll(() => cell(page, "beta", MEMORY).textContent(), WAIT).toBe("–")
+    // CPU as `pmfx list` shows a stopped process: 0.0% (the daemon zeroes it when the process ends).
+    expect(await cell(page, "beta", CPU).textContent()).toBe("0.0%")
+    expect(await cell(page, "beta", UPTIME).textContent()).toBe("–")
     cli(sandbox, "delete", "crashy")
     cli(sandbox, "delete", "beta")
     await expect.poll(() => page.locator("#processes tbody tr[data-id]").count(), WAIT).toBe(0)
@@ -354,17 +363,70 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     await page.close()
   })
 
-  it("fits a phone-sized screen and reads the system panel", async () => {
-    const { url } = open
-    const page = await newPage(390, 800)
+  it("fits a phone-sized screen, long webhook URLs included, and reads the system panel", async () => {
+    const { sandbox, url, port } = await dashboard()
+    const receiver = await startWebhookReceiver()
+    receivers.push(receiver)
+    // Many short path segments: none is taken for a token, so the redacted URL stays this long.
+    const longPath = Array.from({ length: 12 }, (_, i) => `path${i}segmentxx`).join("/")
+    const file = sandbox.write(
+      "ecosystem.json",
+      JSON.stringify({
+        apps: [
+          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false }
+        ],
+        webhooks: [
+          {
+            enabled: true,
+            url: `http://127.0.0.1:${new URL(receiver.url).port}/${longPath}`,
+            events: ["process_crash"]
+          }
+        ]
+      })
+    )
+    cli(sandbox, "start", file)
+    await expect
+      .poll(async () => {
+        const answer = (await (await fetch(`http://localhost:${port}/api/webhooks/deliveries`)).json()) as {
+          deliveries: Array<unknown>
+        }
+        return answer.deliveries.length
+      }, WAIT)
+      .toBe(1)
+
+    const page = await newPage(390, 844)
     await page.goto(`${url}#/system`)
     await expect.poll(() => page.locator("#host .card").count(), WAIT).toBe(3)
     await expect.poll(() => page.locator("#daemon .card").count(), WAIT).toBe(3)
     expect(await page.locator("#daemon").textContent()).toContain("0.1.0")
+    const shownUrl = page.locator("#deliveries li.delivery-ok .url")
+    await expect.poll(() => shownUrl.textContent(), WAIT).toContain(longPath)
+    // The page itself never scrolls sideways (docs/dashboard.md, "Keyboard, phones").
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
     await page.goto(`${url}#/`)
     await page.locator("#processes").waitFor()
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390)
+    await page.close()
+  })
+
+  it("ticks the daemon's uptime every second, written as `pmfx list` writes uptimes", async () => {
+    const { url } = open
+    const page = await newPage()
+    // After its first answer /api/system answers nothing more: the uptime must move by itself.
+    let answered = 0
+    await page.route("**/api/system", async (route) => {
+      if (answered++ === 0) await route.continue()
+      else await route.abort()
+    })
+    await page.goto(`${url}#/system`)
+    const uptime = page.locator("#daemon-uptime")
+    await expect.poll(() => uptime.textContent(), WAIT).toMatch(/\d+s$/)
+    const first = await uptime.textContent()
+    await expect.poll(() => uptime.textContent(), WAIT).not.toBe(first)
+    expect(answered).toBe(1)
+    // `4m 19s`, never `0h 4m 19s` (src/shared/uptime.ts, as cli/processTable.ts prints it).
+    const shown = (await uptime.textContent()) ?? ""
+    expect(shown).toMatch(/^(?:[1-9]\d*h \d+m \d+s|[1-9]\d*m \d+s|\d+s)$/)
     await page.close()
   })
 

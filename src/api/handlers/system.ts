@@ -18,6 +18,25 @@ import { PmfxApi } from "../../shared/Api"
 import { parseBooleanParam } from "../requestValues"
 import { listenerUrl } from "../webGuard"
 
+/**
+ * `GET /`'s `endpoints`: one path for each part of the API (docs/api.md §3) — every route group of
+ * shared/Api.ts but the record itself and the daemon's control routes (unix socket only), plus
+ * the WebSocket, the OpenAPI document and the dashboard, which are served outside those groups.
+ */
+export const SERVICE_ENDPOINTS = {
+  processes: "/api/processes",
+  system: "/api/system",
+  status: "/api/status",
+  websocket: "/ws",
+  system_stats: "/api/system/stats",
+  health: "/health",
+  alerts: "/api/alerts",
+  webhook_deliveries: "/api/webhooks/deliveries",
+  metrics: "/metrics",
+  openapi: "/api/openapi.json",
+  dashboard: "/ui/"
+} as const
+
 export const ServiceHandlers = HttpApiBuilder.group(PmfxApi, "service", (handlers) =>
   handlers.handle("info", () =>
     Effect.succeed({
@@ -25,7 +44,7 @@ export const ServiceHandlers = HttpApiBuilder.group(PmfxApi, "service", (handler
       version: packageJson.version,
       description: packageJson.description,
       status: "running",
-      endpoints: { processes: "/api/processes", system: "/api/system", status: "/api/status", websocket: "/ws" }
+      endpoints: SERVICE_ENDPOINTS
     })
   )
 )

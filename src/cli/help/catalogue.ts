@@ -248,13 +248,13 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   alerts: {
     summary: "recent alerts, or webhook deliveries and their outcome",
-    usage: ["pmfx alerts [--webhooks] [--limit n] [--json]"],
+    usage: ["pmfx alerts [id|name|namespace] [--webhooks] [--limit n] [--json]"],
     examples: [
       { command: "pmfx alerts", comment: "the last 100 alerts, oldest first" },
-      { command: "pmfx alerts --webhooks", comment: "was each alert delivered? (URLs redacted)" },
-      { command: "pmfx alerts --limit 5 --json" }
+      { command: "pmfx alerts api", comment: "one app's alerts" },
+      { command: "pmfx alerts --webhooks --limit 5", comment: "were the last alerts delivered? (URLs redacted)" }
     ],
-    completes: "nothing",
+    completes: "apps",
     docs: docs("pmfx-alerts")
   },
   validate: {

@@ -39,11 +39,16 @@ export interface CommandLine {
   readonly unknownOption: string | undefined
   /** A refused @effect/cli option, when one is given. */
   readonly refusedBuiltIn: string | undefined
+  /** An option that takes a value, written last with none (`pmfx alerts --limit`). */
+  readonly missingValue: string | undefined
   /** The words read. */
   readonly words: ReadonlyArray<string>
 }
 
 const takesValue = (option: OptionModel | undefined): boolean => option !== undefined && option.value !== undefined
+
+/** `start`'s `--watch [paths]` may go bare (commands/startFlags.ts `bareWatchFlag` gives it its value). */
+const OPTIONAL_VALUE = new Set(["--watch"])
 
 const isOptionWord = (word: string): boolean => word.startsWith("-") && word !== "-" && !/^-\d/.test(word)
 
@@ -54,12 +59,17 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
   let helpRequested = false
   let refusedBuiltIn: string | undefined
   let unknownOption: string | undefined
+  let missingValue: string | undefined
+  /** The option at `at` takes a value and nothing follows it (the end, or `--`). */
+  const noValueAfter = (at: number) =>
+    !OPTIONAL_VALUE.has(args[at]!) && (at + 1 >= args.length || args[at + 1] === "--")
   while (i < args.length && isOptionWord(args[i]!) && args[i] !== "--") {
     const name = args[i]!.split("=", 1)[0]!
     if (name === "-h" || name === "--help") helpRequested = true
     if (name in REFUSED_BUILT_INS) refusedBuiltIn ??= name
     const option = findOption(globals, name)
     if (option === undefined && !(name in REFUSED_BUILT_INS)) unknownOption ??= name
+    if (takesValue(option) && !args[i]!.includes("=") && noValueAfter(i)) missingValue ??= name
     i += takesValue(option) && !args[i]!.includes("=") ? 2 : 1
   }
   const word = args[i]
@@ -75,6 +85,7 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
       json: args.includes("--json"),
       unknownOption,
       refusedBuiltIn,
+      missingValue,
       words: args
     }
   }
@@ -107,9 +118,21 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
     const cluster =
       /^-[A-Za-z]{2,}$/.test(arg) && [...arg.slice(1)].every((letter) => findOption(known, `-${letter}`) !== undefined)
     if (option === undefined && !cluster) unknownOption ??= name
-    if (takesValue(option) && !arg.includes("=")) i++
+    if (takesValue(option) && !arg.includes("=")) {
+      if (noValueAfter(i)) missingValue ??= name
+      i++
+    }
   }
-  return { command, unknownCommand: undefined, helpRequested, json, unknownOption, refusedBuiltIn, words: args }
+  return {
+    command,
+    unknownCommand: undefined,
+    helpRequested,
+    json,
+    unknownOption,
+    refusedBuiltIn,
+    missingValue,
+    words: args
+  }
 }
 
 /**

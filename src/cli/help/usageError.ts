@@ -10,7 +10,7 @@ import { readUsageText } from "../usage"
 import type { CommandLine } from "./commandLine"
 import { closestCommand, closestOption, REFUSED_BUILT_INS } from "./commandLine"
 import type { ProgramModel } from "./commandModel"
-import { plainText } from "./commandModel"
+import { findOption, plainText } from "./commandModel"
 
 /** PM2 commands pmfx has no counterpart for, and what to do instead. */
 const PM2_ONLY: Readonly<Record<string, string>> = {
@@ -60,6 +60,19 @@ export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | 
       `run \`${helpOf(line)}\` to see its options`
     )
   }
+  if (line.missingValue !== undefined) {
+    // @effect/cli would take the option itself for an argument (`pmfx alerts --limit` → an app "--limit").
+    const word = line.missingValue
+    const option = findOption([...(line.command?.options ?? []), ...model.root.options], word)
+    return new BadRequest({
+      message: `${word} needs a value`,
+      details: {
+        field: word,
+        reason: "needs a value",
+        suggestion: `give it one, like ${word} <${option?.value ?? "value"}>; run \`${helpOf(line)}\` to see what it takes`
+      }
+    })
+  }
   return undefined
 }
 
@@ -89,7 +102,9 @@ export const usageError = (
     return badRequest(option ?? "arguments", `'${value}' is not ${article} ${kind}`, help)
   }
   const unexpected = /^Received unknown argument: '(.*)'$/.exec(text.trim())
-  if (unexpected !== null) return badRequest("arguments", `unexpected argument '${unexpected[1]}'`, help)
+  if (unexpected !== null) {
+    return badRequest("arguments", `unexpected argument '${unexpected[1]}'`, help)
+  }
   const reason =
     lowerFirst(
       text
