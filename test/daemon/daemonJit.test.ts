@@ -114,7 +114,10 @@ const waitFor = (count) => new Promise((resolve) => {
   it("does nothing in a process without gc (the library, a runtime started without the flag)", () => {
     const result = spawnSync(
       process.execPath,
-      ["-e", `require(${JSON.stringify(bundle("settleMemory"))}).settleMemorySoon(); process.stdout.write(String(typeof gc))`],
+      [
+        "-e",
+        `require(${JSON.stringify(bundle("settleMemory"))}).settleMemorySoon(); process.stdout.write(String(typeof gc))`
+      ],
       { encoding: "utf8", timeout: 30_000 }
     )
     expect(result.stderr).toBe("")
