@@ -13,7 +13,10 @@ const LINES = Number(process.argv[3] ?? 1_000_000)
 
 const rss = async (pid) => {
   const xs = []
-  for (let i = 0; i < 5; i++) xs.push(L.vmRssKb(pid)), await L.sleep(200)
+  for (let i = 0; i < 5; i++) {
+    xs.push(L.vmRssKb(pid))
+    await L.sleep(200)
+  }
   return `${L.fmt(L.mb(L.median(xs)))} MB`
 }
 const parts = (pid) => {
