@@ -3,7 +3,6 @@
  * (1-based line and, where the parser knows it, column).
  */
 import { Either } from "effect"
-import JSON5 from "json5"
 import type { LineCounter as YamlLineCounter } from "yaml"
 import { MAX_NESTING, nestingDepth } from "../domain/nestingDepth"
 import type { ConfigFormat } from "./ConfigFormat"
@@ -73,13 +72,16 @@ const json5Position = (error: unknown, text: string): { line: number; column: nu
  * single quotes are common in real ones. Strict JSON goes through `JSON.parse` first (faster);
  * JSON5 parses iteratively, so deep nesting is measured after, not a stack overflow.
  */
-const parseJson = (withBom: string): Either.Either<unknown, SyntaxProblem> => {
+const parseJson = async (withBom: string): Promise<Either.Either<unknown, SyntaxProblem>> => {
   // Editors on Windows may save a byte-order mark, which YAML and TOML skip but JSON.parse refuses.
   const text = withBom.replace(/^\uFEFF/, "")
   let parsed: unknown
   try {
     parsed = JSON.parse(text)
   } catch {
+    // Loaded on first use, like the YAML and TOML parsers: a daemon that never reads a JSON5 file
+    // does not hold the parser (docs/benchmarks.md, "The daemon's memory, third pass").
+    const { default: JSON5 } = await import("json5")
     try {
       parsed = JSON5.parse(text)
     } catch (error) {
@@ -171,6 +173,6 @@ export const parseConfigText = (
   text: string,
   format: Exclude<ConfigFormat, "module">
 ): Promise<Either.Either<unknown, SyntaxProblem>> =>
-  format === "json" ? Promise.resolve(parseJson(text)) : format === "yaml" ? parseYaml(text) : parseToml(text)
+  format === "json" ? parseJson(text) : format === "yaml" ? parseYaml(text) : parseToml(text)
 
 export { plain as toPlainData }

@@ -5,6 +5,7 @@
  * newline, so such bytes are a write still in progress.
  */
 import type { FileHandle } from "node:fs/promises"
+import { noteHeavyBytes } from "../daemon/optimizingCompilers"
 
 const CHUNK_BYTES = 64 * 1024
 /** The default bound on a line held whole; longer "lines" are handed out in pieces. */
@@ -18,6 +19,7 @@ const readFully = async (handle: FileHandle, buffer: Buffer, position: number): 
     if (bytesRead === 0) break
     filled += bytesRead
   }
+  noteHeavyBytes(filled, Date.now())
   return filled
 }
 

@@ -12,6 +12,7 @@
  * such target drains; the child then blocks on its full pipe. Nothing is dropped.
  */
 import * as fs from "node:fs"
+import { noteHeavyBytes } from "../daemon/optimizingCompilers"
 import type { LogStream } from "./LogEntry"
 import type { LineFormatter } from "./formatLine"
 import { LineSplitter } from "./LineSplitter"
@@ -148,6 +149,7 @@ export class LogPipe {
     this.listening = this.onLine !== undefined && this.wantsLines()
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
+    noteHeavyBytes(bytes.length, this.now)
     this.splitter.push(bytes)
     this.writeBatch()
   }

@@ -15,6 +15,7 @@ import { makeClusterHost } from "../cluster/ClusterHost"
 import { Paths } from "../shared/Paths"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { InsufficientResources, InvalidConfig, PortInUse, ProcessAlreadyExists } from "../domain/errors"
+import { settleMemorySoon } from "../daemon/settleMemory"
 import { EventBus } from "../events/EventBus"
 import { LogStore } from "../logs/LogStore"
 import { MetricsSampler } from "../monitor/MetricsSampler"
@@ -63,7 +64,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       home: paths.home,
       pipes,
       handingOff: () => handingOff,
-      spawned: () => onSpawned,
+      // And the heap a burst of spawns grew is given back once they stop (daemon/settleMemory.ts).
+      spawned: () => Effect.zipRight(Effect.sync(settleMemorySoon), onSpawned),
       cluster: makeClusterHost(() => handingOff),
       spawner
     }

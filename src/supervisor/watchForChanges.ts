@@ -4,12 +4,11 @@
  * `watch_options.ignored`; the other honoured `watch_options` (polling, depth…) go to chokidar.
  * chokidar checks the ignores while it walks, so ignored trees cost no inotify watches.
  */
-import { watch } from "chokidar"
+import type { FSWatcher } from "chokidar"
 import { Effect, type Scope } from "effect"
 import * as path from "node:path"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { instanceFiles } from "../domain/logPaths"
-import { makeIgnoreMatcher } from "./globMatcher"
 
 const DEBOUNCE_MS = 300
 const ALWAYS_IGNORED = ["node_modules", ".git"]
@@ -33,6 +32,11 @@ export const watchForChanges = (
   onChange: () => void
 ): Effect.Effect<void, never, Scope.Scope> =>
   Effect.gen(function* () {
+    // chokidar and picomatch are loaded by the first app that watches: a daemon without one never
+    // holds them (docs/benchmarks.md, "The daemon's memory, third pass").
+    const [{ watch }, { makeIgnoreMatcher }] = yield* Effect.promise(() =>
+      Promise.all([import("chokidar"), import("./globMatcher")])
+    )
     const { cwd: watchCwd, ignored: moreIgnored, ...chokidarOptions } = app.watch_options
     const ignoredPattern = makeIgnoreMatcher(watchCwd ?? app.cwd, [
       ...ALWAYS_IGNORED,
@@ -65,7 +69,7 @@ export const watchForChanges = (
     const ignored = (file: string) => isOwn(file) || ignoredPattern(file)
     let timer: NodeJS.Timeout | undefined
     const watcher = yield* Effect.acquireRelease(
-      Effect.async<ReturnType<typeof watch>>((resume) => {
+      Effect.async<FSWatcher>((resume) => {
         // The user's watch_options first: ignored, ignoreInitial and persistent are pmfx's to set.
         const w = watch([...app.watch_paths], { ...chokidarOptions, ignored, ignoreInitial: true, persistent: true })
         w.on("all", () => {

@@ -42,7 +42,7 @@ describe("pmfx startup", () => {
     expect(unit).toContain("[Service]")
     expect(unit).toContain("[Install]")
     expect(setting(unit, "ExecStart")).toBe(
-      `${process.execPath} --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 ${fs.realpathSync(PMFX_BIN)} daemon`
+      `${process.execPath} --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 --no-turbofan --no-sparkplug --expose-gc ${fs.realpathSync(PMFX_BIN)} daemon`
     )
     expect(setting(unit, "User")).toBe(user)
     expect(unit).toContain(`Environment=PMFX_HOME=${sandbox.home}\n`)
@@ -70,7 +70,7 @@ describe("pmfx startup", () => {
     expect(setting(unit, "Environment")).toBe('"PMFX_HOME=/srv/my apps/100%%"')
     expect(setting(unit, "WorkingDirectory")).toBe("-/srv/my apps/100%%")
     expect(setting(unit, "ExecStart")).toBe(
-      '"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 /opt/pmfx/dist/pmfx.cjs daemon'
+      '"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 --no-turbofan --no-sparkplug --expose-gc /opt/pmfx/dist/pmfx.cjs daemon'
     )
     expect(renderUnit(settings)).toContain("Environment=PATH=/usr/local/bin:/usr/bin:/bin\n")
   })

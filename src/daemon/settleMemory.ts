@@ -1,0 +1,48 @@
+/**
+ * One full garbage collection once the daemon has been quiet for a moment after a burst of spawns.
+ *
+ * A burst of work (a file of 50 apps started, a crash loop) grows V8's old generation, and V8
+ * gives the pages back only after a full collection run in its memory-reducing mode, which its
+ * memory reducer starts only after a full collection that grew the heap. A daemon whose bursts
+ * were handled by young-generation collections alone kept ~5 MB of empty heap for good: 28 MB of
+ * heap holding 22 MB of objects, 8 s and 30 s after 50 apps started (docs/benchmarks.md, "The
+ * daemon's memory, third pass").
+ * `gc()` (the daemon runs with `--expose-gc`, daemonNodeFlags.ts) SETTLE_MS after the last such
+ * spawn gives them back: ~15 ms of one core, at most once per MIN_INTERVAL_MS, so that an app
+ * restarting every few seconds costs at most one collection per half minute.
+ *
+ * Outside the daemon (the library, the container runtime started without the flag) there is no
+ * `gc` and this does nothing.
+ */
+
+/** How long after the last spawn the collection runs. */
+const SETTLE_MS = 3_000
+/** The least time between two collections. */
+const MIN_INTERVAL_MS = 30_000
+
+let timer: NodeJS.Timeout | undefined
+let lastCollection = Number.NEGATIVE_INFINITY
+
+const collect = (gc: () => void) => (): void => {
+  const wait = lastCollection + MIN_INTERVAL_MS - performance.now()
+  if (wait > 0) {
+    timer = setTimeout(collect(gc), wait)
+    timer.unref()
+    return
+  }
+  timer = undefined
+  lastCollection = performance.now()
+  gc()
+}
+
+/** Schedules the collection SETTLE_MS from now (a spawn meanwhile postpones it). */
+export const settleMemorySoon = (): void => {
+  const gc = (globalThis as { readonly gc?: () => void }).gc
+  if (typeof gc !== "function") return
+  if (timer !== undefined) {
+    timer.refresh()
+    return
+  }
+  timer = setTimeout(collect(gc), SETTLE_MS)
+  timer.unref()
+}

@@ -1,0 +1,128 @@
+/**
+ * The daemon's memory switches (docs/benchmarks.md, "The daemon's memory, third pass"): V8's
+ * optimizing compilers stay off until heavy byte work (daemon/optimizingCompilers.ts), and one full
+ * collection follows a burst of spawns (daemon/settleMemory.ts). Each module is bundled as is and
+ * run in a Node started with the daemon's flags, where `%GetOptimizationStatus` shows the tier.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { spawnSync } from "node:child_process"
+import { buildSync } from "esbuild"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { DAEMON_NODE_FLAGS } from "../../src/daemon/daemonNodeFlags"
+
+let folder: string
+const bundle = (name: string) => path.join(folder, `${name}.cjs`)
+beforeAll(() => {
+  folder = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-jit-"))
+  for (const name of ["optimizingCompilers", "settleMemory"])
+    buildSync({
+      entryPoints: [path.resolve("src/daemon", `${name}.ts`)],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      outfile: bundle(name),
+      logLevel: "error"
+    })
+})
+afterAll(() => {
+  fs.rmSync(folder, { recursive: true, force: true })
+})
+
+/** Runs `script` in a Node with the daemon's flags (and natives syntax); its stdout, parsed as JSON. */
+const runWithDaemonFlags = (script: string, env: Record<string, string> = {}) => {
+  const result = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, "--allow-natives-syntax", "-e", script], {
+    encoding: "utf8",
+    timeout: 120_000,
+    env: { PATH: process.env.PATH ?? "", ...env }
+  })
+  expect(result.stderr).toBe("")
+  expect(result.status).toBe(0)
+  return JSON.parse(result.stdout) as Record<string, unknown>
+}
+
+/** A hot function, run until TurboFan has optimized it or 10 s have passed; whether it was. */
+const hotLoop = `
+function hot(n) { let s = 0; for (let i = 0; i < n; i++) s += i % 7; return s }
+const OPTIMIZED = 16 // V8's OptimizationStatus::kOptimized
+const optimizedWithin = (ms) => {
+  const deadline = Date.now() + ms
+  do { for (let k = 0; k < 50; k++) hot(20000); if ((%GetOptimizationStatus(hot) & OPTIMIZED) !== 0) return true } while (Date.now() < deadline)
+  return false
+}`
+
+describe("the daemon's optimizing compilers", () => {
+  it("stay off until bytes add up to a flood within a second, then optimize hot code", () => {
+    const out = runWithDaemonFlags(`
+const jit = require(${JSON.stringify(bundle("optimizingCompilers"))})
+${hotLoop}
+const before = { on: jit.optimizingCompilersOn(), optimized: optimizedWithin(1000) }
+// 60 KiB now and 60 KiB two seconds later: two windows, no flood.
+jit.noteHeavyBytes(60 * 1024, 1_000)
+jit.noteHeavyBytes(60 * 1024, 3_000)
+const apart = jit.optimizingCompilersOn()
+// 10 KiB more within the second window: 70 KiB, a flood.
+jit.noteHeavyBytes(10 * 1024, 3_500)
+process.stdout.write(JSON.stringify({ before, apart, after: { on: jit.optimizingCompilersOn(), optimized: optimizedWithin(10_000) } }))`)
+    expect(out).toEqual({
+      before: { on: false, optimized: false },
+      apart: false,
+      after: { on: true, optimized: true }
+    })
+  })
+
+  it("are never switched on while the build records the code cache (V8 stamps it with the flags of the moment)", () => {
+    const out = runWithDaemonFlags(
+      `
+const jit = require(${JSON.stringify(bundle("optimizingCompilers"))})
+${hotLoop}
+jit.noteHeavyBytes(10 * 1024 * 1024, 1_000)
+jit.enableOptimizingCompilers()
+process.stdout.write(JSON.stringify({ optimized: optimizedWithin(1000) }))`,
+      { PMFX_WRITE_CODE_CACHE: "1" }
+    )
+    expect(out).toEqual({ optimized: false })
+  })
+})
+
+describe("the collection after a burst of spawns", () => {
+  // The second collection comes at least half a minute after the first (MIN_INTERVAL_MS).
+  it("runs once after spawns close together, and again after a later one", { timeout: 150_000 }, () => {
+    const out = runWithDaemonFlags(`
+const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
+const collect = globalThis.gc
+let collections = 0
+globalThis.gc = () => { collections++; collect() }
+const seen = []
+const alive = setInterval(() => {}, 1000)
+const waitFor = (count) => new Promise((resolve) => {
+  const poll = setInterval(() => { if (collections >= count) { clearInterval(poll); resolve() } }, 20)
+})
+;(async () => {
+  settleMemorySoon(); settleMemorySoon(); settleMemorySoon()
+  await waitFor(1)
+  seen.push(collections)
+  settleMemorySoon()
+  await waitFor(2)
+  seen.push(collections)
+  clearInterval(alive)
+  process.stdout.write(JSON.stringify({ seen }))
+})()`)
+    expect(out).toEqual({ seen: [1, 2] })
+  })
+
+  it("does nothing in a process without gc (the library, a runtime started without the flag)", () => {
+    const result = spawnSync(
+      process.execPath,
+      [
+        "-e",
+        `require(${JSON.stringify(bundle("settleMemory"))}).settleMemorySoon(); process.stdout.write(String(typeof gc))`
+      ],
+      { encoding: "utf8", timeout: 30_000 }
+    )
+    expect(result.stderr).toBe("")
+    expect(result.stdout).toBe("undefined")
+    expect(result.status).toBe(0)
+  })
+})
