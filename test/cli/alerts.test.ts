@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as http from "node:http"
 import type { AddressInfo } from "node:net"
+import { crashyWithWebhooks } from "../support/crashyWithWebhooks"
 import { fixture } from "../support/engine"
 import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
 import { eventually, json, ok } from "./helpers"
@@ -34,15 +35,7 @@ describe("pmfx alerts", () => {
     const port = new URL(receiver.url).port
     const file = sandbox.write(
       "ecosystem.json",
-      JSON.stringify({
-        apps: [
-          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false }
-        ],
-        webhooks: [
-          { enabled: true, url: `http://me:pw-secret@127.0.0.1:${port}/hook?key=k-secret`, events: ["process_crash"] },
-          { enabled: true, url: `http://127.0.0.1:${dead}/down`, events: ["process_crash"] }
-        ]
-      })
+      crashyWithWebhooks([`http://me:pw-secret@127.0.0.1:${port}/hook?key=k-secret`, `http://127.0.0.1:${dead}/down`])
     )
     ok(sandbox, ["start", file])
 

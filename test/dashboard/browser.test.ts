@@ -9,7 +9,7 @@ import * as http from "node:http"
 import type { Browser, Page } from "playwright-core"
 import { READ_ONLY_REASON } from "../../src/ui/readOnlyReason"
 import type { Sandbox } from "../support/cli"
-import { fixture } from "../support/engine"
+import { crashyWithWebhooks } from "../support/crashyWithWebhooks"
 import { startWebhookReceiver, type WebhookReceiver } from "../support/webhookReceiver"
 import { freeListenerPort } from "../api/tcp"
 import { chromiumPath, type Dashboard, launchBrowser, openDashboard, screenshot, tickerScript } from "./browser"
@@ -301,19 +301,10 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     const receiverPort = new URL(receiver.url).port
     const file = sandbox.write(
       "ecosystem.json",
-      JSON.stringify({
-        apps: [
-          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false }
-        ],
-        webhooks: [
-          {
-            enabled: true,
-            url: `http://hook:pa55word@127.0.0.1:${receiverPort}/hook?sig=abc`,
-            events: ["process_crash"]
-          },
-          { enabled: true, url: `http://127.0.0.1:${closed}/down`, events: ["process_crash"] }
-        ]
-      })
+      crashyWithWebhooks([
+        `http://hook:pa55word@127.0.0.1:${receiverPort}/hook?sig=abc`,
+        `http://127.0.0.1:${closed}/down`
+      ])
     )
     cli(sandbox, "start", file)
     // Both outcomes are known (the dead target after its retries) before the page opens.
@@ -371,18 +362,7 @@ describe.skipIf(chromiumPath === undefined)("the dashboard in Chromium", { timeo
     const longPath = Array.from({ length: 12 }, (_, i) => `path${i}segmentxx`).join("/")
     const file = sandbox.write(
       "ecosystem.json",
-      JSON.stringify({
-        apps: [
-          { name: "crashy", script: fixture("crash-after.js"), env: { CRASH_AFTER_MS: "300" }, autorestart: false }
-        ],
-        webhooks: [
-          {
-            enabled: true,
-            url: `http://127.0.0.1:${new URL(receiver.url).port}/${longPath}`,
-            events: ["process_crash"]
-          }
-        ]
-      })
+      crashyWithWebhooks([`http://127.0.0.1:${new URL(receiver.url).port}/${longPath}`])
     )
     cli(sandbox, "start", file)
     await expect
