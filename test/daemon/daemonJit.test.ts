@@ -5,7 +5,7 @@
  * run in a Node started with the daemon's flags, where `%GetOptimizationStatus` shows the tier.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { spawnSync } from "node:child_process"
+import { spawn, spawnSync } from "node:child_process"
 import { buildSync } from "esbuild"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -30,16 +30,25 @@ afterAll(() => {
   fs.rmSync(folder, { recursive: true, force: true })
 })
 
-/** Runs `script` in a Node with the daemon's flags (and natives syntax); its stdout, parsed as JSON. */
-const runWithDaemonFlags = (script: string, env: Record<string, string> = {}) => {
-  const result = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, "--allow-natives-syntax", "-e", script], {
-    encoding: "utf8",
-    timeout: 120_000,
-    env: { PATH: process.env.PATH ?? "", ...env }
+/**
+ * Runs `script` in a Node with the daemon's flags (and natives syntax); its stdout, parsed as JSON.
+ * Asynchronous: a script may take half a minute, and a worker blocked that long cannot answer vitest.
+ */
+const runWithDaemonFlags = async (script: string, env: Record<string, string> = {}) => {
+  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, "--allow-natives-syntax", "-e", script], {
+    env: { PATH: process.env.PATH ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
   })
-  expect(result.stderr).toBe("")
-  expect(result.status).toBe(0)
-  return JSON.parse(result.stdout) as Record<string, unknown>
+  let stdout = ""
+  let stderr = ""
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+  const killer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+  const status = await new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)))
+  clearTimeout(killer)
+  expect(stderr).toBe("")
+  expect(status).toBe(0)
+  return JSON.parse(stdout) as Record<string, unknown>
 }
 
 /** A hot function, run until TurboFan has optimized it or 10 s have passed; whether it was. */
@@ -53,8 +62,8 @@ const optimizedWithin = (ms) => {
 }`
 
 describe("the daemon's optimizing compilers", () => {
-  it("stay off until bytes add up to a flood within a second, then optimize hot code", () => {
-    const out = runWithDaemonFlags(`
+  it("stay off until bytes add up to a flood within a second, then optimize hot code", async () => {
+    const out = await runWithDaemonFlags(`
 const jit = require(${JSON.stringify(bundle("optimizingCompilers"))})
 ${hotLoop}
 const before = { on: jit.optimizingCompilersOn(), optimized: optimizedWithin(1000) }
@@ -72,8 +81,8 @@ process.stdout.write(JSON.stringify({ before, apart, after: { on: jit.optimizing
     })
   })
 
-  it("are never switched on while the build records the code cache (V8 stamps it with the flags of the moment)", () => {
-    const out = runWithDaemonFlags(
+  it("are never switched on while the build records the code cache (V8 stamps it with the flags of the moment)", async () => {
+    const out = await runWithDaemonFlags(
       `
 const jit = require(${JSON.stringify(bundle("optimizingCompilers"))})
 ${hotLoop}
@@ -88,8 +97,8 @@ process.stdout.write(JSON.stringify({ optimized: optimizedWithin(1000) }))`,
 
 describe("the collection after a burst of spawns", () => {
   // The second collection comes at least half a minute after the first (MIN_INTERVAL_MS).
-  it("runs once after spawns close together, and again after a later one", { timeout: 150_000 }, () => {
-    const out = runWithDaemonFlags(`
+  it("runs once after spawns close together, and again after a later one", { timeout: 150_000 }, async () => {
+    const out = await runWithDaemonFlags(`
 const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
 const collect = globalThis.gc
 let collections = 0
