@@ -5,8 +5,7 @@
  * a daemon: when none answers within a second, it prints nothing and exits 0, and the shell
  * offers no names.
  */
-import * as http from "node:http"
-import { resolveHome, socketPathFor } from "../shared/homePaths"
+import { localProcessRows } from "./localRows"
 
 const ANSWER_TIMEOUT_MS = 1_000
 
@@ -27,34 +26,12 @@ export const completionNames = (rows: ReadonlyArray<unknown>): Array<string> => 
 }
 
 /** Prints the names (or nothing) and resolves once done. */
-export const printCompletionNames = (env: NodeJS.ProcessEnv): Promise<void> =>
-  new Promise((resolve) => {
-    const socketPath = socketPathFor(
-      resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
+export const printCompletionNames = async (env: NodeJS.ProcessEnv): Promise<void> => {
+  const rows = await localProcessRows(env, ANSWER_TIMEOUT_MS)
+  if (rows !== null)
+    process.stdout.write(
+      completionNames(rows)
+        .map((name) => `${name}\n`)
+        .join("")
     )
-    const request = http.request(
-      { socketPath, path: "/api/processes", method: "GET", headers: { host: "pmfx" }, agent: false },
-      (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("error", () => resolve())
-        response.on("end", () => {
-          try {
-            const rows: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-            if (response.statusCode === 200 && Array.isArray(rows))
-              process.stdout.write(
-                completionNames(rows)
-                  .map((name) => `${name}\n`)
-                  .join("")
-              )
-          } catch {
-            // Not the daemon's list: no names.
-          }
-          resolve()
-        })
-      }
-    )
-    request.setTimeout(ANSWER_TIMEOUT_MS, () => request.destroy())
-    request.on("error", () => resolve())
-    request.end()
-  })
+}

@@ -7,8 +7,7 @@
  * returns false without printing, and the full CLI runs and does what it always does (start the
  * daemon, report the error with its exit code).
  */
-import * as http from "node:http"
-import { resolveHome, socketPathFor } from "../shared/homePaths"
+import { localProcessRows } from "./localRows"
 
 const ANSWER_TIMEOUT_MS = 2_000
 
@@ -18,32 +17,9 @@ export const isFastList = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv):
   (env["PMFX_URL"] ?? "") === ""
 
 /** Prints the rows and resolves true, or resolves false having printed nothing. */
-export const fastList = (env: NodeJS.ProcessEnv): Promise<boolean> =>
-  new Promise((resolve) => {
-    const socketPath = socketPathFor(
-      resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
-    )
-    const request = http.request(
-      { socketPath, path: "/api/processes", method: "GET", headers: { host: "pmfx" }, agent: false },
-      (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.on("error", () => resolve(false))
-        response.on("end", () => {
-          if (response.statusCode !== 200) return resolve(false)
-          let rows: unknown
-          try {
-            rows = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-          } catch {
-            return resolve(false)
-          }
-          if (!Array.isArray(rows)) return resolve(false)
-          process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
-          resolve(true)
-        })
-      }
-    )
-    request.setTimeout(ANSWER_TIMEOUT_MS, () => request.destroy())
-    request.on("error", () => resolve(false))
-    request.end()
-  })
+export const fastList = async (env: NodeJS.ProcessEnv): Promise<boolean> => {
+  const rows = await localProcessRows(env, ANSWER_TIMEOUT_MS)
+  if (rows === null) return false
+  process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`)
+  return true
+}

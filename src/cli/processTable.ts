@@ -6,7 +6,8 @@ import { columns, style } from "./style"
 
 const out = process.stdout
 
-const statusColor = (status: ProcessSummary["status"]) =>
+/** The color of a status word on stdout: green online, red errored, dim stopped, yellow in between. */
+export const statusColor = (status: ProcessSummary["status"]) =>
   status === "online"
     ? style.green(out)
     : status === "errored"

@@ -4,22 +4,13 @@
  */
 import { describeDependency } from "../domain/Dependency"
 import type { ProcessDetail } from "../domain/ProcessDetail"
-import type { ProcessStatus } from "../domain/ProcessStatus"
 import { formatSize, humanBytes } from "../domain/Size"
 import { commandText } from "./commandText"
+import { statusColor } from "./processTable"
 import { columns, style } from "./style"
 
 const out = process.stdout
 const none = "-"
-
-const statusColor = (status: ProcessStatus) =>
-  status === "online"
-    ? style.green(out)
-    : status === "errored"
-      ? style.red(out)
-      : status === "stopped"
-        ? style.dim(out)
-        : style.yellow(out)
 
 /** `12s ago`, `3m ago`, `2h ago` from an ISO time. */
 export const ago = (iso: string, now: number): string => {

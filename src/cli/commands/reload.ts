@@ -11,25 +11,14 @@ import { tryDaemon } from "../daemonCall"
 import { printJson } from "../output"
 import { renderProcessTable } from "../processTable"
 import { style } from "../style"
-import { plural, portOverrideOption } from "./actionOptions"
+import { plural } from "./actionOptions"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
-import { onlyOption, updateEnvOption } from "./applyFile"
-import { envOption, jsonOption } from "./configOptions"
-import { prepareRun } from "./restart"
-import { actOnEach, mergeRows, reportOutcome, targetsArg } from "./selectors"
-import { watchChangeOption } from "./watchChange"
+import { prepareRun, runOptions, runQualifier } from "./restart"
+import { actOnEach, mergeRows, reportOutcome } from "./selectors"
 
 export const reloadCommand = Command.make(
   "reload",
-  {
-    targets: targetsArg,
-    port: portOverrideOption,
-    only: onlyOption,
-    env: envOption,
-    updateEnv: updateEnvOption,
-    watch: watchChangeOption,
-    json: jsonOption
-  },
+  runOptions,
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const prepared = yield* prepareRun("reload", { targets, port, only, env, updateEnv, watch, json })
@@ -55,10 +44,8 @@ export const reloadCommand = Command.make(
           const result = merged(results)
           if (json) return printJson(result)
           const out = process.stdout
-          const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
-          const withEnv = updateEnv ? " with this shell's environment" : ""
           const lines = [
-            `${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${on}${withEnv}`
+            `${style.green(out)("reloaded")} ${plural(result.processes.length, "process", "processes")}${runQualifier(port, updateEnv)}`
           ]
           for (const name of result.restarted_instead)
             lines.push(`${style.yellow(out)(name)} has one instance: restarted instead of reloaded`)

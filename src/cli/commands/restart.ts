@@ -127,17 +127,25 @@ export const prepareRun = (mode: "restart" | "reload", o: RunOptions) =>
     return Option.some(yield* runPayload(o.port, o.updateEnv))
   })
 
+/** The options `restart` and `reload` share (prepareRun routes them). */
+export const runOptions = {
+  targets: targetsArg,
+  port: portOverrideOption,
+  only: onlyOption,
+  env: envOption,
+  updateEnv: updateEnvOption,
+  watch: watchChangeOption,
+  json: jsonOption
+}
+
+/** What the summary line adds after the count: the port of this run, the refreshed environment. */
+export const runQualifier = (port: Option.Option<string>, updateEnv: boolean): string =>
+  Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` }) +
+  (updateEnv ? " with this shell's environment" : "")
+
 export const restartCommand = Command.make(
   "restart",
-  {
-    targets: targetsArg,
-    port: portOverrideOption,
-    only: onlyOption,
-    env: envOption,
-    updateEnv: updateEnvOption,
-    watch: watchChangeOption,
-    json: jsonOption
-  },
+  runOptions,
   ({ targets, port, only, env, updateEnv, watch, json }) =>
     Effect.gen(function* () {
       const prepared = yield* prepareRun("restart", { targets, port, only, env, updateEnv, watch, json })
@@ -146,14 +154,13 @@ export const restartCommand = Command.make(
       const outcome = yield* actOnEach(targets, (target) =>
         tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
       )
-      const on = Option.match(port, { onNone: () => "", onSome: (p) => ` on port ${p} (this run only)` })
-      const withEnv = updateEnv ? " with this shell's environment" : ""
+      const qualifier = runQualifier(port, updateEnv)
       yield* reportRows(
         outcome,
         json,
         "restarted",
         (rows) =>
-          `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${on}${withEnv}`
+          `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${qualifier}`
       )
     })
 ).pipe(

@@ -117,7 +117,7 @@ export const webCommand = Command.make("web", options, (o) =>
     )
     if (o.json) return yield* printJson(result)
     // The key itself is never echoed: the example names the variable holding it when the key came
-    // from the environment, and a placeholder when it was given as an option (the shell has no such variable).
+    // from the environment, and `<your API key>` when it was given as an option (the shell has no such variable).
     const keyVariable = settings.apiKey === undefined ? "PMFX_READONLY_API_KEY" : "PMFX_API_KEY"
     const keyInShell = env[keyVariable] !== undefined && env[keyVariable] !== ""
     const header = result.auth ? ` -H "Authorization: Bearer ${keyInShell ? `$${keyVariable}` : "<your API key>"}"` : ""
