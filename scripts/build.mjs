@@ -140,6 +140,47 @@ const effectModules = {
   }
 }
 
+/**
+ * Packages whose top-level code an idle daemon never needs, evaluated on first use instead of at
+ * start-up: `ws` (the WebSocket server, made on the first upgrade), `mime` (file responses) and
+ * `re2js` (a `grep`/`ready` pattern: its Unicode tables). Together ~1.8 MB of an idle daemon's
+ * heap (docs/benchmarks.md, "The daemon's memory, fourth pass"). Each import of one of them is
+ * bundled as a small CommonJS module of getters; the first read of an export evaluates the real
+ * package (`require`, bundled as usual). esbuild reads a CommonJS module's exports at each use
+ * (`import_ws.WebSocketServer`), so an import alone evaluates nothing. The export names come from
+ * the package itself at build time; a name the code reads that the package lacks stays undefined,
+ * as it would without the shim.
+ */
+const LAZY_PACKAGES = ["ws", "mime", "re2js"]
+const lazyPackages = {
+  name: "lazy-packages",
+  setup(builder) {
+    const filter = new RegExp(`^(${LAZY_PACKAGES.join("|")})$`)
+    builder.onResolve({ filter }, (args) =>
+      // The shim's own `require` resolves to the package itself.
+      args.namespace === "lazy-package"
+        ? undefined
+        : { path: args.path, namespace: "lazy-package", pluginData: { resolveDir: args.resolveDir } }
+    )
+    builder.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => {
+      const { resolveDir } = args.pluginData
+      const real = createRequire(path.join(resolveDir, "index.js"))(args.path)
+      const names = Object.keys(real).filter((name) => name !== "default" && name !== "__esModule")
+      const getters = names.map((name) => `get ${JSON.stringify(name)}() { return load()[${JSON.stringify(name)}] }`)
+      const contents = [
+        "let real",
+        `const load = () => (real ??= require(${JSON.stringify(args.path)}))`,
+        "module.exports = {",
+        "  __esModule: true,",
+        "  get default() { const m = load(); return m && m.__esModule ? m.default : m },",
+        ...getters.map((getter) => `  ${getter},`),
+        "}"
+      ].join("\n")
+      return { contents, loader: "js", resolveDir }
+    })
+  }
+}
+
 /** The newest modification time under `folder` (recursively), in ms. */
 const newestMtime = (folder) =>
   Math.max(
@@ -228,7 +269,12 @@ const out = (name) => path.join(staging, name)
 const typesStaging = mkdtempSync(path.join("dist", ".types-"))
 const types = emitTypes(typesStaging)
 try {
-  await build({ ...common, entryPoints: ["src/bin.ts"], outfile: out("pmfx-main.cjs"), plugins: [effectModules] })
+  await build({
+    ...common,
+    entryPoints: ["src/bin.ts"],
+    outfile: out("pmfx-main.cjs"),
+    plugins: [effectModules, lazyPackages]
+  })
   await build({
     ...common,
     entryPoints: ["src/launcher.ts"],
@@ -236,13 +282,18 @@ try {
     banner: { js: "#!/usr/bin/env node" }
   })
   chmodSync(out("pmfx.cjs"), 0o755)
-  await build({ ...common, entryPoints: ["src/daemonMain.ts"], outfile: out("daemon.cjs"), plugins: [effectModules] })
+  await build({
+    ...common,
+    entryPoints: ["src/daemonMain.ts"],
+    outfile: out("daemon.cjs"),
+    plugins: [effectModules, lazyPackages]
+  })
   // The container runtime (docs/containers.md). koffi stays external: it loads a native binary.
   await build({
     ...common,
     entryPoints: ["src/runtimeMain.ts"],
     outfile: out("runtime.cjs"),
-    plugins: [effectModules],
+    plugins: [effectModules, lazyPackages],
     external: ["koffi"],
     banner: { js: "#!/usr/bin/env node" }
   })

@@ -11,9 +11,24 @@
  * spawn gives them back: ~15 ms of one core, at most once per MIN_INTERVAL_MS, so that an app
  * restarting every few seconds costs at most one collection per half minute.
  *
+ * The collection also drops the bytecode of every function not running at that moment
+ * (`--stress-flush-code`) and compacts the old generation's pages (`--compact-on-every-full-gc`),
+ * both switched on for this one collection. The daemon starts from a code cache holding all it
+ * compiled in the build's warm-up (start, logs, restart, stop: docs/architecture.md §12), ~1.5 MB
+ * of bytecode an idle daemon mostly never runs again; and a plain collection frees objects inside
+ * pages V8 then keeps. What runs afterwards is compiled again on its first call (microseconds per
+ * function). Measured together with the daemon's malloc settings (daemonNodeFlags.ts): RSS −1.8 MB
+ * with 10 idle apps, −2.5 to −3.4 MB with 60 (docs/benchmarks.md, "The daemon's memory, fourth
+ * pass"). Never while the build records the code cache (PMFX_WRITE_CODE_CACHE): the cache would
+ * lose what the warm-up compiled.
+ *
  * Outside the daemon (the library, the container runtime started without the flag) there is no
  * `gc` and this does nothing.
  */
+import * as v8 from "node:v8"
+
+/** V8 flags on for the settling collection only (V8 reads both at each full collection). */
+const SETTLING_FLAGS = ["stress-flush-code", "compact-on-every-full-gc"]
 
 /** How long after the last spawn the collection runs. */
 const SETTLE_MS = 3_000
@@ -32,7 +47,16 @@ const collect = (gc: () => void) => (): void => {
   }
   timer = undefined
   lastCollection = performance.now()
-  gc()
+  if (process.env.PMFX_WRITE_CODE_CACHE === "1") {
+    gc()
+    return
+  }
+  for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--${flag}`)
+  try {
+    gc()
+  } finally {
+    for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--no-${flag}`)
+  }
 }
 
 /** Schedules the collection SETTLE_MS from now (a spawn meanwhile postpones it). */

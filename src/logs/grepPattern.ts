@@ -35,14 +35,26 @@ const syntaxHint = (subject: string) =>
     ? "grep uses RE2 syntax (like grep -E and Go), see docs/api.md"
     : `${subject} uses RE2 syntax (like grep -E and Go), see docs/configuration.md`
 
-const FLAGS: Readonly<Record<string, number>> = {
-  i: RE2JS.CASE_INSENSITIVE,
-  m: RE2JS.MULTILINE,
-  s: RE2JS.DOTALL,
-  g: 0,
-  y: 0,
-  u: 0,
-  d: 0
+/**
+ * The bit of each `/…/flags` letter. A function, not a table: reading `RE2JS` evaluates re2js
+ * (its Unicode tables), which the daemon bundle defers to the first pattern (scripts/build.mjs).
+ */
+const flagBit = (flag: string): number | undefined => {
+  switch (flag) {
+    case "i":
+      return RE2JS.CASE_INSENSITIVE
+    case "m":
+      return RE2JS.MULTILINE
+    case "s":
+      return RE2JS.DOTALL
+    case "g":
+    case "y":
+    case "u":
+    case "d":
+      return 0
+    default:
+      return undefined
+  }
 }
 
 /** A pattern without any metacharacter: it matches exactly its own text. */
@@ -93,7 +105,7 @@ export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepP
   const pattern = literal === null ? text : literal[1]!
   let flags = 0
   for (const flag of literal?.[2] ?? "") {
-    const bit = FLAGS[flag]
+    const bit = flagBit(flag)
     if (bit === undefined)
       return refuse(
         `unknown flag "${flag}" in ${text}`,
@@ -102,9 +114,10 @@ export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepP
     flags |= bit
   }
   if (PLAIN.test(pattern)) {
-    if ((flags & RE2JS.CASE_INSENSITIVE) === 0) return Either.right({ test: (message) => message.includes(pattern) })
-    const literal = new RegExp(pattern, "iu")
-    return Either.right({ test: (message) => literal.test(message) })
+    // A plain pattern never needs re2js: `includes`, or a RegExp of escaped-free text for /…/i.
+    if (!(literal?.[2] ?? "").includes("i")) return Either.right({ test: (message) => message.includes(pattern) })
+    const caseless = new RegExp(pattern, "iu")
+    return Either.right({ test: (message) => caseless.test(message) })
   }
   try {
     return Either.right(RE2JS.compile(pattern, flags))

@@ -6,6 +6,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import {
+  DAEMON_MALLOC_TUNABLES,
+  daemonEnvironmentForApps,
+  environmentForDaemon
+} from "../../src/daemon/daemonEnvironment"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { request } from "../support/daemon"
 import { allOnline, fixtures, ok, writtenEnv } from "./helpers"
@@ -44,6 +49,12 @@ describe("the daemon's environment", () => {
     expect(daemonEnv.PMFX_HOME).toBe(sandbox.home)
     for (const left of ["PMFX_API_KEY", "PMFX_READONLY_API_KEY", "PMFX_RUN_ID", "NODE_OPTIONS"])
       expect(daemonEnv[left]).toBeUndefined()
+    // pmfx's malloc settings for the daemon, unless the caller has its own. glibc parses the
+    // variable from a copy and leaves the first setting alone in /proc/<pid>/environ.
+    if (process.env.GLIBC_TUNABLES === undefined) {
+      expect(daemonEnv.GLIBC_TUNABLES).toMatch(/^glibc\.malloc\./)
+      expect(DAEMON_MALLOC_TUNABLES.startsWith(daemonEnv.GLIBC_TUNABLES ?? "none")).toBe(true)
+    }
 
     const out = fs.mkdtempSync(path.join(sandbox.dir, "env-"))
     const created = await request(path.join(sandbox.home, "pmfx.sock"), "POST", "/api/processes", {
@@ -61,5 +72,15 @@ describe("the daemon's environment", () => {
     expect(env.FROM_THE_SHELL).toBe("overridden")
     expect(env.PMFX_API_KEY).toBeUndefined()
     expect(env.PMFX_RUN_ID).not.toBe(caller.PMFX_RUN_ID)
+    // The daemon's own malloc settings are not the app's.
+    expect(env.GLIBC_TUNABLES).toBe(process.env.GLIBC_TUNABLES)
+  })
+
+  it("keeps a caller's own GLIBC_TUNABLES, for the daemon and for its apps", () => {
+    const own = "glibc.malloc.arena_max=2"
+    expect(environmentForDaemon({ PATH: "/bin" }, "/h").GLIBC_TUNABLES).toBe(DAEMON_MALLOC_TUNABLES)
+    expect(environmentForDaemon({ PATH: "/bin", GLIBC_TUNABLES: own }, "/h").GLIBC_TUNABLES).toBe(own)
+    expect(daemonEnvironmentForApps({ GLIBC_TUNABLES: own }).GLIBC_TUNABLES).toBe(own)
+    expect(daemonEnvironmentForApps({ GLIBC_TUNABLES: DAEMON_MALLOC_TUNABLES, LANG: "C" })).toEqual({ LANG: "C" })
   })
 })

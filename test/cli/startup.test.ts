@@ -73,6 +73,9 @@ describe("pmfx startup", () => {
       '"/opt/node $$x/bin/node" --max-semi-space-size=2 --optimize-for-size --v8-pool-size=1 --no-turbofan --no-sparkplug --expose-gc /opt/pmfx/dist/pmfx.cjs daemon'
     )
     expect(renderUnit(settings)).toContain("Environment=PATH=/usr/local/bin:/usr/bin:/bin\n")
+    expect(renderUnit(settings)).toContain(
+      "Environment=GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384:glibc.malloc.trim_threshold=65536\n"
+    )
   })
 
   it("refuses --install without root (exit 2), writing nothing", () => {

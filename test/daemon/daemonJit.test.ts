@@ -121,6 +121,61 @@ const waitFor = (count) => new Promise((resolve) => {
     expect(out).toEqual({ seen: [1, 2] })
   })
 
+  // V8's OptimizationStatus::kIsLazy: the function has no bytecode (compiled again on its next call).
+  it("drops the bytecode of functions not running, for that collection only", async () => {
+    const out = await runWithDaemonFlags(`
+const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
+const LAZY = 262144
+function warm(n) { return n + 1 }
+warm(1)
+const lazy = () => (%GetOptimizationStatus(warm) & LAZY) !== 0
+const out = { before: lazy() }
+gc()
+out.afterPlainCollection = lazy()
+const collect = globalThis.gc
+const alive = setTimeout(() => {}, 30000)
+globalThis.gc = () => {
+  collect()
+  setImmediate(() => {
+    out.afterSettling = lazy()
+    out.result = warm(2)
+    out.compiledAgain = !lazy()
+    collect()
+    out.afterNextPlainCollection = lazy()
+    clearTimeout(alive)
+    process.stdout.write(JSON.stringify(out))
+  })
+}
+settleMemorySoon()`)
+    expect(out).toEqual({
+      before: false,
+      afterPlainCollection: false,
+      afterSettling: true,
+      result: 3,
+      compiledAgain: true,
+      afterNextPlainCollection: false
+    })
+  })
+
+  it("keeps what the build's code cache run compiled (PMFX_WRITE_CODE_CACHE)", async () => {
+    const out = await runWithDaemonFlags(
+      `
+const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
+function warm(n) { return n + 1 }
+warm(1)
+const alive = setTimeout(() => {}, 30000)
+const collect = globalThis.gc
+globalThis.gc = () => {
+  collect()
+  clearTimeout(alive)
+  process.stdout.write(JSON.stringify({ lazy: (%GetOptimizationStatus(warm) & 262144) !== 0 }))
+}
+settleMemorySoon()`,
+      { PMFX_WRITE_CODE_CACHE: "1" }
+    )
+    expect(out).toEqual({ lazy: false })
+  })
+
   it("does nothing in a process without gc (the library, a runtime started without the flag)", () => {
     const result = spawnSync(
       process.execPath,

@@ -9,6 +9,7 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { DAEMON_MALLOC_TUNABLES } from "../../daemon/daemonEnvironment"
 import { DAEMON_NODE_FLAGS } from "../../daemon/daemonNodeFlags"
 import { Paths } from "../../shared/Paths"
 import { ExitCode } from "../../domain/errors"
@@ -55,6 +56,8 @@ export const renderUnit = (settings: UnitSettings): string =>
     `Group=${unitWord(settings.group)}`,
     `Environment=${unitWord(`PMFX_HOME=${settings.home}`)}`,
     `Environment=${unitWord(`PATH=${settings.path}`)}`,
+    // The daemon's malloc settings (daemonEnvironment.ts); apps do not inherit them.
+    `Environment=${unitWord(`GLIBC_TUNABLES=${DAEMON_MALLOC_TUNABLES}`)}`,
     // "-": a home that does not exist yet is created by the daemon, not a reason to fail.
     `WorkingDirectory=-${settings.home.replace(/%/g, "%%")}`, // a path setting: taken whole, never quoted
     "# To serve the API over TCP at boot, add --web (and --host, --port) to ExecStart, with the key in",
