@@ -175,7 +175,7 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))
 
     // Saved DEBOUNCE after the last of a group of changes. Not `Stream.debounce`: it forks and
-    // interrupts a timer fiber per element, and a burst of 50 spawns publishes ~250 status
+    // interrupts a timer fiber per element, and a burst of 50 spawns publishes ~150–200 status
     // changes; here a change only stamps the time and wakes the saver (docs/decisions.md,
     // "Starting 50 apps, second pass").
     let changedAt = 0

@@ -38,8 +38,8 @@ export type RowLifecycle = ReturnType<typeof makeRowLifecycle>
 export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope }: LifecycleDeps) => {
   /**
    * Starts a row's supervisor and waits for its first spawn. `pathsChecked`: the caller checked
-   * the row's paths just before, with nothing awaited since (a creation, `checkAppPaths`), so
-   * they are not opened a second time.
+   * the row's paths moments before (a creation's `checkAppPaths`; only the table's and the app's
+   * locks were awaited since), so they are not opened a second time.
    */
   const launch = (
     row: Row,
