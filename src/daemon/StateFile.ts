@@ -8,7 +8,7 @@
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import { AlertRules, Webhook } from "../domain/AppDefinition"
-import { EngineSnapshot } from "../supervisor/EngineSnapshot"
+import { EngineSnapshot, RowSnapshot } from "../supervisor/EngineSnapshot"
 import { type AtomicWriteError, writeFileAtomically } from "./atomicWrite"
 
 /** The TCP listener's settings (`pmfx web`), kept so the next daemon opens it again. */
@@ -80,12 +80,36 @@ const moveAside = (file: string, reason: string): LoadedState => {
 }
 
 /**
+ * How a save encodes the state: as `StateFileContent`, except that each app's definition and
+ * environment are written as they are. Both entered the daemon decoded (an API body, a state file),
+ * are never changed in place, and an `AppDefinition` encodes to itself (its only transformations
+ * are defaults applied when decoding; test/daemon/stateFile.test.ts checks it), so encoding them
+ * again at every save checked nothing new — and with 60 apps it was ~90 % of a save's CPU
+ * (~20 ms of the interpreted daemon), paid several times in a burst of spawns (docs/decisions.md,
+ * "Starting 50 apps, second pass"). Rows and the daemon's settings change at run time and are
+ * still encoded; a file is still read back through the whole `StateFileContent`.
+ */
+const StateFileAsSaved = Schema.Struct({
+  ...StateFileContent.fields,
+  engine: Schema.Struct({
+    next_id: Schema.Int,
+    apps: Schema.Array(
+      Schema.Struct({ definition: Schema.Unknown, env: Schema.Unknown, rows: Schema.Array(RowSnapshot) })
+    )
+  })
+})
+
+/** The text of state.json for `state` (what `writeStateFile` writes). */
+export const stateFileText = (state: StateFileContent): string =>
+  JSON.stringify(Schema.encodeSync(StateFileAsSaved)(state), null, 2)
+
+/**
  * Writes the state atomically: a crash or a full disk leaves either the old file or the new one,
  * never half of one, and no temporary file.
  */
 export const writeStateFile = (file: string, state: StateFileContent): Effect.Effect<void, AtomicWriteError> =>
   Effect.suspend(() =>
-    writeFileAtomically(file, Buffer.from(JSON.stringify(Schema.encodeSync(StateFileContent)(state), null, 2)), {
+    writeFileAtomically(file, Buffer.from(stateFileText(state)), {
       mode: 0o600,
       durable: true
     })

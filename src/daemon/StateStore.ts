@@ -8,7 +8,7 @@
  * (`atomicWrite.ts`), is remembered for `/health`, and is tried again every few seconds until it
  * succeeds: when space comes back, the state is saved without anyone asking.
  */
-import { Duration, Effect, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Queue, Ref, Schedule, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { FileError, InsufficientResources } from "../domain/errors"
@@ -174,15 +174,35 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     yield* manager.onSpawned(saveAfterSpawn)
     yield* Effect.addFinalizer(() => manager.onSpawned(Effect.void))
 
-    const settingsChanged = notifications.changes
+    // Saved DEBOUNCE after the last of a group of changes. Not `Stream.debounce`: it forks and
+    // interrupts a timer fiber per element, and a burst of 50 spawns publishes ~150–200 status
+    // changes; here a change only stamps the time and wakes the saver (docs/decisions.md,
+    // "Starting 50 apps, second pass").
+    let changedAt = 0
+    const changed = yield* Queue.sliding<void>(1)
     yield* bus.stream().pipe(
       Stream.filter((event) => event._tag === "ProcessStatus" || event._tag === "TableChanged"),
       Stream.as(undefined),
-      Stream.merge(settingsChanged),
-      Stream.debounce(DEBOUNCE),
-      Stream.runForEach(() => saveQuietly),
+      Stream.merge(notifications.changes),
+      Stream.runForEach(() =>
+        Effect.suspend(() => {
+          changedAt = Date.now()
+          return Queue.offer(changed, undefined)
+        })
+      ),
       Effect.forkScoped
     )
+    const quietFor = Duration.toMillis(DEBOUNCE)
+    yield* Effect.gen(function* () {
+      yield* Queue.take(changed)
+      for (;;) {
+        const wait = changedAt + quietFor - Date.now()
+        if (wait <= 0) break
+        yield* Effect.sleep(Duration.millis(wait))
+      }
+      yield* Queue.takeAll(changed)
+      yield* saveQuietly
+    }).pipe(Effect.forever, Effect.forkScoped)
     // While saving fails, nothing else may ask for a save: try again until it works.
     yield* Effect.gen(function* () {
       if ((yield* Ref.get(status)).failure !== null) yield* saveQuietly

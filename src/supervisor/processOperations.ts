@@ -81,7 +81,7 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
         const started = yield* Effect.either(
           startRows(
             created.filter((row) => row.app.definition.autostart),
-            { desired: "running", launchFailures: failures }
+            { desired: "running", launchFailures: failures, pathsChecked: true }
           )
         )
         yield* discardNeverSpawned(created, failures)

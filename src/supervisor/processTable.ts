@@ -23,7 +23,9 @@ export const makeProcessTable = (firstId: number) =>
     const lastPids = new Map<number, ReadonlyArray<number>>()
 
     const allRows = () => [...rows.values()].sort((a, b) => a.id - b.id)
-    const rowsOfApp = (name: string) => allRows().filter((row) => row.app.definition.name === name)
+    // Filtered before sorting: called per app in a burst of creations, it sorted every row each time.
+    const rowsOfApp = (name: string) =>
+      [...rows.values()].filter((row) => row.app.definition.name === name).sort((a, b) => a.id - b.id)
     const appNames = (selected: ReadonlyArray<Row>) => [...new Set(selected.map((row) => row.app.definition.name))]
 
     /**

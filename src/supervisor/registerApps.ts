@@ -40,7 +40,9 @@ export const registerApps = (
           }
         }
       }
-      const held = yield* table.heldPorts()
+      // Read only when an app asks for a port: it visits every row, and a file's apps are created one
+      // request each (`POST /api/apply`), which made it O(n²) over a burst of apps without ports.
+      const held = definitions.some((app) => app.port !== null) ? yield* table.heldPorts() : new Set<number>()
       const portsByApp = new Map<string, ReadonlyArray<number>>()
       for (const app of definitions) {
         if (app.port === null) continue

@@ -36,18 +36,25 @@ export interface LifecycleDeps {
 export type RowLifecycle = ReturnType<typeof makeRowLifecycle>
 
 export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope }: LifecycleDeps) => {
-  /** Starts a row's supervisor and waits for its first spawn. */
+  /**
+   * Starts a row's supervisor and waits for its first spawn. `pathsChecked`: the caller checked
+   * the row's paths moments before (a creation's `checkAppPaths`; only the table's and the app's
+   * locks were awaited since), so they are not opened a second time.
+   */
   const launch = (
     row: Row,
     change: (state: RowState) => Partial<RowState> = () => ({}),
-    adoption?: Adoption
+    adoption?: Adoption,
+    pathsChecked = false
   ): Effect.Effect<void, StartError> =>
     Effect.gen(function* () {
       // Safety net: a deleted row never gets a process (callers hold the app lock and filter too).
       if (row.removed === true) return
       yield* updateRow(row, bus, (state) => ({ unstableRestarts: 0, ...change(state) }))
       // Its paths first: one that cannot be used fails this start, never the daemon (FILE_ERROR).
-      const checked = yield* Effect.either(checkInstancePaths(row.app.definition, row.instance, home))
+      const checked = pathsChecked
+        ? Either.void
+        : yield* Effect.either(checkInstancePaths(row.app.definition, row.instance, home))
       if (checked._tag === "Left") {
         yield* updateRow(row, bus, () => ({ status: "errored", pid: null, lastError: checked.left.message }))
         return yield* Effect.fail(checked.left)
@@ -148,6 +155,11 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
       readonly desired?: "running"
       /** Filled with the error of each app whose own launch failed (not its wait for a dependency). */
       readonly launchFailures?: Map<string, StartError>
+      /**
+       * The rows' paths were checked just before (a creation): an app with no `depends_on` is
+       * launched without checking them again; one that waited for its dependencies is checked.
+       */
+      readonly pathsChecked?: boolean
     } = {}
   ) =>
     Effect.gen(function* () {
@@ -169,9 +181,12 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
             launched.push(...toStart)
             const app = toStart[0]!.app.definition
             yield* waitForDependencies(app, toStart, true)
-            const started = yield* Effect.forEach(toStart, (row) => Effect.either(launch(row, options.change)), {
-              concurrency: "unbounded"
-            })
+            const checked = options.pathsChecked === true && app.depends_on.length === 0
+            const started = yield* Effect.forEach(
+              toStart,
+              (row) => Effect.either(launch(row, options.change, undefined, checked)),
+              { concurrency: "unbounded" }
+            )
             const failed = started.find(Either.isLeft)
             if (failed !== undefined) {
               options.launchFailures?.set(name, failed.left)

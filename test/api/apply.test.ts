@@ -271,6 +271,18 @@ describe("POST /api/apply, bad bodies", () => {
       badRequest("apps[0].instances")
     )
     expect((await send({ apps: [definition], mode: "start", extra: 1 })).body).toEqual(badRequest("extra"))
+    // An unknown key deep inside an app is named too (the plain decode ignores it, src/api/strictDecode.ts).
+    expect(
+      (
+        await send({
+          apps: [{ ...definition, health_check: { ...definition!.health_check, every: 5 } }],
+          mode: "start"
+        })
+      ).body
+    ).toEqual(badRequest("apps[0].health_check.every"))
+    expect((await send({ apps: [definition, { ...definition, nme: "x" }], mode: "start" })).body).toEqual(
+      badRequest("apps[1].nme")
+    )
     expect((await send({ apps: [definition], mode: "start", prune: true })).body).toEqual(badRequest("prune"))
     expect((await send({ apps: [definition], mode: "restart", update_env: true })).body).toEqual(badRequest("env"))
 

@@ -4,13 +4,14 @@
  * that cannot be applied together are one INVALID_CONFIG listing every problem — and then no app
  * of the file is touched.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import { Effect, ParseResult } from "effect"
 import type { AppDefinition } from "../../domain/AppDefinition"
 import { nameProblem } from "../../domain/appName"
 import { type BadRequest, type ConfigProblem, InvalidConfig } from "../../domain/errors"
 import { dependencyProblem } from "../../supervisor/dependencyConditions"
 import { ApplyRequest } from "../../shared/ApiSchemas"
 import { badRequest, checkDepth } from "../requestValues"
+import { decodeStrictly } from "../strictDecode"
 
 /** `apps.0.depends_on.1` as the docs write it: `apps[0].depends_on[1]`. */
 const fieldOf = (path: ReadonlyArray<PropertyKey>): string =>
@@ -29,7 +30,7 @@ export const decodeApplyRequest = (payload: unknown): Effect.Effect<ApplyRequest
       )
     }
     yield* checkDepth(payload)
-    const request = yield* Schema.decodeUnknown(ApplyRequest, { onExcessProperty: "error" })(payload).pipe(
+    const request = yield* decodeStrictly(ApplyRequest)(payload).pipe(
       Effect.mapError((error) => {
         const first = ParseResult.ArrayFormatter.formatErrorSync(error)[0]
         const field = first === undefined || first.path.length === 0 ? "body" : fieldOf(first.path)
