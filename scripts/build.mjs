@@ -149,19 +149,27 @@ const effectModules = {
  * package (`require`, bundled as usual). esbuild reads a CommonJS module's exports at each use
  * (`import_ws.WebSocketServer`), so an import alone evaluates nothing. The export names come from
  * the package itself at build time; a name the code reads that the package lacks stays undefined,
- * as it would without the shim.
+ * as it would without the shim. Import their named exports (`import { WebSocket } from "ws"`): in
+ * pmfx's sources (an ES module package) a default import is the module of getters itself, not the
+ * package's `module.exports` — `new` on it fails.
  */
 const LAZY_PACKAGES = ["ws", "mime", "re2js"]
 const lazyPackages = {
   name: "lazy-packages",
   setup(builder) {
     const filter = new RegExp(`^(${LAZY_PACKAGES.join("|")})$`)
-    builder.onResolve({ filter }, (args) =>
+    builder.onResolve({ filter }, (args) => {
       // The shim's own `require` resolves to the package itself.
-      args.namespace === "lazy-package"
-        ? undefined
-        : { path: args.path, namespace: "lazy-package", pluginData: { resolveDir: args.resolveDir } }
-    )
+      if (args.namespace === "lazy-package") return undefined
+      const defaultImport = new RegExp(`import\\s+[\\w$]+\\s*(,[^;]*)?from\\s*"${args.path}"`)
+      if (args.importer.startsWith(path.resolve("src")) && defaultImport.test(readFileSync(args.importer, "utf8")))
+        return {
+          errors: [
+            { text: `import the named exports of "${args.path}" (it is loaded on first use, see LAZY_PACKAGES)` }
+          ]
+        }
+      return { path: args.path, namespace: "lazy-package", pluginData: { resolveDir: args.resolveDir } }
+    })
     builder.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => {
       const { resolveDir } = args.pluginData
       const real = createRequire(path.join(resolveDir, "index.js"))(args.path)

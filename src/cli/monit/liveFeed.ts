@@ -6,7 +6,9 @@
  * monit quits; the row being followed is subscribed to again on each new connection.
  */
 import { Duration, Effect, Redacted } from "effect"
-import WebSocket from "ws"
+// Named, not the default import: the bundle loads ws on first use, through its named exports
+// (scripts/build.mjs, LAZY_PACKAGES).
+import { type RawData, WebSocket } from "ws"
 import type { Target } from "../DaemonTarget"
 import { decodeFeedMessage, feedEvents } from "./feedMessage"
 import type { MonitEvent } from "./MonitState"
@@ -52,7 +54,7 @@ export const openLiveFeed = (address: FeedAddress, emit: (event: MonitEvent) => 
         emit({ _tag: "Connection", connection: { _tag: "Live" } })
         subscribe()
       })
-      ws.on("message", (data: WebSocket.RawData) => {
+      ws.on("message", (data: RawData) => {
         const message = decodeFeedMessage(data.toString())
         if (message !== undefined) for (const event of feedEvents(message)) emit(event)
       })
