@@ -5,7 +5,7 @@
  * own (`sandbox.dir`, the commands' working folder, removed after the test), so the files it
  * writes never meet another test's. After each test every app is deleted and every process it
  * started is gone (waited for), so the next test starts from an empty table as it would with a
- * new daemon; only ids keep counting up (they are never reused), so these tests compare ids with
+ * new daemon (the apps' log files are removed too); only ids keep counting up (they are never reused), so these tests compare ids with
  * the rows they read, never with literal numbers. A test that stops, kills or restarts the
  * daemon, reads its settings or its environment, or needs no daemon at all, keeps a sandbox of
  * its own (makeSandbox).
@@ -41,6 +41,11 @@ export const sharedSandbox = (): (() => Sandbox) => {
       const daemon = Number(fs.readFileSync(path.join(shared.home, "daemon.pid"), "utf8").trim())
       const home = shared.home
       await eventually(() => expect(processesOfHome(home).filter((pid) => pid !== daemon)).toEqual([]), 30_000)
+      // A deleted app's log files stay (as PM2's do): the next test's app of that name starts
+      // with empty ones, as it would under a new home.
+      const logs = path.join(home, "logs")
+      for (const file of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
+        fs.rmSync(path.join(logs, file), { force: true })
     }
     current?.cleanup()
     current = undefined
