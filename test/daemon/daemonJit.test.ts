@@ -95,6 +95,9 @@ process.stdout.write(JSON.stringify({ optimized: optimizedWithin(1000) }))`,
   })
 })
 
+/** The daemon's scheduler, collecting 200 ms after the last spawn instead of 3 s: what it does is the same. */
+const SHORT_SETTLE = { settleMs: 200, minIntervalMs: 30_000 }
+
 describe("the collection after a burst of spawns", () => {
   // The daemon's scheduler waits 3 s after the last spawn and 30 s between two collections
   // (DAEMON_SETTLE_TIMINGS); the same code with shorter timings shows the same sequence.
@@ -129,7 +132,7 @@ const waitFor = (count) => new Promise((resolve) => {
   // V8's OptimizationStatus::kIsLazy: the function has no bytecode (compiled again on its next call).
   it("drops the bytecode of functions not running, for that collection only", async () => {
     const out = await runWithDaemonFlags(`
-const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
+const settleMemorySoon = require(${JSON.stringify(bundle("settleMemory"))}).makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
 const LAZY = 262144
 function warm(n) { return n + 1 }
 warm(1)
@@ -165,7 +168,7 @@ settleMemorySoon()`)
   it("keeps what the build's code cache run compiled (PMFX_WRITE_CODE_CACHE)", async () => {
     const out = await runWithDaemonFlags(
       `
-const { settleMemorySoon } = require(${JSON.stringify(bundle("settleMemory"))})
+const settleMemorySoon = require(${JSON.stringify(bundle("settleMemory"))}).makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
 function warm(n) { return n + 1 }
 warm(1)
 const alive = setTimeout(() => {}, 30000)
