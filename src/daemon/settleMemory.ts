@@ -7,8 +7,8 @@
  * were handled by young-generation collections alone kept ~5 MB of empty heap for good: 28 MB of
  * heap holding 22 MB of objects, 8 s and 30 s after 50 apps started (docs/benchmarks.md, "The
  * daemon's memory, third pass").
- * `gc()` (the daemon runs with `--expose-gc`, daemonNodeFlags.ts) SETTLE_MS after the last such
- * spawn gives them back: ~15 ms of one core, at most once per MIN_INTERVAL_MS, so that an app
+ * `gc()` (the daemon runs with `--expose-gc`, daemonNodeFlags.ts) 3 s after the last such spawn
+ * gives them back: ~15 ms of one core, at most once per 30 s (DAEMON_SETTLE_TIMINGS), so that an app
  * restarting every few seconds costs at most one collection per half minute.
  *
  * The collection also drops the bytecode of every function not running at that moment
@@ -30,43 +30,56 @@ import * as v8 from "node:v8"
 /** V8 flags on for the settling collection only (V8 reads both at each full collection). */
 const SETTLING_FLAGS = ["stress-flush-code", "compact-on-every-full-gc"]
 
-/** How long after the last spawn the collection runs. */
-const SETTLE_MS = 3_000
-/** The least time between two collections. */
-const MIN_INTERVAL_MS = 30_000
+/** When the collection runs: `settleMs` after the last spawn, at most once per `minIntervalMs`. */
+export interface SettleTimings {
+  readonly settleMs: number
+  readonly minIntervalMs: number
+}
 
-let timer: NodeJS.Timeout | undefined
-let lastCollection = Number.NEGATIVE_INFINITY
+/** The daemon's timings. */
+export const DAEMON_SETTLE_TIMINGS: SettleTimings = { settleMs: 3_000, minIntervalMs: 30_000 }
 
-const collect = (gc: () => void) => (): void => {
-  const wait = lastCollection + MIN_INTERVAL_MS - performance.now()
-  if (wait > 0) {
-    timer = setTimeout(collect(gc), wait)
+/**
+ * A scheduler of its own: `settleMemorySoon` is the daemon's; a test makes one with short timings
+ * (test/daemon/daemonJit.test.ts), since the real ones cost half a minute of waiting.
+ */
+export const makeSettleMemory = (timings: SettleTimings): (() => void) => {
+  let timer: NodeJS.Timeout | undefined
+  let lastCollection = Number.NEGATIVE_INFINITY
+
+  const collect = (gc: () => void) => (): void => {
+    const wait = lastCollection + timings.minIntervalMs - performance.now()
+    if (wait > 0) {
+      timer = setTimeout(collect(gc), wait)
+      timer.unref()
+      return
+    }
+    timer = undefined
+    lastCollection = performance.now()
+    if (process.env.PMFX_WRITE_CODE_CACHE === "1") {
+      gc()
+      return
+    }
+    for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--${flag}`)
+    try {
+      gc()
+    } finally {
+      for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--no-${flag}`)
+    }
+  }
+
+  /** Schedules the collection `settleMs` from now (a spawn meanwhile postpones it). */
+  return (): void => {
+    const gc = (globalThis as { readonly gc?: () => void }).gc
+    if (typeof gc !== "function") return
+    if (timer !== undefined) {
+      timer.refresh()
+      return
+    }
+    timer = setTimeout(collect(gc), timings.settleMs)
     timer.unref()
-    return
-  }
-  timer = undefined
-  lastCollection = performance.now()
-  if (process.env.PMFX_WRITE_CODE_CACHE === "1") {
-    gc()
-    return
-  }
-  for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--${flag}`)
-  try {
-    gc()
-  } finally {
-    for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--no-${flag}`)
   }
 }
 
-/** Schedules the collection SETTLE_MS from now (a spawn meanwhile postpones it). */
-export const settleMemorySoon = (): void => {
-  const gc = (globalThis as { readonly gc?: () => void }).gc
-  if (typeof gc !== "function") return
-  if (timer !== undefined) {
-    timer.refresh()
-    return
-  }
-  timer = setTimeout(collect(gc), SETTLE_MS)
-  timer.unref()
-}
+/** Schedules the daemon's collection 3 s from now (a spawn meanwhile postpones it). */
+export const settleMemorySoon: () => void = makeSettleMemory(DAEMON_SETTLE_TIMINGS)

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net"
 import { crashyWithWebhooks } from "../support/crashyWithWebhooks"
 import { fixture } from "../support/engine"
 import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
-import { eventually, json, ok } from "./helpers"
+import { eventually, eventuallyOverSocket, json, ok } from "./helpers"
 
 const tests = sandboxWithReceivers()
 
@@ -39,6 +39,7 @@ describe("pmfx alerts", () => {
     )
     ok(sandbox, ["start", file])
 
+    await eventuallyOverSocket(sandbox, "/api/alerts", (body) => expect(body.alerts).toHaveLength(1))
     const alerts = await eventually(() => {
       const answer = json<{ alerts: Array<{ kind: string; process: { name: string } }> }>(
         ok(sandbox, ["alerts", "--json"])
@@ -56,6 +57,12 @@ describe("pmfx alerts", () => {
     )
 
     // The dead target is given up after its retries (a few seconds).
+    await eventuallyOverSocket(
+      sandbox,
+      "/api/webhooks/deliveries",
+      (body) => expect(body.deliveries).toHaveLength(2),
+      30_000
+    )
     await eventually(() => {
       expect(
         json<{ deliveries: Array<unknown> }>(ok(sandbox, ["alerts", "--webhooks", "--json"])).deliveries
@@ -153,6 +160,13 @@ describe("pmfx alerts", () => {
     ok(sandbox, ["start", file])
     type Alerts = { alerts: Array<{ process: { id: number; name: string } }> }
     type Deliveries = { deliveries: Array<{ process: { name: string } }> }
+    await eventuallyOverSocket(sandbox, "/api/alerts", (body) => expect(body.alerts).toHaveLength(3), 30_000)
+    await eventuallyOverSocket(
+      sandbox,
+      "/api/webhooks/deliveries",
+      (body) => expect(body.deliveries).toHaveLength(3),
+      30_000
+    )
     await eventually(() => {
       expect(json<Alerts>(ok(sandbox, ["alerts", "--json"])).alerts).toHaveLength(3)
       expect(json<Deliveries>(ok(sandbox, ["alerts", "--webhooks", "--json"])).deliveries).toHaveLength(3)

@@ -3,18 +3,20 @@
  * `restart`, `reload` and `apply` of a file in one request each, `--only`, `--update-env`, exit 9
  * for a partial failure — and the bad inputs that must change nothing.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
-import { makeSandbox, type Sandbox } from "../support/cli"
+import type { Sandbox } from "../support/cli"
 import { allOnline, eventually, fixtures, json, list, node, ok, type Row } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 
+/** The file's tests share one daemon, each with its own folder (sharedSandbox.ts). */
 let sandbox: Sandbox
+const shared = sharedSandbox()
 beforeEach(() => {
-  sandbox = makeSandbox()
+  sandbox = shared()
 })
-afterEach(() => sandbox.cleanup())
 
 const writeEnv = path.join(fixtures, "write-env.js")
 

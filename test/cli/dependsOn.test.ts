@@ -4,17 +4,19 @@
  * the start with PROCESS_START_FAILED (exit 6) naming the dependency, and a bad condition is
  * INVALID_CONFIG (exit 3) with its field — the apps already running are left alone each time.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { makeSandbox, type Sandbox } from "../support/cli"
+import type { Sandbox } from "../support/cli"
 import { eventually, idleCommand, json, list, node, ok } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 
+/** The file's tests share one daemon, each with its own folder (sharedSandbox.ts). */
 let sandbox: Sandbox
+const shared = sharedSandbox()
 beforeEach(() => {
-  sandbox = makeSandbox()
+  sandbox = shared()
 })
-afterEach(() => sandbox.cleanup())
 
 /** Rows by app name: a file is applied in dependency order, so ids need not follow the file. */
 const byName = <R extends { readonly name: string }>(rows: ReadonlyArray<R>): Array<R> =>

@@ -2,19 +2,22 @@
  * PM2's everyday commands through the built CLI and over HTTP (docs/cli.md): flush, reloadLogs,
  * sendSignal, env, reset, the aliases, and selectors by id, name, namespace and all.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import * as path from "node:path"
+import { onTestFinished } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { allOnline, eventually, json, list, node, ok, type Row } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 import { freePort, httpGet } from "./tcp"
 
+/** The file's tests share one daemon, each with its own folder (sharedSandbox.ts). */
 let sandbox: Sandbox
+const shared = sharedSandbox()
 beforeEach(() => {
-  sandbox = makeSandbox()
+  sandbox = shared()
 })
-afterEach(() => sandbox.cleanup())
 
 const KEY = "full-key-7e1c04b9a2"
 const RO_KEY = "read-key-2f6d93a0c8"
@@ -155,6 +158,10 @@ describe("sendSignal, env and reset", () => {
   })
 
   it("prints an instance's environment with secret-looking values masked, unless --show-secrets (never to a read-only key)", async () => {
+    // Its own daemon: it opens the daemon's TCP listener.
+    const own = makeSandbox()
+    onTestFinished(() => own.cleanup())
+    sandbox = own
     const rows = await startApps()
     const masked = ok(sandbox, ["env", "ticker"]).stdout
     expect(masked).toContain("API_KEY=***")

@@ -21,10 +21,10 @@ import {
 import { sharedSandbox } from "./sharedSandbox"
 
 let sandbox: Sandbox
+/** stop/restart/reload and delete need their own apps, not a fresh daemon: one daemon for the file. */
+const shared = sharedSandbox()
 
-/** stop/restart/reload and delete need their own apps, not a fresh daemon: one daemon per block. */
 const useSharedSandbox = () => {
-  const shared = sharedSandbox()
   beforeEach(() => {
     sandbox = shared()
   })

@@ -1,5 +1,5 @@
 /** `pmfx logs`: the last lines with each filter, `--follow` over Server-Sent Events, and the pure parts. */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "@effect/vitest"
 import { Chunk, Effect, Option, Stream } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -13,14 +13,18 @@ import { eventually, fixtures, json } from "./helpers"
 
 let sandbox: Sandbox
 let followers: Array<ChildProcess> = []
-beforeEach(() => {
-  sandbox = makeSandbox()
-  followers = []
-})
-afterEach(() => {
-  for (const child of followers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
-  sandbox.cleanup()
-})
+
+/** A sandbox for each test of the calling describe block. */
+const useOwnSandbox = () => {
+  beforeEach(() => {
+    sandbox = makeSandbox()
+    followers = []
+  })
+  afterEach(() => {
+    for (const child of followers) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    sandbox.cleanup()
+  })
+}
 
 const entry = (fields: Partial<LogEntry>): LogEntry => ({
   timestamp: "2026-11-21T10:00:00.000Z",
@@ -56,8 +60,16 @@ const startLines = async () => {
 }
 
 describe("pmfx logs <name>", () => {
+  // These tests only read the lines of the same app: one daemon and one `lines` app for the block,
+  // started by the first test that asks (readLines).
+  let started: Promise<void> | undefined
+  const readLines = () => (started ??= startLines())
+  beforeAll(() => {
+    sandbox = makeSandbox()
+  })
+  afterAll(() => sandbox.cleanup())
   it("prints every line as app[instance] message, with each filter", async () => {
-    await startLines()
+    await readLines()
     const all = sandbox.pmfx(["logs", "lines"])
     expect(all.code).toBe(0)
     expect(all.stdout).not.toMatch(/\u001b\[/)
@@ -101,7 +113,7 @@ describe("pmfx logs <name>", () => {
   })
 
   it("prints the entries as JSON, and timestamps with --timestamps", async () => {
-    await startLines()
+    await readLines()
     const entries = json<Array<LogEntry>>(
       sandbox.pmfx(["logs", "lines", "--json", "--error", "--instance", "1", "--lines", "1"])
     )
@@ -122,7 +134,7 @@ describe("pmfx logs <name>", () => {
   })
 
   it("exits 4 for an unknown app and 2 for a bad option, with the code and a suggestion on stderr", async () => {
-    await startLines()
+    await readLines()
     const unknown = sandbox.pmfx(["logs", "linse"])
     expect(unknown.code, `${unknown.stdout}\n${unknown.stderr}`).toBe(4)
     expect(unknown.stderr).toContain("PROCESS_NOT_FOUND")
@@ -147,6 +159,7 @@ describe("pmfx logs <name>", () => {
 })
 
 describe("pmfx logs --grep", () => {
+  useOwnSandbox()
   it("answers at once for a pattern that is exponential for RegExp, and refuses one RE2 cannot run (exit 2)", async () => {
     const print = `console.log("${"a".repeat(27)}"); console.log("${"a".repeat(27)}b"); setInterval(() => {}, 1000)`
     await createApps(sandbox, { name: "as", script: process.execPath, args: ["-e", print] })
@@ -171,6 +184,7 @@ describe("pmfx logs --grep", () => {
 })
 
 describe("pmfx logs --follow", () => {
+  useOwnSandbox()
   /** Runs `logs --follow` in the background; `output()` is what it printed so far. */
   const follow = (args: ReadonlyArray<string>) => {
     const child = spawn(process.execPath, [PMFX_BIN, "logs", ...args, "--follow"], {

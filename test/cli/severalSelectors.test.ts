@@ -3,25 +3,30 @@
  * `pmfx stop api worker`, restart, reload, reset, flush, delete; an unknown one among them; over
  * `--url` too. Also `pmfx list <filter>`, `pmfx logs` with no argument, and `restart --watch`.
  */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
+import { onTestFinished } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { allOnline, eventually, idleCommand, json, list, ok, type Row } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 import { freePort } from "./tcp"
 
+/** The file's tests share one daemon, each with its own folder (sharedSandbox.ts). */
 let sandbox: Sandbox
+const shared = sharedSandbox()
 beforeEach(() => {
-  sandbox = makeSandbox()
+  sandbox = shared()
 })
-afterEach(() => sandbox.cleanup())
 
 const KEY = "full-key-0b5e7d1c93"
 
-/** api, worker (namespace jobs) and cron (namespace jobs), all online. */
+/** api, worker (namespace jobs) and cron (namespace jobs), all online; their ids by name. */
 const threeApps = async () => {
   ok(sandbox, ["start", idleCommand, "--name", "api"])
   ok(sandbox, ["start", idleCommand, "--name", "worker", "--namespace", "jobs"])
   ok(sandbox, ["start", idleCommand, "--name", "cron", "--namespace", "jobs"])
-  await allOnline(sandbox, 3)
+  const rows = await allOnline(sandbox, 3)
+  const idOf = (name: string) => rows.find((row) => row.name === name)!.id
+  return { api: idOf("api"), worker: idOf("worker"), cron: idOf("cron") }
 }
 
 const statusOf = (name: string) => list(sandbox).find((row) => row.name === name)?.status
@@ -42,14 +47,14 @@ interface SeveralFailed {
 
 describe("several selectors", () => {
   it("stop, restart, reset and reload act on each; the rows come back once each", async () => {
-    await threeApps()
+    const ids = await threeApps()
     const stopped = sandbox.pmfx(["stop", "api", "worker"])
     expect(stopped.code, stopped.stderr).toBe(0)
     expect(stopped.stdout).toContain("stopped 2 processes")
     expect([statusOf("api"), statusOf("worker"), statusOf("cron")]).toEqual(["stopped", "stopped", "online"])
 
     // An id, a name and the namespace holding that name: each row once in the answer.
-    const restarted = json<Array<Row>>(ok(sandbox, ["restart", "0", "worker", "jobs", "--json"]))
+    const restarted = json<Array<Row>>(ok(sandbox, ["restart", String(ids.api), "worker", "jobs", "--json"]))
     expect(restarted.map((row) => row.name).sort()).toEqual(["api", "cron", "worker"])
     expect(restarted.every((row) => row.status === "online" || row.status === "starting")).toBe(true)
 
@@ -114,7 +119,7 @@ describe("several selectors", () => {
   })
 
   it("delete and flush take several; an option typo is refused, not read as a selector", async () => {
-    await threeApps()
+    const ids = await threeApps()
     const flushed = json<{ files: Array<string> }>(ok(sandbox, ["flush", "api", "cron", "--json"]))
     expect(flushed.files.length).toBeGreaterThanOrEqual(4)
     const typo = sandbox.pmfx(["stop", "api", "--jsno"])
@@ -123,7 +128,7 @@ describe("several selectors", () => {
     expect(statusOf("api")).toBe("online")
 
     const deleted = json<{ deleted: Array<number> }>(ok(sandbox, ["delete", "api", "worker", "--json"]))
-    expect(deleted.deleted.sort()).toEqual([0, 1])
+    expect(deleted.deleted.sort()).toEqual([ids.api, ids.worker].sort())
     expect(list(sandbox).map((row) => row.name)).toEqual(["cron"])
   })
 
@@ -158,6 +163,10 @@ describe("several selectors", () => {
   })
 
   it("over --url: the same answers from a remote daemon", async () => {
+    // Its own daemon: it opens the daemon's TCP listener.
+    const own = makeSandbox()
+    onTestFinished(() => own.cleanup())
+    sandbox = own
     await threeApps()
     const port = await freePort()
     ok(sandbox, ["web", "--port", String(port), "--api-key", KEY])
@@ -174,9 +183,9 @@ describe("several selectors", () => {
 
 describe("list with a filter, logs with no argument, restart --watch", () => {
   it("list/ls take ids, names or namespaces; an unknown one is exit 4 with the closest name", async () => {
-    await threeApps()
+    const ids = await threeApps()
     expect(json<Array<Row>>(ok(sandbox, ["ls", "jobs", "--json"])).map((row) => row.name)).toEqual(["worker", "cron"])
-    expect(json<Array<Row>>(ok(sandbox, ["list", "api", "2", "--json"])).map((row) => row.name)).toEqual([
+    expect(json<Array<Row>>(ok(sandbox, ["list", "api", String(ids.cron), "--json"])).map((row) => row.name)).toEqual([
       "api",
       "cron"
     ])

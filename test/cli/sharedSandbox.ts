@@ -1,39 +1,58 @@
 /**
- * One sandbox — one PMFX_HOME, one daemon — for the tests of a describe block that only need their
- * own apps, not a fresh daemon: a daemon start and stop is ~0.5 s of CPU and up to a second of
- * waiting on a loaded machine, once per test otherwise. After each test every app is deleted and
- * every process it started is gone (waited for), so the next test starts from an empty table as
- * it would with a new daemon; only ids keep counting up (they are never reused), so these tests
- * compare ids with the rows they read, never with literal numbers. A test that stops, kills or
- * restarts the daemon, or reads its settings, keeps a sandbox of its own.
+ * One PMFX_HOME and one daemon for the tests of a describe block (or a file) that only need their
+ * own apps and files, not a fresh daemon: a daemon start and stop is ~0.5 s of CPU and up to a
+ * second of waiting on a loaded machine, once per test otherwise. Each test gets a folder of its
+ * own (`sandbox.dir`, the commands' working folder, removed after the test), so the files it
+ * writes never meet another test's. After each test every app is deleted and every process it
+ * started is gone (waited for), so the next test starts from an empty table as it would with a
+ * new daemon (the apps' log files are removed too); only ids keep counting up (they are never reused), so these tests compare ids with
+ * the rows they read, never with literal numbers. A test that stops, kills or restarts the
+ * daemon, reads its settings or its environment, or needs no daemon at all, keeps a sandbox of
+ * its own (makeSandbox).
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, afterEach, beforeAll, expect } from "vitest"
-import { makeSandbox, processesOfHome, type Sandbox } from "../support/cli"
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest"
+import { makeSandbox, processesOfHome, type Sandbox, sandboxOver } from "../support/cli"
 import { request } from "../support/daemon"
 import { eventually } from "./helpers"
 
-/** Registers the hooks in the calling describe block; the getter returns its sandbox. */
+/** Registers the hooks in the calling describe block (or file); the getter returns this test's sandbox. */
 export const sharedSandbox = (): (() => Sandbox) => {
-  let sandbox: Sandbox | undefined
+  let shared: Sandbox | undefined
+  let current: Sandbox | undefined
+  let tests = 0
   beforeAll(() => {
-    sandbox = makeSandbox()
+    shared = makeSandbox()
+  })
+  beforeEach(() => {
+    if (shared === undefined) return
+    const folder = path.join(shared.dir, `test-${++tests}`)
+    fs.mkdirSync(folder)
+    current = sandboxOver(folder, shared.home, () => fs.rmSync(folder, { recursive: true, force: true }), shared.dir)
   })
   afterEach(async () => {
-    if (sandbox === undefined) return
-    const socket = path.join(sandbox.home, "pmfx.sock")
-    if (!fs.existsSync(socket)) return
-    const deleted = await request(socket, "DELETE", "/api/processes/all")
-    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204)
-    // Nothing of this home runs but the daemon: every app and its children are gone.
-    const daemon = Number(fs.readFileSync(path.join(sandbox.home, "daemon.pid"), "utf8").trim())
-    const home = sandbox.home
-    await eventually(() => expect(processesOfHome(home).filter((pid) => pid !== daemon)).toEqual([]), 30_000)
+    if (shared === undefined) return
+    const socket = path.join(shared.home, "pmfx.sock")
+    if (fs.existsSync(socket)) {
+      const deleted = await request(socket, "DELETE", "/api/processes/all")
+      expect(deleted.status, JSON.stringify(deleted.body)).toBe(204)
+      // Nothing of this home runs but the daemon: every app and its children are gone.
+      const daemon = Number(fs.readFileSync(path.join(shared.home, "daemon.pid"), "utf8").trim())
+      const home = shared.home
+      await eventually(() => expect(processesOfHome(home).filter((pid) => pid !== daemon)).toEqual([]), 30_000)
+      // A deleted app's log files stay (as PM2's do): the next test's app of that name starts
+      // with empty ones, as it would under a new home.
+      const logs = path.join(home, "logs")
+      for (const file of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
+        fs.rmSync(path.join(logs, file), { force: true })
+    }
+    current?.cleanup()
+    current = undefined
   })
-  afterAll(() => sandbox?.cleanup())
+  afterAll(() => shared?.cleanup())
   return () => {
-    if (sandbox === undefined) throw new Error("sharedSandbox: used outside its describe block's tests")
-    return sandbox
+    if (current === undefined) throw new Error("sharedSandbox: used outside its describe block's tests")
+    return current
   }
 }

@@ -1,7 +1,8 @@
 /** `pmfx start`: commands, scripts and ecosystem files, through the built binary and a real daemon. */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { beforeEach, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { onTestFinished } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import {
   allOnline,
@@ -18,12 +19,24 @@ import {
   type Row,
   writtenEnv
 } from "./helpers"
+import { sharedSandbox } from "./sharedSandbox"
 
+/** The file's tests share one daemon, each with its own folder (sharedSandbox.ts). */
 let sandbox: Sandbox
+const shared = sharedSandbox()
 beforeEach(() => {
-  sandbox = makeSandbox()
+  sandbox = shared()
 })
-afterEach(() => sandbox.cleanup())
+
+/**
+ * A sandbox of the test's own instead, for a test that proves no daemon was started, or reads what
+ * the daemon's environment holds: a fresh home, with no daemon until a command starts one.
+ */
+const useOwnSandbox = () => {
+  const own = makeSandbox()
+  onTestFinished(() => own.cleanup())
+  sandbox = own
+}
 
 const healthServer = path.join(fixtures, "health-server.js")
 const writeEnv = path.join(fixtures, "write-env.js")
@@ -98,6 +111,8 @@ describe("pmfx start <command>", () => {
   })
 
   it("gives the app the environment of the shell that ran start (not the daemon's)", async () => {
+    // The first start below starts the daemon, with FOO in its environment.
+    useOwnSandbox()
     const first = path.join(sandbox.dir, "first")
     const second = path.join(sandbox.dir, "second")
     fs.mkdirSync(first)
@@ -127,7 +142,7 @@ describe("pmfx start <command>", () => {
 describe("pmfx start <name of an app the daemon holds>", () => {
   it("starts the stopped app by name or id (as PM2 does), and exits 5 when it runs", async () => {
     ok(sandbox, ["start", idleCommand, "--name", "held", "-i", "2"])
-    await allOnline(sandbox, 2)
+    const ids = (await allOnline(sandbox, 2)).map((row) => row.id)
     const firstPids = list(sandbox).map((row) => row.pid)
     ok(sandbox, ["stop", "held"])
     const started = sandbox.pmfx(["start", "held", "--json"])
@@ -136,11 +151,11 @@ describe("pmfx start <name of an app the daemon holds>", () => {
     await allOnline(sandbox, 2)
     // The same two rows, with new processes: nothing was created.
     const rows = list(sandbox)
-    expect(rows.map((row) => row.id)).toEqual([0, 1])
+    expect(rows.map((row) => row.id)).toEqual(ids)
     expect(rows.map((row) => row.pid)).not.toEqual(firstPids)
 
-    ok(sandbox, ["stop", "1"])
-    const byId = sandbox.pmfx(["start", "1"])
+    ok(sandbox, ["stop", String(ids[1])])
+    const byId = sandbox.pmfx(["start", String(ids[1])])
     expect(byId.code, byId.stderr).toBe(0)
     expect(byId.stdout).toContain("started 1 app")
     await allOnline(sandbox, 2)
@@ -171,7 +186,7 @@ describe("pmfx start all | <namespace> | <name that is also a file>", () => {
       })
     )
     ok(sandbox, ["start", config])
-    await allOnline(sandbox, 3)
+    const ids = (await allOnline(sandbox, 3)).map((row) => row.id)
     ok(sandbox, ["stop", "all"])
 
     const front = sandbox.pmfx(["start", "front"])
@@ -190,14 +205,14 @@ describe("pmfx start all | <namespace> | <name that is also a file>", () => {
     expect(all.code, all.stderr).toBe(0)
     expect(all.stdout).toContain("started 1 app")
     await allOnline(sandbox, 3)
-    expect(list(sandbox).map((r) => r.id)).toEqual([0, 1, 2])
+    expect(list(sandbox).map((r) => r.id)).toEqual(ids)
     const again = sandbox.pmfx(["start", "all"])
     expect(again.code).toBe(5)
     expect(again.stderr).toContain("PROCESS_ALREADY_RUNNING")
     // An id is named as a process, not read as a count.
-    const byId = sandbox.pmfx(["start", "0"])
+    const byId = sandbox.pmfx(["start", String(ids[0])])
     expect(byId.code).toBe(5)
-    expect(byId.stderr).toContain("process 0 is already running")
+    expect(byId.stderr).toContain(`process ${ids[0]} is already running`)
 
     // A file named like an app in the current folder: the app wins, as in PM2.
     ok(sandbox, ["stop", "jobs"])
@@ -310,6 +325,7 @@ describe("pmfx start <ecosystem file>", () => {
   })
 
   it("exits 4 for a --name the file does not define, suggesting the closest", async () => {
+    useOwnSandbox()
     const { file } = await setup()
     const result = sandbox.pmfx(["start", file, "--name", "evns"])
     expect(result.code).toBe(4)
@@ -447,6 +463,7 @@ describe("pmfx start errors", () => {
   ]
   for (const [title, args, mentioned] of usage) {
     it(`exits 2 for ${title}, saying what is wrong on stderr`, () => {
+      useOwnSandbox()
       const result = sandbox.pmfx(["start", idleCommand, ...args])
       expect(result.code).toBe(2)
       expect(result.stderr).toContain(mentioned)

@@ -1,25 +1,30 @@
 /** `pmfx status`, and `show` / `validate` given a process name or id instead of a file (docs/architecture.md §10). */
-import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { selectRows } from "../../src/cli/commands/status"
 import { classifyTarget } from "../../src/cli/target"
 import type { ProcessSummary } from "../../src/domain/ProcessSummary"
+import { onTestFinished } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { createApps } from "./createApp"
 import { eventually, fixtures, json, node } from "./helpers"
 
+/**
+ * status, show and validate only read: the file's tests read the same apps of one daemon, created
+ * by the first test that asks for them (startApps), with the ids a fresh daemon gives (0, 1, 2).
+ */
 let sandbox: Sandbox
-beforeEach(() => {
+beforeAll(() => {
   sandbox = makeSandbox()
 })
-afterEach(() => sandbox.cleanup())
+afterAll(() => sandbox.cleanup())
 
 const idle = ["-e", "setInterval(() => {}, 1000)"]
 const healthScript = path.join(fixtures, "health-exit.sh")
 
 /** `web` (2 instances, namespace `front`) and `checked` (a script health check every second). */
-const startApps = async () => {
+const createTheApps = async () => {
   await createApps(sandbox, {
     apps: [
       { name: "web", script: node, args: idle, instances: 2, namespace: "front", env: { GREETING: "hi" } },
@@ -40,6 +45,9 @@ const startApps = async () => {
     ])
   })
 }
+let started: Promise<void> | undefined
+/** The apps, created once for the file; a test that finds them already running goes on at once. */
+const startApps = () => (started ??= createTheApps())
 
 describe("pmfx status", () => {
   it("without an argument, describes the daemon", async () => {
@@ -204,6 +212,9 @@ describe("pmfx validate <name|id>", () => {
   })
 
   it("still checks a file, and treats a file name that does not exist as a missing file (exit 3)", () => {
+    // A home of its own, where no daemon ever ran.
+    const sandbox = makeSandbox()
+    onTestFinished(() => sandbox.cleanup())
     const file = sandbox.write("one.yaml", `apps:\n  - name: one\n    script: ${node}\n`)
     const result = sandbox.pmfx(["validate", "one.yaml"])
     expect(result.code).toBe(0)

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { execFile } from "node:child_process"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -108,8 +109,18 @@ export const wrong = Effect.flatMap(ProcessManager, (manager) => manager.list("a
 console.log([typeof Engine.at, typeof ConfigLoader.Default, typeof ProcessManager.Default].join(" "))
 `
 
+/**
+ * The consumer project. It stays between runs, with tsc's incremental build info, as the type checks
+ * of `npm test` keep theirs (scripts/test.mjs): a full check is ~20 s of CPU (Effect's declarations
+ * are checked too), and a later run re-checks only the files whose text changed — the packed
+ * declarations when the sources changed — with the same diagnostics as a full check. It lives
+ * outside this checkout (one per checkout), so that nothing resolves from the checkout's own
+ * node_modules: the consumer sees only the packed files and the dependencies linked below.
+ */
+const project = path.join(os.tmpdir(), `pmfx-consumer-${createHash("sha256").update(root).digest("hex").slice(0, 12)}`)
+
 describe("the packed package's types", () => {
-  // ~20 s of CPU (tsc checks Effect's declarations too): a generous bound for a loaded machine.
+  // ~20 s of CPU the first time: a generous bound for a loaded machine.
   it("compile a strict consumer against the public API and reject a wrong call", { timeout: 120_000 }, async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-types-"))
     try {
@@ -121,8 +132,12 @@ describe("the packed package's types", () => {
       const tarball = (
         JSON.parse(packed.stdout.slice(packed.stdout.indexOf("["))) as ReadonlyArray<{ filename: string }>
       )[0]!.filename
-      const project = path.join(work, "consumer")
       const installed = path.join(project, "node_modules", "pmfx")
+      // Only what this run packed. tsc writes out/consumer.js again only when consumer.ts changed:
+      // without it, the build info goes too.
+      fs.rmSync(installed, { recursive: true, force: true })
+      if (!fs.existsSync(path.join(project, "out", "consumer.js")))
+        fs.rmSync(path.join(project, "consumer.tsbuildinfo"), { force: true })
       fs.mkdirSync(installed, { recursive: true })
       expect(
         (await run("tar", ["-xzf", path.join(work, tarball), "-C", installed, "--strip-components=1"], work)).status
@@ -130,6 +145,11 @@ describe("the packed package's types", () => {
       for (const dependency of [...Object.keys(packageJson.dependencies), "@types/node", "typescript"]) {
         const link = path.join(project, "node_modules", dependency)
         fs.mkdirSync(path.dirname(link), { recursive: true })
+        try {
+          fs.unlinkSync(link)
+        } catch {
+          // No link yet.
+        }
         fs.symlinkSync(fs.realpathSync(path.join(root, "node_modules", dependency)), link)
       }
       fs.writeFileSync(
@@ -141,7 +161,14 @@ describe("the packed package's types", () => {
 
       const compiled = await run(
         process.execPath,
-        [path.join(project, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+        [
+          path.join(project, "node_modules", "typescript", "bin", "tsc"),
+          "-p",
+          ".",
+          "--incremental",
+          "--tsBuildInfoFile",
+          "consumer.tsbuildinfo"
+        ],
         project
       )
       expect(compiled.output).toBe("")

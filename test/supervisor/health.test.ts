@@ -23,7 +23,7 @@ describe("http health checks", () => {
             script: server,
             port: String(port),
             min_uptime: "200ms",
-            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "1s", retries: 2 }
+            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "250ms", retries: 2 }
           }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -62,7 +62,7 @@ describe("http health checks", () => {
             port: String(port),
             min_uptime: "200ms",
             env: { HEALTHY_FOR_MS: "2000" },
-            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "1s", retries: 2 }
+            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "250ms", retries: 2 }
           }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -104,7 +104,7 @@ describe("http health checks", () => {
             name: "deaf",
             script: "sleep",
             args: ["300"],
-            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "1s", retries: 2 }
+            health_check: { url: `http://127.0.0.1:${port}/health`, interval: "250ms", retries: 2 }
           }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -140,7 +140,7 @@ describe("http health checks", () => {
             script: "sleep",
             args: ["300"],
             max_restarts: 1,
-            health_check: { url: `http://127.0.0.1:${port}/`, interval: "1s", retries: 2 }
+            health_check: { url: `http://127.0.0.1:${port}/`, interval: "250ms", retries: 2 }
           }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -182,7 +182,7 @@ describe("script health checks", () => {
             args: ["300"],
             min_uptime: "200ms",
             env: { HEALTH_EXIT_CODE: "0" },
-            health_check: { script: checkScript, interval: "1s", retries: 2 }
+            health_check: { script: checkScript, interval: "250ms", retries: 2 }
           }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
@@ -209,7 +209,7 @@ describe("script health checks", () => {
             script: "sleep",
             args: ["300"],
             env: { HEALTH_EXIT_CODE: "1" },
-            health_check: { script: checkScript, interval: "1s", retries: 2 }
+            health_check: { script: checkScript, interval: "250ms", retries: 2 }
           }
         ])
         const [row] = yield* pm.create(apps, { baseEnv: PATH_ENV })

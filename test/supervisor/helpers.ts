@@ -1,6 +1,7 @@
 /** Small helpers shared by the engine tests in this folder (see also test/support/engine.ts). */
 import { Effect, Stream } from "effect"
 import * as fs from "node:fs"
+import * as http from "node:http"
 import * as net from "node:net"
 import type { PmfxEvent } from "../../src/events/PmfxEvent"
 import type { RowState } from "../../src/supervisor/Row"
@@ -60,10 +61,22 @@ export const startTicks = (pid: number): number => {
 
 /** GET a URL on loopback: status and body text. */
 export const httpGet = (url: string) =>
-  Effect.tryPromise(async () => {
-    const response = await fetch(url)
-    return { status: response.status, body: await response.text() }
-  })
+  Effect.tryPromise(
+    () =>
+      // On a connection of its own, closed after the answer: one kept alive in fetch's pool held
+      // the app's graceful stop (it waits for its connections) until the pool dropped it, ~4 s.
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = http.get(url, { agent: false }, (response) => {
+          const chunks: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => chunks.push(chunk))
+          response.on("error", reject)
+          response.on("end", () =>
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") })
+          )
+        })
+        request.on("error", reject)
+      })
+  )
 
 /** Waits until a recorded event satisfies `predicate` and returns the first that does. */
 export const awaitEvent = <T extends PmfxEvent["_tag"]>(

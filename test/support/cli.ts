@@ -135,52 +135,64 @@ export const stopEverything = (home: string, runPmfx: (args: ReadonlyArray<strin
 export const makeSandbox = (): Sandbox => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-cli-"))
   const home = path.join(dir, "home")
-  const envOf = (env: Readonly<Record<string, string>>) => ({
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
-    HOME: dir,
-    PMFX_HOME: home,
-    ...env
+  return sandboxOver(dir, home, () => {
+    try {
+      stopEverything(home, runPmfxIn(dir, home))
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
-  const pmfx = (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
+}
+
+/** Runs the CLI synchronously in `dir`, with `userHome` as HOME and `home` as PMFX_HOME. */
+const runPmfxIn =
+  (dir: string, home: string, userHome = dir) =>
+  (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
     const result = spawnSync(process.execPath, [PMFX_BIN, ...args], {
       cwd: dir,
       encoding: "utf8",
-      env: envOf(env),
+      env: envIn(userHome, home, env),
       timeout: 30_000
     })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
-  return {
-    dir,
-    home,
-    write: (name, content) => {
-      const file = path.join(dir, name)
-      fs.mkdirSync(path.dirname(file), { recursive: true })
-      fs.writeFileSync(file, content)
-      return file
-    },
-    pmfx,
-    pmfxAsync: (args, env = {}) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, [PMFX_BIN, ...args], {
-          cwd: dir,
-          env: envOf(env),
-          stdio: ["ignore", "pipe", "pipe"],
-          timeout: 30_000
-        })
-        let stdout = ""
-        let stderr = ""
-        child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
-        child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-        child.on("error", reject)
-        child.on("close", (code) => resolve({ code, stdout, stderr }))
-      }),
-    cleanup: () => {
-      try {
-        stopEverything(home, pmfx)
-      } finally {
-        fs.rmSync(dir, { recursive: true, force: true })
-      }
-    }
-  }
-}
+
+const envIn = (userHome: string, home: string, env: Readonly<Record<string, string>>) => ({
+  PATH: process.env.PATH ?? "/usr/bin:/bin",
+  HOME: userHome,
+  PMFX_HOME: home,
+  ...env
+})
+
+/**
+ * A sandbox whose commands run in `dir` (HOME `userHome`) against the daemon of `home`, cleaned
+ * up by `cleanup`: makeSandbox's owns both folders; test/cli/sharedSandbox.ts gives each test a
+ * folder of its own over one home (and one HOME, the daemon's).
+ */
+export const sandboxOver = (dir: string, home: string, cleanup: () => void, userHome = dir): Sandbox => ({
+  dir,
+  home,
+  write: (name, content) => {
+    const file = path.join(dir, name)
+    fs.mkdirSync(path.dirname(file), { recursive: true })
+    fs.writeFileSync(file, content)
+    return file
+  },
+  pmfx: runPmfxIn(dir, home, userHome),
+  pmfxAsync: (args, env = {}) =>
+    new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [PMFX_BIN, ...args], {
+        cwd: dir,
+        env: envIn(userHome, home, env),
+        stdio: ["ignore", "pipe", "pipe"],
+        timeout: 30_000
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+      child.on("error", reject)
+      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    }),
+  cleanup
+})
