@@ -14,14 +14,16 @@
 
 /**
  * glibc's malloc settings for the daemon, given to a daemon the CLI starts (and written into the
- * systemd unit) unless the caller has GLIBC_TUNABLES of its own. Allocations of 16 KiB and more
- * get pages of their own, returned when freed, and free memory at the top of the heap goes back
- * past 64 KiB: V8 compiling again what the settling collection dropped (settleMemory.ts) would
- * otherwise leave its parser's memory in the C heap for good. Ignored by other C libraries.
- * Measured with it: RSS −1.8 MB with 10 idle apps, −2.5 MB with 60 (docs/benchmarks.md, "The
- * daemon's memory, fourth pass").
+ * systemd unit) unless the caller has GLIBC_TUNABLES of its own. Free memory at the top of the C
+ * heap goes back past 64 KiB (glibc's default is 128 KiB, and its threshold for giving large
+ * blocks pages of their own grows up to 32 MiB as the process frees them, after which they stay
+ * in the heap); 128 KiB is that threshold for good. V8 compiling again what the settling
+ * collection dropped (settleMemory.ts) would otherwise leave its parser's memory in the C heap.
+ * Not lower: at 16 KiB each 64 KiB read buffer of the log path became an mmap/munmap pair, and
+ * 300,000 log lines took ~10 % longer. Ignored by other C libraries. Measured with it: RSS −1.7
+ * MB with 10 idle apps, −3.2 MB with 60 (docs/benchmarks.md, "The daemon's memory, fourth pass").
  */
-export const DAEMON_MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=16384:glibc.malloc.trim_threshold=65536"
+export const DAEMON_MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=65536"
 
 /** Variables of a CLI call that are not handed to the daemon it starts. */
 const NOT_FOR_THE_DAEMON = new Set(["PMFX_URL", "PMFX_API_KEY", "PMFX_READONLY_API_KEY", "PMFX_RUN_ID", "NODE_OPTIONS"])

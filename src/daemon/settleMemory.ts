@@ -17,15 +17,16 @@
  * compiled in the build's warm-up (start, logs, restart, stop: docs/architecture.md §12), ~1.5 MB
  * of bytecode an idle daemon mostly never runs again; and a plain collection frees objects inside
  * pages V8 then keeps. What runs afterwards is compiled again on its first call (microseconds per
- * function). Measured together with the daemon's malloc settings (daemonNodeFlags.ts): RSS −1.8 MB
- * with 10 idle apps, −2.5 to −3.4 MB with 60 (docs/benchmarks.md, "The daemon's memory, fourth
+ * function). Measured together with the daemon's malloc settings (daemonEnvironment.ts): RSS
+ * −1.7 MB with 10 idle apps, −3.2 MB with 60 (docs/benchmarks.md, "The daemon's memory, fourth
  * pass"). Never while the build records the code cache (PMFX_WRITE_CODE_CACHE): the cache would
- * lose what the warm-up compiled.
+ * lose what the warm-up compiled; nor once the optimizing compilers are on (optimizingCompilers.ts).
  *
  * Outside the daemon (the library, the container runtime started without the flag) there is no
  * `gc` and this does nothing.
  */
 import * as v8 from "node:v8"
+import { optimizingCompilersOn } from "./optimizingCompilers"
 
 /** V8 flags on for the settling collection only (V8 reads both at each full collection). */
 const SETTLING_FLAGS = ["stress-flush-code", "compact-on-every-full-gc"]
@@ -56,7 +57,9 @@ export const makeSettleMemory = (timings: SettleTimings): (() => void) => {
     }
     timer = undefined
     lastCollection = performance.now()
-    if (process.env.PMFX_WRITE_CODE_CACHE === "1") {
+    // Once heavy byte work has switched the optimizing compilers on, the daemon keeps its code:
+    // dropping it would send the log path back to the interpreter at every burst of spawns.
+    if (process.env.PMFX_WRITE_CODE_CACHE === "1" || optimizingCompilersOn()) {
       gc()
       return
     }

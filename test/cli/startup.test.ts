@@ -74,7 +74,7 @@ describe("pmfx startup", () => {
     )
     expect(renderUnit(settings)).toContain("Environment=PATH=/usr/local/bin:/usr/bin:/bin\n")
     expect(renderUnit(settings)).toContain(
-      "Environment=GLIBC_TUNABLES=glibc.malloc.mmap_threshold=16384:glibc.malloc.trim_threshold=65536\n"
+      "Environment=GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=65536\n"
     )
   })
 

@@ -25,6 +25,19 @@ beforeAll(() => {
       outfile: bundle(name),
       logLevel: "error"
     })
+  // Both modules in one bundle, sharing the compilers' switch as in the daemon.
+  buildSync({
+    stdin: {
+      contents: 'export * from "./settleMemory"; export { enableOptimizingCompilers } from "./optimizingCompilers"',
+      resolveDir: path.resolve("src/daemon"),
+      loader: "ts"
+    },
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    outfile: bundle("settleWithCompilers"),
+    logLevel: "error"
+  })
 })
 afterAll(() => {
   fs.rmSync(folder, { recursive: true, force: true })
@@ -181,6 +194,24 @@ globalThis.gc = () => {
 settleMemorySoon()`,
       { PMFX_WRITE_CODE_CACHE: "1" }
     )
+    expect(out).toEqual({ lazy: false })
+  })
+
+  it("keeps the code of a daemon whose optimizing compilers are on (its log path stays optimized)", async () => {
+    const out = await runWithDaemonFlags(`
+const { makeSettleMemory, enableOptimizingCompilers } = require(${JSON.stringify(bundle("settleWithCompilers"))})
+const settleMemorySoon = makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
+enableOptimizingCompilers()
+function warm(n) { return n + 1 }
+warm(1)
+const alive = setTimeout(() => {}, 30000)
+const collect = globalThis.gc
+globalThis.gc = () => {
+  collect()
+  clearTimeout(alive)
+  process.stdout.write(JSON.stringify({ lazy: (%GetOptimizationStatus(warm) & 262144) !== 0 }))
+}
+settleMemorySoon()`)
     expect(out).toEqual({ lazy: false })
   })
 
