@@ -178,10 +178,8 @@ settleMemorySoon()`)
     })
   })
 
-  it("keeps what the build's code cache run compiled (PMFX_WRITE_CODE_CACHE)", async () => {
-    const out = await runWithDaemonFlags(
-      `
-const settleMemorySoon = require(${JSON.stringify(bundle("settleMemory"))}).makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
+  /** A called function, the settling collection, then whether the function lost its bytecode (kIsLazy). */
+  const warmThenSettle = `
 function warm(n) { return n + 1 }
 warm(1)
 const alive = setTimeout(() => {}, 30000)
@@ -191,7 +189,13 @@ globalThis.gc = () => {
   clearTimeout(alive)
   process.stdout.write(JSON.stringify({ lazy: (%GetOptimizationStatus(warm) & 262144) !== 0 }))
 }
-settleMemorySoon()`,
+settleMemorySoon()`
+
+  it("keeps what the build's code cache run compiled (PMFX_WRITE_CODE_CACHE)", async () => {
+    const out = await runWithDaemonFlags(
+      `
+const settleMemorySoon = require(${JSON.stringify(bundle("settleMemory"))}).makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
+${warmThenSettle}`,
       { PMFX_WRITE_CODE_CACHE: "1" }
     )
     expect(out).toEqual({ lazy: false })
@@ -202,16 +206,7 @@ settleMemorySoon()`,
 const { makeSettleMemory, enableOptimizingCompilers } = require(${JSON.stringify(bundle("settleWithCompilers"))})
 const settleMemorySoon = makeSettleMemory(${JSON.stringify(SHORT_SETTLE)})
 enableOptimizingCompilers()
-function warm(n) { return n + 1 }
-warm(1)
-const alive = setTimeout(() => {}, 30000)
-const collect = globalThis.gc
-globalThis.gc = () => {
-  collect()
-  clearTimeout(alive)
-  process.stdout.write(JSON.stringify({ lazy: (%GetOptimizationStatus(warm) & 262144) !== 0 }))
-}
-settleMemorySoon()`)
+${warmThenSettle}`)
     expect(out).toEqual({ lazy: false })
   })
 
