@@ -35,27 +35,18 @@ const syntaxHint = (subject: string) =>
     ? "grep uses RE2 syntax (like grep -E and Go), see docs/api.md"
     : `${subject} uses RE2 syntax (like grep -E and Go), see docs/configuration.md`
 
+/** The `/…/flags` letters a pattern may carry (g, y, u and d are accepted and change nothing). */
+const FLAG_LETTERS = "imsgyud"
+
 /**
- * The bit of each `/…/flags` letter. A function, not a table: reading `RE2JS` evaluates re2js
- * (its Unicode tables), which the daemon bundle defers to the first pattern (scripts/build.mjs).
+ * re2js's flag bits for `letters`. Read here, not in a table at load: reading `RE2JS` evaluates
+ * re2js (its Unicode tables), which the bundles defer to the first pattern that needs it
+ * (scripts/build.mjs).
  */
-const flagBit = (flag: string): number | undefined => {
-  switch (flag) {
-    case "i":
-      return RE2JS.CASE_INSENSITIVE
-    case "m":
-      return RE2JS.MULTILINE
-    case "s":
-      return RE2JS.DOTALL
-    case "g":
-    case "y":
-    case "u":
-    case "d":
-      return 0
-    default:
-      return undefined
-  }
-}
+const flagBits = (letters: string): number =>
+  (letters.includes("i") ? RE2JS.CASE_INSENSITIVE : 0) |
+  (letters.includes("m") ? RE2JS.MULTILINE : 0) |
+  (letters.includes("s") ? RE2JS.DOTALL : 0)
 
 /** A pattern without any metacharacter: it matches exactly its own text. */
 const PLAIN = /^[^\\^$.|?*+()[\]{}]*$/
@@ -103,24 +94,22 @@ export const compileGrep = (text: string, subject = "grep"): Either.Either<GrepP
   }
   const literal = /^\/(.*)\/([a-z]*)$/s.exec(text)
   const pattern = literal === null ? text : literal[1]!
-  let flags = 0
-  for (const flag of literal?.[2] ?? "") {
-    const bit = flagBit(flag)
-    if (bit === undefined)
+  const letters = literal?.[2] ?? ""
+  for (const flag of letters) {
+    if (!FLAG_LETTERS.includes(flag))
       return refuse(
         `unknown flag "${flag}" in ${text}`,
         "use the flags i (ignore case), m (multiline) or s (dot matches newline), like /timeout/i"
       )
-    flags |= bit
   }
   if (PLAIN.test(pattern)) {
-    // A plain pattern never needs re2js: `includes`, or a RegExp of escaped-free text for /…/i.
-    if (!(literal?.[2] ?? "").includes("i")) return Either.right({ test: (message) => message.includes(pattern) })
+    // A plain pattern never needs re2js: `includes`, or a RegExp of escape-free text for /…/i.
+    if (!letters.includes("i")) return Either.right({ test: (message) => message.includes(pattern) })
     const caseless = new RegExp(pattern, "iu")
     return Either.right({ test: (message) => caseless.test(message) })
   }
   try {
-    return Either.right(RE2JS.compile(pattern, flags))
+    return Either.right(RE2JS.compile(pattern, flagBits(letters)))
   } catch (error) {
     if (error instanceof RE2JSSyntaxException) return Either.left(explain(error, subject))
     if (error instanceof RE2JSException)

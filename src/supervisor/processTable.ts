@@ -22,10 +22,10 @@ export const makeProcessTable = (firstId: number) =>
     /** Process ids of each row's tree at the last sample (for detailed memory). */
     const lastPids = new Map<number, ReadonlyArray<number>>()
 
-    const allRows = () => [...rows.values()].sort((a, b) => a.id - b.id)
+    const byId = (a: Row, b: Row) => a.id - b.id
+    const allRows = () => [...rows.values()].sort(byId)
     // Filtered before sorting: called per app in a burst of creations, it sorted every row each time.
-    const rowsOfApp = (name: string) =>
-      [...rows.values()].filter((row) => row.app.definition.name === name).sort((a, b) => a.id - b.id)
+    const rowsOfApp = (name: string) => [...rows.values()].filter((row) => row.app.definition.name === name).sort(byId)
     const appNames = (selected: ReadonlyArray<Row>) => [...new Set(selected.map((row) => row.app.definition.name))]
 
     /**
