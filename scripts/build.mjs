@@ -4,6 +4,7 @@
 //   daemon.cjs      the daemon: engine and HTTP server, kept out of the everyday CLI path
 //   runtime.cjs     `pmfx-runtime`, the container entry point: the daemon's graph in the foreground
 //   cluster-primary.cjs  the node:cluster primary the daemon runs for each cluster-mode app
+//   vendor/         packages the bundles require on first use (configuration formats, watch mode, …)
 //   index.cjs       the library, with its dependencies external
 //   types/          the library's declaration files (tsc, tsconfig.build.json), for package.json "types"
 // Everything is built into a scratch folder and renamed into dist/ file by file, so a command
@@ -141,43 +142,65 @@ const effectModules = {
 }
 
 /**
- * Packages whose top-level code an idle daemon never needs, evaluated on first use instead of at
- * start-up: `ws` (the WebSocket server, made on the first upgrade), `mime` (file responses) and
- * `re2js` (a `grep`/`ready` pattern: its Unicode tables). Together ~1.8 MB of an idle daemon's
- * heap (docs/benchmarks.md, "The daemon's memory, fourth pass"). Each import of one of them is
- * bundled as a small CommonJS module of getters; the first read of an export evaluates the real
- * package (`require`, bundled as usual). esbuild reads a CommonJS module's exports at each use
- * (`import_ws.WebSocketServer`), so an import alone evaluates nothing. The export names come from
- * the package itself at build time; a name the code reads that the package lacks stays undefined,
- * as it would without the shim. Import their named exports (`import { WebSocket } from "ws"`): in
- * pmfx's sources (an ES module package) a default import is the module of getters itself, not the
- * package's `module.exports` — `new` on it fails.
+ * Packages an idle daemon (and most CLI commands) never evaluate, each bundled into a file of its
+ * own, `dist/vendor/<package>.cjs`, and required from there on first use. Inside a bundle their
+ * code would cost even unevaluated: V8 keeps a script's whole source in the heap (for lazy
+ * compilation), and these packages are ~0.45 MB of the daemon's 1.16 MB (docs/benchmarks.md,
+ * "The daemon's memory, fifth pass").
+ * - LAZY_PACKAGES are imported statically by pmfx's sources: `ws` (the WebSocket server, made on the
+ *   first upgrade), `mime` (file responses) and `re2js` (a `grep`/`ready` pattern: its Unicode
+ *   tables). Each import is bundled as a small CommonJS module of getters; the first read of an
+ *   export requires the real package. esbuild reads a CommonJS module's exports at each use
+ *   (`import_ws.WebSocketServer`), so an import alone loads nothing. The export names come from
+ *   the package itself at build time; a name the code reads that the package lacks stays undefined,
+ *   as it would without the shim. Import their named exports (`import { WebSocket } from "ws"`): in
+ *   pmfx's sources (an ES module package) a default import is the module of getters itself, not the
+ *   package's `module.exports` — `new` on it fails.
+ * - DEFERRED_PACKAGES are already imported with `import()` where they are used (configuration
+ *   formats, watch mode): their import resolves to a one-line module requiring the vendor file.
  */
 const LAZY_PACKAGES = ["ws", "mime", "re2js"]
-const lazyPackages = {
-  name: "lazy-packages",
+const DEFERRED_PACKAGES = ["yaml", "json5", "smol-toml", "chokidar", "picomatch"]
+const VENDOR_PACKAGES = [...LAZY_PACKAGES, ...DEFERRED_PACKAGES]
+const vendorFile = (name) => `./vendor/${name}.cjs`
+const vendorPackages = {
+  name: "vendor-packages",
   setup(builder) {
-    const filter = new RegExp(`^(${LAZY_PACKAGES.join("|")})$`)
+    const filter = new RegExp(`^(${VENDOR_PACKAGES.join("|")})$`)
+    const top = createRequire(path.resolve("package.json"))
     builder.onResolve({ filter }, (args) => {
-      // The shim's own `require` resolves to the package itself.
-      if (args.namespace === "lazy-package") return undefined
+      // Another version nested under a dependency is bundled where it is, as usual.
+      const resolvesTo = createRequire(path.join(args.resolveDir, "index.js"))
+      if (resolvesTo.resolve(args.path) !== top.resolve(args.path)) return undefined
+      const lazy = LAZY_PACKAGES.includes(args.path)
       const defaultImport = new RegExp(`import\\s+[\\w$]+\\s*(,[^;]*)?from\\s*"${args.path}"`)
-      if (args.importer.startsWith(path.resolve("src")) && defaultImport.test(readFileSync(args.importer, "utf8")))
+      if (
+        lazy &&
+        args.importer.startsWith(path.resolve("src")) &&
+        defaultImport.test(readFileSync(args.importer, "utf8"))
+      )
         return {
           errors: [
             { text: `import the named exports of "${args.path}" (it is loaded on first use, see LAZY_PACKAGES)` }
           ]
         }
-      return { path: args.path, namespace: "lazy-package", pluginData: { resolveDir: args.resolveDir } }
+      return { path: args.path, namespace: "vendor-package", pluginData: { resolveDir: args.resolveDir, lazy } }
     })
-    builder.onLoad({ filter: /.*/, namespace: "lazy-package" }, (args) => {
-      const { resolveDir } = args.pluginData
+    // The vendor file itself, required relative to the bundle (both live in dist/).
+    builder.onResolve({ filter: /^\.\/vendor\//, namespace: "vendor-package" }, (args) => ({
+      path: args.path,
+      external: true
+    }))
+    builder.onLoad({ filter: /.*/, namespace: "vendor-package" }, (args) => {
+      const { resolveDir, lazy } = args.pluginData
+      const file = JSON.stringify(vendorFile(args.path))
+      if (!lazy) return { contents: `module.exports = require(${file})`, loader: "js", resolveDir }
       const real = createRequire(path.join(resolveDir, "index.js"))(args.path)
       const names = Object.keys(real).filter((name) => name !== "default" && name !== "__esModule")
       const getters = names.map((name) => `get ${JSON.stringify(name)}() { return load()[${JSON.stringify(name)}] }`)
       const contents = [
         "let real",
-        `const load = () => (real ??= require(${JSON.stringify(args.path)}))`,
+        `const load = () => (real ??= require(${file}))`,
         "module.exports = {",
         "  __esModule: true,",
         "  get default() { const m = load(); return m && m.__esModule ? m.default : m },",
@@ -188,6 +211,22 @@ const lazyPackages = {
     })
   }
 }
+
+/** Bundles each of VENDOR_PACKAGES into `folder/<package>.cjs` (its own dependencies inside). */
+const buildVendorPackages = (folder) =>
+  Promise.all(
+    VENDOR_PACKAGES.map((name) =>
+      build({
+        ...common,
+        stdin: {
+          contents: `module.exports = require(${JSON.stringify(name)})`,
+          resolveDir: process.cwd(),
+          loader: "js"
+        },
+        outfile: path.join(folder, `${name}.cjs`)
+      })
+    )
+  )
 
 /** The newest modification time under `folder` (recursively), in ms. */
 const newestMtime = (folder) =>
@@ -281,7 +320,7 @@ try {
     ...common,
     entryPoints: ["src/bin.ts"],
     outfile: out("pmfx-main.cjs"),
-    plugins: [effectModules, lazyPackages]
+    plugins: [effectModules, vendorPackages]
   })
   await build({
     ...common,
@@ -294,14 +333,14 @@ try {
     ...common,
     entryPoints: ["src/daemonMain.ts"],
     outfile: out("daemon.cjs"),
-    plugins: [effectModules, lazyPackages]
+    plugins: [effectModules, vendorPackages]
   })
   // The container runtime (docs/containers.md). koffi stays external: it loads a native binary.
   await build({
     ...common,
     entryPoints: ["src/runtimeMain.ts"],
     outfile: out("runtime.cjs"),
-    plugins: [effectModules, lazyPackages],
+    plugins: [effectModules, vendorPackages],
     external: ["koffi"],
     banner: { js: "#!/usr/bin/env node" }
   })
@@ -320,6 +359,7 @@ try {
   })
 
   await buildDashboard(path.join(staging, "ui"))
+  await buildVendorPackages(path.join(staging, "vendor"))
 
   // The code cache for this machine's Node, made by a command that needs no daemon.
   const scratchHome = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
@@ -340,7 +380,11 @@ try {
       `pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`
     )
   }
-  // The bundle before the launcher and the cache that goes with it, so no reader mixes versions.
+  // The vendor files before the bundles that require them, the bundle before the launcher and the
+  // cache that goes with it, so no reader mixes versions.
+  mkdirSync(path.join("dist", "vendor"), { recursive: true })
+  for (const name of readdirSync(out("vendor"))) renameSync(out(`vendor/${name}`), path.join("dist", "vendor", name))
+  rmSync(out("vendor"), { recursive: true })
   const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)
   for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) {
     // A folder (the dashboard's) cannot be renamed over a non-empty one: the old one goes first.
