@@ -19,32 +19,57 @@ export interface HistoryPoint {
   readonly rss: number
 }
 
-/** A fixed-size ring of points, oldest overwritten first. */
-class Ring {
-  private readonly points: Array<HistoryPoint | undefined> = new Array(HISTORY_CAPACITY)
+/** The numbers kept per point: its time (ms since the epoch), CPU percent and RSS bytes. */
+const STRIDE = 3
+const FIRST_SIZE = 16
+
+/**
+ * A ring of points, oldest overwritten first, kept as plain numbers: 24 bytes a point instead of
+ * an object with a timestamp string (~100), and grown by doubling up to `HISTORY_CAPACITY`, so a
+ * row sampled every 10 s holds its 90 points, not 900 empty slots (docs/benchmarks.md, "The
+ * daemon's memory, fifth pass"). Until it is full at `HISTORY_CAPACITY` it never wraps, so growing
+ * copies one straight run.
+ */
+export class HistoryRing {
+  private data = new Float64Array(FIRST_SIZE * STRIDE)
   private next = 0
   private size = 0
-  push(point: HistoryPoint): void {
-    this.points[this.next] = point
-    this.next = (this.next + 1) % HISTORY_CAPACITY
-    this.size = Math.min(this.size + 1, HISTORY_CAPACITY)
+  private get slots(): number {
+    return this.data.length / STRIDE
   }
-  newest(): HistoryPoint | undefined {
-    return this.size === 0 ? undefined : this.points[(this.next - 1 + HISTORY_CAPACITY) % HISTORY_CAPACITY]
+  push(timeMs: number, cpu: number, rss: number): void {
+    if (this.size === this.slots && this.slots < HISTORY_CAPACITY) {
+      const grown = new Float64Array(Math.min(this.slots * 2, HISTORY_CAPACITY) * STRIDE)
+      grown.set(this.data)
+      this.data = grown
+      this.next = this.size
+    }
+    const at = this.next * STRIDE
+    this.data[at] = timeMs
+    this.data[at + 1] = cpu
+    this.data[at + 2] = rss
+    this.next = (this.next + 1) % this.slots
+    this.size = Math.min(this.size + 1, this.slots)
   }
-  /** The points newer than `sinceMs`, oldest first. */
+  /** The newest point's time, or undefined when empty. */
+  newestTime(): number | undefined {
+    return this.size === 0 ? undefined : this.data[((this.next - 1 + this.slots) % this.slots) * STRIDE]
+  }
+  /** The points at or after `sinceMs`, oldest first. */
   since(sinceMs: number): Array<HistoryPoint> {
     const out: Array<HistoryPoint> = []
     for (let i = 0; i < this.size; i++) {
-      const point = this.points[(this.next - this.size + i + HISTORY_CAPACITY) % HISTORY_CAPACITY]!
-      if (Date.parse(point.timestamp) >= sinceMs) out.push(point)
+      const at = ((this.next - this.size + i + this.slots) % this.slots) * STRIDE
+      const time = this.data[at]!
+      if (time >= sinceMs)
+        out.push({ timestamp: new Date(time).toISOString(), cpu_usage: this.data[at + 1]!, rss: this.data[at + 2]! })
     }
     return out
   }
 }
 
 export const makeMetricsHistory = () => {
-  const rings = new Map<number, Ring>()
+  const rings = new Map<number, HistoryRing>()
   const record = (sample: {
     readonly timestamp: string
     readonly processes: ReadonlyArray<{
@@ -53,15 +78,16 @@ export const makeMetricsHistory = () => {
       readonly memory_usage: number
     }>
   }): void => {
+    const time = Date.parse(sample.timestamp)
     for (const row of sample.processes) {
       let ring = rings.get(row.id)
-      if (ring === undefined) rings.set(row.id, (ring = new Ring()))
-      ring.push({ timestamp: sample.timestamp, cpu_usage: row.cpu_usage, rss: row.memory_usage })
+      if (ring === undefined) rings.set(row.id, (ring = new HistoryRing()))
+      ring.push(time, row.cpu_usage, row.memory_usage)
     }
-    const oldest = Date.parse(sample.timestamp) - HISTORY_WINDOW_MS
+    const oldest = time - HISTORY_WINDOW_MS
     for (const [id, ring] of rings) {
-      const newest = ring.newest()
-      if (newest === undefined || Date.parse(newest.timestamp) < oldest) rings.delete(id)
+      const newest = ring.newestTime()
+      if (newest === undefined || newest < oldest) rings.delete(id)
     }
   }
   /** The row's points of the last `windowMs` (at most the 15-minute window), oldest first. */

@@ -48,6 +48,21 @@ describe("MetricsHistory", () => {
     ])
   })
 
+  it("keeps every point in order as its ring grows, whatever the count (it starts small and doubles)", () => {
+    for (const count of [1, 15, 16, 17, 33, 512, 513, 899, 900, 901, 1801]) {
+      const history = makeMetricsHistory()
+      for (let s = 0; s < count; s++) history.record(sample(T0 + s * 500, [[0, s]]))
+      const points = history.history(0, HISTORY_WINDOW_MS, T0 + (count - 1) * 500)
+      const kept = Math.min(count, HISTORY_CAPACITY)
+      expect(points.map((p) => p.cpu_usage)).toEqual(Array.from({ length: kept }, (_, i) => count - kept + i))
+      expect(points.at(-1)).toEqual({
+        timestamp: new Date(T0 + (count - 1) * 500).toISOString(),
+        cpu_usage: count - 1,
+        rss: 1000
+      })
+    }
+  })
+
   it("keeps a stopped row's last 15 minutes, then lets them go", () => {
     const history = makeMetricsHistory()
     history.record(
