@@ -24,7 +24,7 @@ import {
   writeFileSync
 } from "node:fs"
 import * as http from "node:http"
-import { createRequire } from "node:module"
+import { createRequire, isBuiltin } from "node:module"
 import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { buildFingerprint, FINGERPRINT_FILE } from "./buildFingerprint.mjs"
@@ -228,6 +228,30 @@ const buildVendorPackages = (folder) =>
     )
   )
 
+/**
+ * Node's built-in modules, imported through one shared module each. esbuild bundles
+ * `import * as fs from "node:fs"` as a fresh copy of `fs`'s exports per importing module (an
+ * object with a getter per export): 32 copies of `fs`, 30 of `path` and more in the daemon, ~4,700
+ * getters, ~0.5 MB of heap (docs/benchmarks.md, "The daemon's memory, fifth pass"). Each import
+ * statement of a built-in resolves instead to a module that re-exports it once; `require` calls
+ * (CommonJS packages) stay as they are.
+ */
+const sharedBuiltins = {
+  name: "shared-builtins",
+  setup(builder) {
+    builder.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
+      if (!isBuiltin(args.path)) return undefined
+      if (args.namespace === "shared-builtin") return { path: args.path, external: true }
+      if (args.kind !== "import-statement") return undefined
+      return { path: args.path.replace(/^node:/, ""), namespace: "shared-builtin" }
+    })
+    builder.onLoad({ filter: /.*/, namespace: "shared-builtin" }, (args) => ({
+      contents: `export * from "node:${args.path}"; export default require("node:${args.path}")`,
+      loader: "js"
+    }))
+  }
+}
+
 /** The newest modification time under `folder` (recursively), in ms. */
 const newestMtime = (folder) =>
   Math.max(
@@ -320,7 +344,7 @@ try {
     ...common,
     entryPoints: ["src/bin.ts"],
     outfile: out("pmfx-main.cjs"),
-    plugins: [effectModules, vendorPackages]
+    plugins: [effectModules, vendorPackages, sharedBuiltins]
   })
   await build({
     ...common,
@@ -333,14 +357,14 @@ try {
     ...common,
     entryPoints: ["src/daemonMain.ts"],
     outfile: out("daemon.cjs"),
-    plugins: [effectModules, vendorPackages]
+    plugins: [effectModules, vendorPackages, sharedBuiltins]
   })
   // The container runtime (docs/containers.md). koffi stays external: it loads a native binary.
   await build({
     ...common,
     entryPoints: ["src/runtimeMain.ts"],
     outfile: out("runtime.cjs"),
-    plugins: [effectModules, vendorPackages],
+    plugins: [effectModules, vendorPackages, sharedBuiltins],
     external: ["koffi"],
     banner: { js: "#!/usr/bin/env node" }
   })
