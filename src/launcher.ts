@@ -44,8 +44,31 @@ const loadBundle = (name: string): unknown => {
     dirname: string
   ) => void
   const module = { exports: {}, id: main, filename: main, loaded: false }
-  compiled.call(module.exports, module.exports, Module.createRequire(main), module, main, path.dirname(main))
+  withoutStackTraces(() =>
+    compiled.call(module.exports, module.exports, Module.createRequire(main), module, main, path.dirname(main))
+  )
   return module.exports
+}
+
+/**
+ * Runs `evaluate` (a bundle's module code) with stack traces off. Effect records where each
+ * service tag is defined: a `new Error()` with a two-frame trace, kept unformatted, whose frames
+ * hold on to the bundle's top-level function — ~160 KB of bytecode a daemon never runs again —
+ * and a few hundred call-site records (docs/benchmarks.md, "The daemon's memory, fifth pass").
+ * `Error.stackTraceLimit` ignores assignments while the modules are evaluated, and is restored
+ * after: errors at run time have their traces as usual.
+ */
+const withoutStackTraces = (evaluate: () => void): void => {
+  const limit = Object.getOwnPropertyDescriptor(Error, "stackTraceLimit")
+  // An accessor, not a read-only value: assigning it stays legal (some code does so in strict
+  // mode), and V8 captures no frames when the limit is not a plain number.
+  Object.defineProperty(Error, "stackTraceLimit", { get: () => 0, set: () => {}, configurable: true })
+  try {
+    evaluate()
+  } finally {
+    if (limit === undefined) Reflect.deleteProperty(Error, "stackTraceLimit")
+    else Object.defineProperty(Error, "stackTraceLimit", limit)
+  }
 }
 
 const args = process.argv.slice(2)
