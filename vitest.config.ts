@@ -12,14 +12,17 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // Each of the two forks runs its files one after the other in one module registry: without
+    // Each fork runs its files one after the other in one module registry: without
     // this, every file paid ~1.3 s of CPU re-importing vitest, effect and the sources (a third of
     // the suite's CPU). Files share no state through it: every test makes its own PMFX_HOME,
     // daemon and layers, and the support modules hold none (docs/decisions.md).
     isolate: false,
-    // Two files at a time on two cores. With three, two runs of three ended with vitest's
-    // "Timeout calling onTaskUpdate" (a worker's report unanswered for 60 s under the load of
-    // three files' daemons and apps), which fails the run even when every test passed.
-    poolOptions: { forks: { maxForks: 2, minForks: 1 } }
+    // Three files at a time on two cores: the suite waits on the processes it starts much of the
+    // time, and with two forks the cores stayed half idle (docs/decisions.md, "The suite, fifth
+    // pass"). minForks equals maxForks: vitest 3.2.7 recycles an idle fork while a file is handed to
+    // it ("Terminating worker thread") when the pool may shrink, which ended every earlier try of
+    // three forks with minForks 1. The forks answer vitest's RPC between tests; a test that blocks
+    // its loop long is named by test/support/eventLoopStalls.ts.
+    poolOptions: { forks: { maxForks: 3, minForks: 3 } }
   }
 })

@@ -2,6 +2,8 @@
  * The `pmfx` executable: parses the command line, runs the command, and turns its outcome into
  * the exit codes of the README's "Exit codes" table. The only place the CLI runs an Effect.
  */
+// First: before anything can read the global FormData (see the file).
+import "./cli/deferFormData"
 import { Command, ValidationError } from "@effect/cli"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"

@@ -8,6 +8,7 @@
  *
  * The plain local `list --json` is answered here without the bundle at all (`fastList`).
  */
+import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import Module from "node:module"
 import * as path from "node:path"
@@ -19,7 +20,10 @@ import { fastList, isFastList } from "./cli/fastList"
 const loadBundle = (name: string): unknown => {
   const main = path.join(__dirname, name)
   const cacheFile = `${main}.cache`
-  const source = fs.readFileSync(main, "utf8").replace(/^#!.*\n/, "")
+  const bytes = fs.readFileSync(main)
+  // esbuild writes ASCII (its default charset): such bytes are taken as one-byte text as they are,
+  // several times faster than decoding 1.4 MB as UTF-8 (~5-10 ms of a command's start).
+  const source = (isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8")).replace(/^#!.*\n/, "")
   let cachedData: Buffer | undefined
   try {
     cachedData = fs.readFileSync(cacheFile)

@@ -7,12 +7,11 @@
  * it answers. A remote daemon is never started: the
  * first request that cannot reach it is the DAEMON_UNREACHABLE.
  */
-import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Data, Duration, Effect, Option, Schedule } from "effect"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { PmfxApi } from "../shared/Api"
 import { lockHolder } from "../daemon/DaemonLock"
 import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
 import { environmentForDaemon } from "../daemon/daemonEnvironment"
@@ -21,6 +20,7 @@ import { fromSystemError, HOME_ROLE, prepareDirectory } from "../daemon/prepareD
 import { socketHttpClient } from "../daemon/socketHttpClient"
 import { CallerEnvironment } from "./CallerEnvironment"
 import { DaemonTarget } from "./DaemonTarget"
+import { lazyApiClient } from "./lazyApiClient"
 import { tcpHttpClient } from "./tcpHttpClient"
 
 export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{
@@ -55,7 +55,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
     const baseUrl = target._tag === "Local" ? "http://pmfx" : target.url
     /** Where the daemon is, for messages: its socket or its URL. */
     const address = target._tag === "Local" ? paths.socket : target.url
-    const api = yield* HttpApiClient.make(PmfxApi, { baseUrl }).pipe(Effect.provideService(HttpClient.HttpClient, http))
+    const api = lazyApiClient(http, baseUrl)
     // A probe gives up after PROBE_TIMEOUT: a daemon that is starting accepts connections on its
     // socket before its request handler is attached, and a request sent in that moment is never
     // answered (the next probe is).

@@ -30,7 +30,10 @@ const overSocket = (method: string, urlPath: string, body?: unknown) =>
         socketPath: path.join(sandbox.home, "pmfx.sock"),
         method,
         path: urlPath,
-        headers: { "content-type": "application/json" }
+        headers: { "content-type": "application/json" },
+        // A connection of its own: the shared agent would reuse one the daemon may be closing (its
+        // keep-alive timeout), and the request fails with EPIPE or ECONNRESET on a loaded machine.
+        agent: false
       },
       (response) => {
         let text = ""

@@ -1,8 +1,8 @@
 /** Runs the built `pmfx` binary as a user would, in a fresh temporary `PMFX_HOME`. */
-import { spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
+import { spawnSmall, spawnSyncSmall } from "./smallSpawner"
 import { pauseSync, requestSync } from "./syncRequest"
 
 export const PMFX_BIN = path.resolve(__dirname, "../../dist/pmfx.cjs")
@@ -148,11 +148,13 @@ export const makeSandbox = (): Sandbox => {
 const runPmfxIn =
   (dir: string, home: string, userHome = dir) =>
   (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
-    const result = spawnSync(process.execPath, [PMFX_BIN, ...args], {
+    // From a small helper process: a spawn from the test's own ~400 MB process costs much more (see there).
+    const result = spawnSyncSmall({
+      file: process.execPath,
+      args: [PMFX_BIN, ...args],
       cwd: dir,
-      encoding: "utf8",
       env: envIn(userHome, home, env),
-      timeout: 30_000
+      timeoutMs: 30_000
     })
     return { code: result.status, stdout: result.stdout, stderr: result.stderr }
   }
@@ -180,19 +182,16 @@ export const sandboxOver = (dir: string, home: string, cleanup: () => void, user
   },
   pmfx: runPmfxIn(dir, home, userHome),
   pmfxAsync: (args, env = {}) =>
-    new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [PMFX_BIN, ...args], {
-        cwd: dir,
-        env: envIn(userHome, home, env),
-        stdio: ["ignore", "pipe", "pipe"],
-        timeout: 30_000
-      })
-      let stdout = ""
-      let stderr = ""
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
-      child.on("error", reject)
-      child.on("close", (code) => resolve({ code, stdout, stderr }))
+    spawnSmall({
+      file: process.execPath,
+      args: [PMFX_BIN, ...args],
+      cwd: dir,
+      env: envIn(userHome, home, env),
+      timeoutMs: 30_000
+    }).then((result) => {
+      if (result.status === null && result.signal === null && result.error !== undefined)
+        throw new Error(`pmfx ${args.join(" ")}: ${result.error}`)
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr }
     }),
   cleanup
 })
