@@ -16,6 +16,7 @@ import { noteHeavyBytes } from "../daemon/optimizingCompilers"
 import type { LogStream } from "./LogEntry"
 import type { LineFormatter } from "./formatLine"
 import { LineSplitter } from "./LineSplitter"
+import { stampLines } from "./stampLines"
 import type { LogCounter } from "./LogCounts"
 import type { RotatingFile } from "./RotatingFile"
 
@@ -150,8 +151,38 @@ export class LogPipe {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
     noteHeavyBytes(bytes.length, this.now)
+    // The common case of a flood: text lines, no listener that wants them decoded, and no line
+    // in the chunk can be over the limit. A line held from the last chunk (a pipe read ends
+    // mid-line) is completed by the splitter first; the lines after it take the fast path.
+    if (this.format.prefix !== null && !this.listening && bytes.length <= this.splitter.lineLimit) {
+      let from = 0
+      if (!this.splitter.atLineStart) {
+        from = bytes.indexOf(LF) + 1
+        if (from === 0) {
+          this.splitter.push(bytes)
+          return
+        }
+        this.splitter.push(bytes.subarray(0, from))
+        this.writeBatch()
+      }
+      if (from < bytes.length) this.stampRest(from === 0 ? bytes : bytes.subarray(from))
+      return
+    }
     this.splitter.push(bytes)
     this.writeBatch()
+  }
+
+  /** The fast path (stampLines) for a chunk that starts a line; its unterminated end goes to the splitter. */
+  private stampRest(bytes: Buffer): void {
+    const stamped = stampLines(bytes, this.format.prefix!(this.now))
+    if (stamped.batch !== null) {
+      this.lineMs = this.now
+      this.counter.lines += stamped.lines
+      this.writeOut(stamped.batch)
+    }
+    // Holds it without emitting anything: it has no newline and is within the limit.
+    if (stamped.consumed < bytes.length)
+      this.splitter.push(stamped.consumed === 0 ? bytes : bytes.subarray(stamped.consumed))
   }
 
   private readonly onSplitLine = (buffer: Buffer, start: number, end: number, continued: boolean): void => {
@@ -222,7 +253,10 @@ export class LogPipe {
 
   private writeBatch(): void {
     const batch = this.takeBatch()
-    if (batch === null) return
+    if (batch !== null) this.writeOut(batch)
+  }
+
+  private writeOut(batch: Buffer): void {
     for (const target of this.targets) target.write(batch)
     this.pauseWhileFull()
   }
@@ -249,6 +283,8 @@ export class LogPipe {
     this.now = Date.now()
     this.splitter.flush()
     this.writeBatch()
+    // The stream's last lines are not held for a burst that has ended (RotatingFile.COALESCE_MS).
+    for (const target of this.targets) target.flush()
     // The 'error' listener stays: an emitter without one would throw a late error at the daemon.
     this.readable.removeListener("data", this.onData)
     this.readable.removeListener("end", this.finish)
