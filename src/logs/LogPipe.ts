@@ -3,7 +3,11 @@
  * kept in plain Node callbacks. Each chunk is split into lines and the lines of the chunk, stamped
  * with the chunk's arrival time, are written as one buffer to every target: a file only ever
  * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines
- * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them).
+ * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them): in
+ * the common case (text lines, no listener) the whole chunk at once by `stampLines`, otherwise
+ * line by line through `LineSplitter`. While reads come back full (a child flooding its pipe), the
+ * files hold their writes for a moment and send them as one (`RotatingFile.COALESCE_MS`); a read
+ * that empties the pipe, and the stream's end, let them go at once.
  *
  * A line over `maxLineBytes` reaches the files as pieces (see `LineSplitter`); each later piece is
  * stored as a continuation record stamped with the first piece's time (see `formatLine`).
@@ -28,6 +32,8 @@ export interface PipeFormat {
 }
 
 const LF = 0x0a
+/** What one read of a child's pipe returns at most (Node's read buffer): more is waiting in the pipe. */
+const FULL_READ = 64 * 1024
 /** Below this many bytes a JS loop copies faster than a call into `Buffer#copy`. */
 const SMALL_COPY = 48
 
@@ -151,6 +157,13 @@ export class LogPipe {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
     noteHeavyBytes(bytes.length, this.now)
+    this.carry(bytes)
+    // A read that did not fill Node's read buffer emptied the pipe: no burst is going on, so the
+    // files hold nothing back (RotatingFile.COALESCE_MS).
+    if (bytes.length < FULL_READ) for (const target of this.targets) target.flush()
+  }
+
+  private carry(bytes: Buffer): void {
     // The common case of a flood: text lines, no listener that wants them decoded, and no line
     // in the chunk can be over the limit. A line held from the last chunk (a pipe read ends
     // mid-line) is completed by the splitter first; the lines after it take the fast path.
