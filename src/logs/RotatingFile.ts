@@ -210,7 +210,7 @@ export class RotatingFile {
   private hold(stream: fs.WriteStream): void {
     stream.cork()
     this.corked = stream
-    this.uncorkTimer = setTimeout(this.flush, COALESCE_MS)
+    this.uncorkTimer = setTimeout(() => this.flush(), COALESCE_MS)
     this.uncorkTimer.unref()
   }
 
@@ -219,7 +219,7 @@ export class RotatingFile {
    * burst's time is up, when enough bytes are held, at rotation and close, and when a child's
    * stream ends (its last lines are not kept waiting).
    */
-  readonly flush = (): void => {
+  flush(): void {
     const stream = this.corked
     if (stream === null) return
     this.corked = null
