@@ -2,8 +2,8 @@
 // compared with writing to a file directly.
 //
 // The child (a Node script) writes LINES numbered lines of ~75 bytes as fast as it can, one
-// `process.stdout.write` per line (stdout to a pipe or a file is synchronous in Node on Linux, so
-// a slow reader slows the writer). It runs:
+// `process.stdout.write` per line (to a file each write is synchronous; to a pipe it is while the
+// pipe has room, after which Node queues the writes in the child). It runs:
 //   direct: `node child.js > file`, timed from spawn to exit;
 //   daemon: as a pmfx app (`autorestart: false`), timed from the POST /api/processes that spawns
 //           it until its stdout log file holds all LINES lines (polled every 5 ms).
