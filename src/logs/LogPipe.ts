@@ -150,6 +150,8 @@ export class LogPipe {
   }
 
   private listening = false
+  /** Whether the chunk being written filled a read: more is waiting in the pipe. */
+  private more = false
 
   private readonly onData = (chunk: Buffer | string): void => {
     this.now = Date.now()
@@ -157,6 +159,7 @@ export class LogPipe {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
     noteHeavyBytes(bytes.length, this.now)
+    this.more = bytes.length >= FULL_READ
     this.carry(bytes)
     // A read that did not fill Node's read buffer emptied the pipe: no burst is going on, so the
     // files hold nothing back (RotatingFile.COALESCE_MS).
@@ -270,7 +273,7 @@ export class LogPipe {
   }
 
   private writeOut(batch: Buffer): void {
-    for (const target of this.targets) target.write(batch)
+    for (const target of this.targets) target.write(batch, this.more)
     this.pauseWhileFull()
   }
 
@@ -294,6 +297,7 @@ export class LogPipe {
     if (this.finished) return
     this.finished = true
     this.now = Date.now()
+    this.more = false
     this.splitter.flush()
     this.writeBatch()
     // The stream's last lines are not held for a burst that has ended (RotatingFile.COALESCE_MS).

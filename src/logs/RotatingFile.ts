@@ -37,12 +37,12 @@ export interface RotationPolicy {
 /** Bytes a file stream buffers before asking its writers to pause. */
 const HIGH_WATER_MARK = 256 * 1024
 /**
- * A write that comes within this long of the previous one is held (the stream corked) and goes out
- * with the others of its burst as one `writev` when this long has passed or HIGH_WATER_MARK bytes
- * are held. Each write of a file stream is a round trip through libuv's thread pool (a thread woken,
- * then the event loop woken by its completion): a child flooding its log costs one per 64 KiB pipe
- * read, ~350 for 300,000 lines, and on a loaded machine those hand-offs, not the bytes, set the pace
- * (docs/benchmarks.md, "The log path, another pass"). A lone line is written at once.
+ * A write said to have `more` behind it (a full pipe read) that comes within this long of the
+ * previous one is held (the stream corked) and goes out with the others of its burst as one `writev`
+ * when this long has passed, HIGH_WATER_MARK bytes are held, or `flush` is called. Each write of a
+ * file stream is a round trip through libuv's thread pool (a thread woken, then the event loop
+ * woken by its completion): a child flooding its log cost one per 64 KiB pipe read, ~350 for
+ * 300,000 lines (docs/benchmarks.md, "The log path, another pass"). Other writes go out at once.
  */
 export const COALESCE_MS = 10
 /** How often a failed file is retried. */
@@ -162,8 +162,11 @@ export class RotatingFile {
     else listener()
   }
 
-  /** Appends whole lines (the caller's job: rotation only ever happens between writes). */
-  write(data: Buffer): void {
+  /**
+   * Appends whole lines (the caller's job: rotation only ever happens between writes). `more`: the
+   * writer has more coming at once (see COALESCE_MS); it calls `flush` when that is over.
+   */
+  write(data: Buffer, more = false): void {
     if (this.closed) return
     if (this.stream === null && !this.reopen()) {
       this.dropped += countLines(data)
@@ -179,27 +182,27 @@ export class RotatingFile {
         let cut = rest.lastIndexOf(NEWLINE, limit - 1)
         if (cut < 0) cut = rest.indexOf(NEWLINE)
         if (cut < 0 || cut === rest.length - 1) break
-        this.append(rest.subarray(0, cut + 1))
+        this.append(rest.subarray(0, cut + 1), more)
         rest = rest.subarray(cut + 1)
       }
       const room = limit - this.bytes
       const cut = room > 0 ? rest.lastIndexOf(NEWLINE, room - 1) : -1
       if (cut >= 0) {
-        this.append(rest.subarray(0, cut + 1))
+        this.append(rest.subarray(0, cut + 1), more)
         rest = rest.subarray(cut + 1)
       }
       const filled = this.bytes
       this.rotate()
       if (this.bytes >= filled) break // the rotation was put off (the file cannot be reopened yet)
     }
-    if (rest.length > 0) this.append(rest)
+    if (rest.length > 0) this.append(rest, more)
   }
 
-  private append(data: Buffer): void {
+  private append(data: Buffer, more: boolean): void {
     this.bytes += data.length
     const stream = this.stream!
     const now = Date.now()
-    if (this.corked === null && now - this.lastWriteMs < COALESCE_MS) this.hold(stream)
+    if (more && this.corked === null && now - this.lastWriteMs < COALESCE_MS) this.hold(stream)
     this.lastWriteMs = now
     // A failed write (ENOSPC) fails every write still buffered: each one counts its own lines.
     stream.write(data, this.onWritten(data))

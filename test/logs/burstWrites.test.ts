@@ -8,13 +8,14 @@ import { eventually, fileLines, freshHome } from "./helpers"
 
 const policy: RotationPolicy = { maxSize: null, maxFiles: 10, compress: false, daily: false }
 
-// Writes that follow each other within RotatingFile.COALESCE_MS are held and sent as one.
+// Writes with more behind them that follow each other within RotatingFile.COALESCE_MS are held
+// and sent as one.
 describe("RotatingFile, writes of a burst", () => {
   it.live("reach the file by themselves, in order, with no flush or close", () =>
     Effect.gen(function* () {
       const file = path.join(freshHome(), "burst.log")
       const rotating = yield* RotatingFile.open(file, policy)
-      for (let i = 0; i < 50; i++) rotating.write(Buffer.from(`line ${i}\n`))
+      for (let i = 0; i < 50; i++) rotating.write(Buffer.from(`line ${i}\n`), true)
       yield* eventually(() => fs.existsSync(file) && fileLines(file).length === 50)
       expect(fileLines(file)).toEqual(Array.from({ length: 50 }, (_, i) => `line ${i}`))
       yield* rotating.close
@@ -25,10 +26,10 @@ describe("RotatingFile, writes of a burst", () => {
     Effect.gen(function* () {
       const file = path.join(freshHome(), "held.log")
       const rotating = yield* RotatingFile.open(file, policy)
-      for (let i = 0; i < 5; i++) rotating.write(Buffer.from(`old ${i}\n`))
+      for (let i = 0; i < 5; i++) rotating.write(Buffer.from(`old ${i}\n`), true)
       rotating.rotate()
-      rotating.write(Buffer.from("new 0\n"))
-      rotating.write(Buffer.from("new 1\n"))
+      rotating.write(Buffer.from("new 0\n"), true)
+      rotating.write(Buffer.from("new 1\n"), true)
       yield* rotating.close
       const [rotated] = yield* Effect.promise(() => listRotatedFiles(file))
       expect(fileLines(rotated!.path)).toEqual(["old 0", "old 1", "old 2", "old 3", "old 4"])
@@ -41,11 +42,11 @@ describe("RotatingFile, writes of a burst", () => {
       const file = path.join(freshHome(), "mark.log")
       const rotating = yield* RotatingFile.open(file, policy)
       const line = `${"y".repeat(1023)}\n`
-      rotating.write(Buffer.from(line))
-      rotating.write(Buffer.from(line))
+      rotating.write(Buffer.from(line), true)
+      rotating.write(Buffer.from(line), true)
       expect(rotating.buffered).toBeGreaterThanOrEqual(1024)
       // 300 KiB more, in 1 KiB writes: past the 256 KiB mark the held writes are released.
-      for (let i = 0; i < 300; i++) rotating.write(Buffer.from(line))
+      for (let i = 0; i < 300; i++) rotating.write(Buffer.from(line), true)
       expect(rotating.needsDrain).toBe(true)
       let drained = false
       rotating.onDrain(() => {
