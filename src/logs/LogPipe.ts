@@ -5,9 +5,7 @@
  * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines
  * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them): in
  * the common case (text lines, no listener) the whole chunk at once by `stampLines`, otherwise
- * line by line through `LineSplitter`. While reads come back full (a child flooding its pipe), the
- * files hold their writes for a moment and send them as one (`RotatingFile.COALESCE_MS`); a read
- * that empties the pipe, and the stream's end, let them go at once.
+ * line by line through `LineSplitter`.
  *
  * A line over `maxLineBytes` reaches the files as pieces (see `LineSplitter`); each later piece is
  * stored as a continuation record stamped with the first piece's time (see `formatLine`).
@@ -32,8 +30,6 @@ export interface PipeFormat {
 }
 
 const LF = 0x0a
-/** What one read of a child's pipe returns at most (Node's read buffer): more is waiting in the pipe. */
-const FULL_READ = 64 * 1024
 /** Below this many bytes a JS loop copies faster than a call into `Buffer#copy`. */
 const SMALL_COPY = 48
 
@@ -150,8 +146,6 @@ export class LogPipe {
   }
 
   private listening = false
-  /** Whether the chunk being written filled a read: more is waiting in the pipe. */
-  private more = false
 
   private readonly onData = (chunk: Buffer | string): void => {
     this.now = Date.now()
@@ -159,11 +153,7 @@ export class LogPipe {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
     noteHeavyBytes(bytes.length, this.now)
-    this.more = bytes.length >= FULL_READ
     this.carry(bytes)
-    // A read that did not fill Node's read buffer emptied the pipe: no burst is going on, so the
-    // files hold nothing back (RotatingFile.COALESCE_MS).
-    if (bytes.length < FULL_READ) for (const target of this.targets) target.flush()
   }
 
   private carry(bytes: Buffer): void {
@@ -172,6 +162,7 @@ export class LogPipe {
     // mid-line) is completed by the splitter first; the lines after it take the fast path.
     if (this.format.prefix !== null && !this.listening && bytes.length <= this.splitter.lineLimit) {
       let from = 0
+      let head: Buffer | null = null
       if (!this.splitter.atLineStart) {
         from = bytes.indexOf(LF) + 1
         if (from === 0) {
@@ -179,18 +170,22 @@ export class LogPipe {
           return
         }
         this.splitter.push(bytes.subarray(0, from))
-        this.writeBatch()
+        head = this.takeBatch()
       }
-      if (from < bytes.length) this.stampRest(from === 0 ? bytes : bytes.subarray(from))
+      if (from < bytes.length) this.stampRest(from === 0 ? bytes : bytes.subarray(from), head)
+      else if (head !== null) this.writeOut(head)
       return
     }
     this.splitter.push(bytes)
     this.writeBatch()
   }
 
-  /** The fast path (stampLines) for a chunk that starts a line; its unterminated end goes to the splitter. */
-  private stampRest(bytes: Buffer): void {
-    const stamped = stampLines(bytes, this.format.prefix!(this.now))
+  /**
+   * The fast path (stampLines) for a chunk that starts a line, written in one buffer after `head`
+   * (the stored line the chunk's first bytes completed); its unterminated end goes to the splitter.
+   */
+  private stampRest(bytes: Buffer, head: Buffer | null): void {
+    const stamped = stampLines(bytes, this.format.prefix!(this.now), head)
     if (stamped.batch !== null) {
       this.lineMs = this.now
       this.counter.lines += stamped.lines
@@ -273,7 +268,7 @@ export class LogPipe {
   }
 
   private writeOut(batch: Buffer): void {
-    for (const target of this.targets) target.write(batch, this.more)
+    for (const target of this.targets) target.write(batch)
     this.pauseWhileFull()
   }
 
@@ -297,11 +292,8 @@ export class LogPipe {
     if (this.finished) return
     this.finished = true
     this.now = Date.now()
-    this.more = false
     this.splitter.flush()
     this.writeBatch()
-    // The stream's last lines are not held for a burst that has ended (RotatingFile.COALESCE_MS).
-    for (const target of this.targets) target.flush()
     // The 'error' listener stays: an emitter without one would throw a late error at the daemon.
     this.readable.removeListener("data", this.onData)
     this.readable.removeListener("end", this.finish)

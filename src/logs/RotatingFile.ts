@@ -36,15 +36,6 @@ export interface RotationPolicy {
 
 /** Bytes a file stream buffers before asking its writers to pause. */
 const HIGH_WATER_MARK = 256 * 1024
-/**
- * A write said to have `more` behind it (a full pipe read) that comes within this long of the
- * previous one is held (the stream corked) and goes out with the others of its burst as one `writev`
- * when this long has passed, HIGH_WATER_MARK bytes are held, or `flush` is called. Each write of a
- * file stream is a round trip through libuv's thread pool (a thread woken, then the event loop
- * woken by its completion): a child flooding its log cost one per 64 KiB pipe read, ~350 for
- * 300,000 lines (docs/benchmarks.md, "The log path, another pass"). Other writes go out at once.
- */
-export const COALESCE_MS = 10
 /** How often a failed file is retried. */
 const REOPEN_INTERVAL_MS = 1_000
 
@@ -107,11 +98,6 @@ export class RotatingFile {
   private timer: NodeJS.Timeout | undefined
   private closed = false
   private dropped = 0
-  /** When the last write was handed to the stream (see COALESCE_MS). */
-  private lastWriteMs = 0
-  /** The stream corked to hold a burst, and the timer that uncorks it. */
-  private corked: fs.WriteStream | null = null
-  private uncorkTimer: NodeJS.Timeout | undefined
 
   private constructor(
     readonly path: string,
@@ -136,7 +122,7 @@ export class RotatingFile {
     return this.bytes
   }
 
-  /** Bytes written but not yet handed to the file system (held in a burst included). */
+  /** Bytes written but not yet handed to the file system. */
   get buffered(): number {
     return this.stream === null ? 0 : this.stream.writableLength
   }
@@ -162,11 +148,8 @@ export class RotatingFile {
     else listener()
   }
 
-  /**
-   * Appends whole lines (the caller's job: rotation only ever happens between writes). `more`: the
-   * writer has more coming at once (see COALESCE_MS); it calls `flush` when that is over.
-   */
-  write(data: Buffer, more = false): void {
+  /** Appends whole lines (the caller's job: rotation only ever happens between writes). */
+  write(data: Buffer): void {
     if (this.closed) return
     if (this.stream === null && !this.reopen()) {
       this.dropped += countLines(data)
@@ -182,54 +165,26 @@ export class RotatingFile {
         let cut = rest.lastIndexOf(NEWLINE, limit - 1)
         if (cut < 0) cut = rest.indexOf(NEWLINE)
         if (cut < 0 || cut === rest.length - 1) break
-        this.append(rest.subarray(0, cut + 1), more)
+        this.append(rest.subarray(0, cut + 1))
         rest = rest.subarray(cut + 1)
       }
       const room = limit - this.bytes
       const cut = room > 0 ? rest.lastIndexOf(NEWLINE, room - 1) : -1
       if (cut >= 0) {
-        this.append(rest.subarray(0, cut + 1), more)
+        this.append(rest.subarray(0, cut + 1))
         rest = rest.subarray(cut + 1)
       }
       const filled = this.bytes
       this.rotate()
       if (this.bytes >= filled) break // the rotation was put off (the file cannot be reopened yet)
     }
-    if (rest.length > 0) this.append(rest, more)
+    if (rest.length > 0) this.append(rest)
   }
 
-  private append(data: Buffer, more: boolean): void {
+  private append(data: Buffer): void {
     this.bytes += data.length
-    const stream = this.stream!
-    const now = Date.now()
-    if (more && this.corked === null && now - this.lastWriteMs < COALESCE_MS) this.hold(stream)
-    this.lastWriteMs = now
     // A failed write (ENOSPC) fails every write still buffered: each one counts its own lines.
-    stream.write(data, this.onWritten(data))
-    if (this.corked !== null && stream.writableLength >= HIGH_WATER_MARK) this.flush()
-  }
-
-  /** Holds the stream's writes until `flush` (at the latest COALESCE_MS from now). */
-  private hold(stream: fs.WriteStream): void {
-    stream.cork()
-    this.corked = stream
-    this.uncorkTimer = setTimeout(() => this.flush(), COALESCE_MS)
-    this.uncorkTimer.unref()
-  }
-
-  /**
-   * Hands the writes held for a burst to the file system now (one `writev`). Called when the
-   * burst's time is up, when enough bytes are held, at rotation and close, and when a child's
-   * stream ends (its last lines are not kept waiting).
-   */
-  flush(): void {
-    const stream = this.corked
-    if (stream === null) return
-    this.corked = null
-    clearTimeout(this.uncorkTimer)
-    this.uncorkTimer = undefined
-    // cork() was called once: one uncork() releases the held writes as a single writev.
-    if (stream.writableCorked > 0) stream.uncork()
+    this.stream!.write(data, this.onWritten(data))
   }
 
   private onWritten(data: Buffer): (error: Error | null | undefined) => void {
@@ -243,8 +198,6 @@ export class RotatingFile {
     if (this.closed || this.stream === null) return
     // After a failed reopen, keep appending to the renamed file until a retry is due.
     if (this.lastFailure !== null && Date.now() - this.lastAttempt < REOPEN_INTERVAL_MS) return
-    // Held lines are older than the rotation: they go to the file being set aside.
-    this.flush()
     let rotated: string | null = rotatedFileName(this.path, new Date())
     try {
       fs.renameSync(this.path, rotated)
@@ -292,7 +245,6 @@ export class RotatingFile {
    */
   reopenAtPath(): boolean {
     if (this.closed || this.stream === null) return this.closed ? false : this.reopen()
-    this.flush()
     const old = this.stream
     this.stream = null
     // A retry after a failure is rate-limited; an asked-for reopen is not.
@@ -311,7 +263,6 @@ export class RotatingFile {
     if (!this.closed) {
       this.closed = true
       clearTimeout(this.timer)
-      this.flush()
       const stream = this.stream
       this.stream = null
       if (stream !== null) {
@@ -345,7 +296,6 @@ export class RotatingFile {
     })
     stream.on("error", (error) => {
       if (stream !== this.stream) return // a rotated stream: its file is already set aside
-      if (this.corked === stream) this.flush()
       this.lastFailure = error
       this.stream = null
       this.releaseDrainWaiters()

@@ -14,7 +14,7 @@
  *     [ output grows from 0 →   …   | chunk copy, from lines × prefix.length | prefix ]
  *
  * Line `i` is written at most `i × prefix.length` bytes past where it was read from, and the chunk
- * copy starts `lines × prefix.length` bytes in. Semantics are `LineSplitter`'s: lines end at `\n`,
+ * copy starts `lines × prefix.length` bytes in (after `head`, when one is given, which shifts both). Semantics are `LineSplitter`'s: lines end at `\n`,
  * a `\r` just before it is dropped.
  */
 
@@ -25,7 +25,7 @@ const CR = 0x0d
 let lineEnds = new Int32Array(1024)
 
 export interface StampedLines {
-  /** The stored bytes of the complete lines; null when the chunk holds no newline. */
+  /** The stored bytes of `head` and the complete lines; null when there are none. */
   readonly batch: Buffer | null
   /** Complete lines in it. */
   readonly lines: number
@@ -35,7 +35,11 @@ export interface StampedLines {
 
 const NONE: StampedLines = { batch: null, lines: 0, consumed: 0 }
 
-export const stampLines = (chunk: Buffer, prefix: Buffer): StampedLines => {
+/**
+ * `head`: bytes to store before the chunk's lines in the same buffer (the line the previous chunk
+ * left unterminated, already stamped), so a chunk still makes one write.
+ */
+export const stampLines = (chunk: Buffer, prefix: Buffer, head: Buffer | null = null): StampedLines => {
   let lines = 0
   let stored = 0
   let start = 0
@@ -50,15 +54,17 @@ export const stampLines = (chunk: Buffer, prefix: Buffer): StampedLines => {
     stored += end - start + 1
     start = at + 1
   }
-  if (lines === 0) return NONE
+  if (lines === 0) return head === null ? NONE : { batch: head, lines: 0, consumed: 0 }
+  const h = head === null ? 0 : head.length
   const p = prefix.length
-  const outLength = stored + lines * p
-  const tail = lines * p
+  const outLength = h + stored + lines * p
+  const tail = h + lines * p
   const out = Buffer.allocUnsafe(tail + start + p)
   const prefixAt = tail + start
   chunk.copy(out, tail, 0, start)
   if (p > 0) prefix.copy(out, prefixAt)
-  let write = 0
+  if (head !== null) head.copy(out, 0)
+  let write = h
   let read = 0
   for (let i = 0; i < lines; i++) {
     if (p > 0) {

@@ -36,6 +36,11 @@ describe("stampLines", () => {
       expect(stamped.batch?.toString("utf8") ?? "").toBe(bySplitter(chunk, prefix).toString("utf8"))
       expect(stamped.consumed).toBe(chunk.lastIndexOf(0x0a) + 1)
       expect(stamped.lines).toBe(text.split("\n").length - 1)
+      // With a head (the line the previous chunk left open, already stamped) in front, in one buffer.
+      const head = Buffer.from("2026-11-26T09:59:59.999Z held line\n")
+      const withHead = stampLines(chunk, prefix, head)
+      expect(withHead.batch?.toString("utf8")).toBe(head.toString("utf8") + bySplitter(chunk, prefix).toString("utf8"))
+      expect(withHead.consumed).toBe(stamped.consumed)
     }
   })
 
