@@ -2,8 +2,8 @@
 // compared with writing to a file directly.
 //
 // The child (a Node script) writes LINES numbered lines of ~75 bytes as fast as it can, one
-// `process.stdout.write` per line (stdout to a pipe or a file is synchronous in Node on Linux, so
-// a slow reader slows the writer). It runs:
+// `process.stdout.write` per line (to a file each write is synchronous; to a pipe it is while the
+// pipe has room, after which Node queues the writes in the child). It runs:
 //   direct: `node child.js > file`, timed from spawn to exit;
 //   daemon: as a pmfx app (`autorestart: false`), timed from the POST /api/processes that spawns
 //           it until its stdout log file holds all LINES lines (polled every 5 ms).
@@ -13,6 +13,12 @@
 // (the stored line is `<timestamp> <line>`).
 // The same again with a child writing 64 KiB chunks (lines cross the pipe's reads); the verdict
 // takes the worse of the two ratios.
+//
+// What decides the daemon's figure (docs/benchmarks.md, "The log path, another pass"): the child's
+// loop never waits — once its stdout pipe is full, Node queues the rest of its writes in the
+// child's memory — so it ends after ~0.2 s, and the rest of the wall time is that backlog going
+// through the 64 KiB FIFO, one pipe-full per daemon read. Each run also prints that drain (child's
+// last write → all lines in the file) and the daemon's time on a CPU (/proc/<pid>/schedstat).
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
@@ -45,6 +51,9 @@ const childMs = (stampFile) => {
   const { t0, t1 } = JSON.parse(fs.readFileSync(stampFile, "utf8"))
   return t1 - t0
 }
+/** When the child's loop ended (its wall clock, comparable with this process's). */
+const childLoopEnd = (stampFile) => JSON.parse(fs.readFileSync(stampFile, "utf8")).t1
+const wallNow = () => performance.timeOrigin + performance.now()
 
 /** Every line `<timestamp> line <i> <pad>`, i = 0..n-1 in order. */
 const verify = (file, n) => {
@@ -79,7 +88,19 @@ const verify = (file, n) => {
 L.log(`logPath: ${LINES} lines, ${RUNS} runs each way; load average ${L.loadAverage()}`)
 
 await L.withDaemon("log", async (home) => {
-  L.startDaemon(home)
+  const daemonPid = L.startDaemon(home)
+  /** The daemon's time on a CPU, all threads, in ms (ns-precise, unlike utime's clock ticks). */
+  const daemonCpuMs = () => {
+    let ns = 0
+    for (const task of fs.readdirSync(`/proc/${daemonPid}/task`)) {
+      try {
+        ns += Number(fs.readFileSync(`/proc/${daemonPid}/task/${task}/schedstat`, "utf8").split(" ")[0])
+      } catch {
+        // The thread ended meanwhile.
+      }
+    }
+    return ns / 1e6
+  }
   const child = path.join(home, "flood-child.js")
   fs.writeFileSync(child, CHILD)
   let app = 0
@@ -103,12 +124,15 @@ await L.withDaemon("log", async (home) => {
     const name = `flood-${app++}`
     const stamp = path.join(home, `${name}.stamp`)
     const t0 = L.now()
+    const cpu0 = daemonCpuMs()
     await L.createApp(home, { name, script: L.NODE, args: [child, String(LINES), mode, stamp], autorestart: false })
     const detail = await L.api(home, "GET", `/api/processes/${name}`)
     const outFile = detail.json.logs.out_file
     const count = L.lineCounter(outFile)
     await L.waitFor(`${LINES} lines in ${outFile}`, () => count() >= LINES, 120_000, 5)
     const wall = L.now() - t0
+    const doneAt = wallNow()
+    const daemonCpu = daemonCpuMs() - cpu0
     await L.waitFor(
       `${name} stopped`,
       async () => (await L.api(home, "GET", `/api/processes/${name}`)).json.status === "stopped",
@@ -120,7 +144,9 @@ await L.withDaemon("log", async (home) => {
     const errFile = detail.json.logs.error_file
     const errBytes = fs.existsSync(errFile) ? fs.statSync(errFile).size : 0
     await L.api(home, "DELETE", `/api/processes/${name}`)
-    return { wall, child: childMs(stamp), check, errBytes }
+    await L.waitFor(`${name}'s stamps`, () => fs.existsSync(stamp), 10_000, 20)
+    const drain = doneAt - childLoopEnd(stamp)
+    return { wall, child: childMs(stamp), drain, daemonCpu, check, errBytes }
   }
 
   const results = { direct: [], daemon: [] }
@@ -132,7 +158,8 @@ await L.withDaemon("log", async (home) => {
     lost.push(d.check)
     L.log(
       `  run ${i + 1}: direct ${L.fmt(results.direct[i].wall)} ms (child writing ${L.fmt(results.direct[i].child)} ms); ` +
-        `daemon ${L.fmt(d.wall)} ms (child writing ${L.fmt(d.child)} ms); stored ${d.check.stored}, missing ${d.check.missing}, ` +
+        `daemon ${L.fmt(d.wall)} ms (child writing ${L.fmt(d.child)} ms, then drained in ${L.fmt(d.drain)} ms; daemon on a CPU ${L.fmt(d.daemonCpu)} ms); ` +
+        `stored ${d.check.stored}, missing ${d.check.missing}, ` +
         `split/garbled ${d.check.bad}, duplicated ${d.check.duplicated}, out of order ${d.check.outOfOrder}${d.errBytes > 0 ? `, ${d.errBytes} bytes on stderr` : ""}`
     )
     if (d.check.firstBad !== null) L.log(`    first bad line: ${JSON.stringify(d.check.firstBad)}`)
@@ -147,6 +174,10 @@ await L.withDaemon("log", async (home) => {
     `  median time the child spent writing: direct ${L.fmt(directChild)} ms, daemon ${L.fmt(daemonChild)} ms → ${L.fmt(daemonChild / directChild, 2)}x`
   )
   L.log(`  daemon throughput: ${L.fmt(LINES / (daemonWall / 1000) / 1000)}k lines/s`)
+  L.log(
+    `  median drain after the child's loop: ${L.fmt(L.median(results.daemon.map((r) => r.drain)))} ms; ` +
+      `median daemon time on a CPU per run: ${L.fmt(L.median(results.daemon.map((r) => r.daemonCpu)))} ms`
+  )
 
   // The same with 64 KiB chunks: lines cross the daemon's pipe reads, and the daemon has to split
   // and stamp lines at the speed of a writer that makes ~200x fewer system calls.
@@ -159,7 +190,8 @@ await L.withDaemon("log", async (home) => {
     lost.push(c.check)
     L.log(
       `  64 KiB chunks, run ${i + 1}: direct ${L.fmt(chunkDirect[i].wall)} ms (child writing ${L.fmt(chunkDirect[i].child)} ms); ` +
-        `daemon ${L.fmt(c.wall)} ms (child writing ${L.fmt(c.child)} ms); stored ${c.check.stored}, missing ${c.check.missing}, ` +
+        `daemon ${L.fmt(c.wall)} ms (child writing ${L.fmt(c.child)} ms; daemon on a CPU ${L.fmt(c.daemonCpu)} ms); ` +
+        `stored ${c.check.stored}, missing ${c.check.missing}, ` +
         `split/garbled ${c.check.bad}, duplicated ${c.check.duplicated}, out of order ${c.check.outOfOrder}`
     )
     if (c.check.firstBad !== null) L.log(`    first bad line: ${JSON.stringify(c.check.firstBad)}`)

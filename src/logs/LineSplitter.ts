@@ -85,6 +85,16 @@ export class LineSplitter {
     return this.pendingBytes
   }
 
+  /** Whether the next byte starts a new line: nothing held, no over-long line being continued. */
+  get atLineStart(): boolean {
+    return this.pendingBytes === 0 && !this.continuing
+  }
+
+  /** The longest line kept whole. */
+  get lineLimit(): number {
+    return this.maxLineBytes
+  }
+
   private emitTerminated(buffer: Buffer, start: number, end: number): void {
     if (end > start && buffer[end - 1] === CR) end--
     while (end - start > this.maxLineBytes) start = this.emitPiece(buffer, start)

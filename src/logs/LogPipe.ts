@@ -3,7 +3,9 @@
  * kept in plain Node callbacks. Each chunk is split into lines and the lines of the chunk, stamped
  * with the chunk's arrival time, are written as one buffer to every target: a file only ever
  * receives whole lines, and a burst costs one write per chunk rather than one per line. Text lines
- * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them).
+ * are copied as bytes behind their timestamp and never decoded (unless `onLine` wants them): in
+ * the common case (text lines, no listener) the whole chunk at once by `stampLines`, otherwise
+ * line by line through `LineSplitter`.
  *
  * A line over `maxLineBytes` reaches the files as pieces (see `LineSplitter`); each later piece is
  * stored as a continuation record stamped with the first piece's time (see `formatLine`).
@@ -16,6 +18,7 @@ import { noteHeavyBytes } from "../daemon/optimizingCompilers"
 import type { LogStream } from "./LogEntry"
 import type { LineFormatter } from "./formatLine"
 import { LineSplitter } from "./LineSplitter"
+import { stampLines } from "./stampLines"
 import type { LogCounter } from "./LogCounts"
 import type { RotatingFile } from "./RotatingFile"
 
@@ -150,8 +153,47 @@ export class LogPipe {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
     noteHeavyBytes(bytes.length, this.now)
+    this.carry(bytes)
+  }
+
+  private carry(bytes: Buffer): void {
+    // The common case of a flood: text lines, no listener that wants them decoded, and no line
+    // in the chunk can be over the limit. A line held from the last chunk (a pipe read ends
+    // mid-line) is completed by the splitter first; the lines after it take the fast path.
+    if (this.format.prefix !== null && !this.listening && bytes.length <= this.splitter.lineLimit) {
+      let from = 0
+      let head: Buffer | null = null
+      if (!this.splitter.atLineStart) {
+        from = bytes.indexOf(LF) + 1
+        if (from === 0) {
+          this.splitter.push(bytes)
+          return
+        }
+        this.splitter.push(bytes.subarray(0, from))
+        head = this.takeBatch()
+      }
+      if (from < bytes.length) this.stampRest(from === 0 ? bytes : bytes.subarray(from), head)
+      else if (head !== null) this.writeOut(head)
+      return
+    }
     this.splitter.push(bytes)
     this.writeBatch()
+  }
+
+  /**
+   * The fast path (stampLines) for a chunk that starts a line, written in one buffer after `head`
+   * (the stored line the chunk's first bytes completed); its unterminated end goes to the splitter.
+   */
+  private stampRest(bytes: Buffer, head: Buffer | null): void {
+    const stamped = stampLines(bytes, this.format.prefix!(this.now), head)
+    if (stamped.batch !== null) {
+      this.lineMs = this.now
+      this.counter.lines += stamped.lines
+      this.writeOut(stamped.batch)
+    }
+    // Holds it without emitting anything: it has no newline and is within the limit.
+    if (stamped.consumed < bytes.length)
+      this.splitter.push(stamped.consumed === 0 ? bytes : bytes.subarray(stamped.consumed))
   }
 
   private readonly onSplitLine = (buffer: Buffer, start: number, end: number, continued: boolean): void => {
@@ -222,7 +264,10 @@ export class LogPipe {
 
   private writeBatch(): void {
     const batch = this.takeBatch()
-    if (batch === null) return
+    if (batch !== null) this.writeOut(batch)
+  }
+
+  private writeOut(batch: Buffer): void {
     for (const target of this.targets) target.write(batch)
     this.pauseWhileFull()
   }
