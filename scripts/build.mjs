@@ -163,15 +163,15 @@ const LAZY_PACKAGES = ["ws", "mime", "re2js"]
 const DEFERRED_PACKAGES = ["yaml", "json5", "smol-toml", "chokidar", "picomatch"]
 const VENDOR_PACKAGES = [...LAZY_PACKAGES, ...DEFERRED_PACKAGES]
 const vendorFile = (name) => `./vendor/${name}.cjs`
+const topRequire = createRequire(path.resolve("package.json"))
 const vendorPackages = {
   name: "vendor-packages",
   setup(builder) {
     const filter = new RegExp(`^(${VENDOR_PACKAGES.join("|")})$`)
-    const top = createRequire(path.resolve("package.json"))
     builder.onResolve({ filter }, (args) => {
       // Another version nested under a dependency is bundled where it is, as usual.
       const resolvesTo = createRequire(path.join(args.resolveDir, "index.js"))
-      if (resolvesTo.resolve(args.path) !== top.resolve(args.path)) return undefined
+      if (resolvesTo.resolve(args.path) !== topRequire.resolve(args.path)) return undefined
       const lazy = LAZY_PACKAGES.includes(args.path)
       const defaultImport = new RegExp(`import\\s+[\\w$]+\\s*(,[^;]*)?from\\s*"${args.path}"`)
       if (
@@ -195,7 +195,8 @@ const vendorPackages = {
       const { resolveDir, lazy } = args.pluginData
       const file = JSON.stringify(vendorFile(args.path))
       if (!lazy) return { contents: `module.exports = require(${file})`, loader: "js", resolveDir }
-      const real = createRequire(path.join(resolveDir, "index.js"))(args.path)
+      // The package the bundle will load (onResolve let through only the top-level copy).
+      const real = topRequire(args.path)
       const names = Object.keys(real).filter((name) => name !== "default" && name !== "__esModule")
       const getters = names.map((name) => `get ${JSON.stringify(name)}() { return load()[${JSON.stringify(name)}] }`)
       const contents = [

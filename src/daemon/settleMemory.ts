@@ -56,22 +56,17 @@ export const makeSettleMemory = (timings: SettleTimings): (() => void) => {
       return
     }
     timer = undefined
-    // The interval counts from the collection itself (taken just before it, after the flags are
-    // set): counted from before the flags, two collections could be a millisecond or two closer
-    // than minIntervalMs on a loaded machine.
     // Once heavy byte work has switched the optimizing compilers on, the daemon keeps its code:
     // dropping it would send the log path back to the interpreter at every burst of spawns.
-    if (process.env.PMFX_WRITE_CODE_CACHE === "1" || optimizingCompilersOn()) {
-      lastCollection = performance.now()
-      gc()
-      return
-    }
-    for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--${flag}`)
+    const dropCode = process.env.PMFX_WRITE_CODE_CACHE !== "1" && !optimizingCompilersOn()
+    if (dropCode) for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--${flag}`)
     try {
+      // The interval counts from the collection itself (after the flags are set): counted from
+      // before them, two collections could be a millisecond or two closer than minIntervalMs.
       lastCollection = performance.now()
       gc()
     } finally {
-      for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--no-${flag}`)
+      if (dropCode) for (const flag of SETTLING_FLAGS) v8.setFlagsFromString(`--no-${flag}`)
     }
   }
 

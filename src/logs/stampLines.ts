@@ -1,8 +1,9 @@
 /**
  * The fast path of the log pipe (docs/architecture.md §7): every complete line of a chunk, stored as
  * `prefix + line + "\n"`, built into one new buffer with no per-line allocation and no per-line
- * call into Node's `Buffer` API. `LogPipe` takes it for a text log when nothing is held from the
- * previous chunk and no listener wants the lines decoded; `LineSplitter` does the other cases.
+ * call into Node's `Buffer` API. `LogPipe` takes it for a text log when no listener wants the lines
+ * decoded (a line held from the previous chunk is completed by `LineSplitter` and passed in as
+ * `head`); `LineSplitter` does the other cases.
  *
  * A chunk is a 64 KiB pipe read holding ~900 lines of a flooding child. Per line, `Buffer#copy`
  * validates its arguments in JS before copying, and a line handed out as a `subarray` is an object
@@ -14,8 +15,8 @@
  *     [ output grows from 0 →   …   | chunk copy, from lines × prefix.length | prefix ]
  *
  * Line `i` is written at most `i × prefix.length` bytes past where it was read from, and the chunk
- * copy starts `lines × prefix.length` bytes in (after `head`, when one is given, which shifts both). Semantics are `LineSplitter`'s: lines end at `\n`,
- * a `\r` just before it is dropped.
+ * copy starts `lines × prefix.length` bytes in (after `head`, when one is given, which shifts
+ * both). Semantics are `LineSplitter`'s: lines end at `\n`, a `\r` just before it is dropped.
  */
 
 const LF = 0x0a

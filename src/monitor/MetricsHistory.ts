@@ -30,7 +30,7 @@ const FIRST_SIZE = 16
  * daemon's memory, fifth pass"). Until it is full at `HISTORY_CAPACITY` it never wraps, so growing
  * copies one straight run.
  */
-export class HistoryRing {
+class HistoryRing {
   private data = new Float64Array(FIRST_SIZE * STRIDE)
   private next = 0
   private size = 0
