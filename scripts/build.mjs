@@ -236,7 +236,26 @@ const buildVendorPackages = (folder) =>
  * getters, ~0.5 MB of heap (docs/benchmarks.md, "The daemon's memory, fifth pass"). Each import
  * statement of a built-in resolves instead to a module that re-exports it once; `require` calls
  * (CommonJS packages) stay as they are.
+ *
+ * LAZY_BUILTINS are loaded on first use, through getters as for LAZY_PACKAGES: an idle daemon never
+ * calls them (`https`: an https webhook or health probe, and it loads `tls`; `zlib`: a rotated log
+ * compressed or read, the dashboard's first asset; `readline`: the platform's terminal, a CLI
+ * prompt). Loaded, the four cost a daemon ~1.1 MB (docs/benchmarks.md, "The daemon's memory, sixth
+ * pass").
  */
+const LAZY_BUILTINS = ["https", "zlib", "readline"]
+const lazyBuiltinModule = (name) => {
+  const names = Object.keys(topRequire(`node:${name}`)).filter((key) => key !== "default")
+  return [
+    "let real",
+    `const load = () => (real ??= require("node:${name}"))`,
+    "module.exports = {",
+    "  __esModule: true,",
+    "  get default() { return load() },",
+    ...names.map((key) => `  get ${JSON.stringify(key)}() { return load()[${JSON.stringify(key)}] },`),
+    "}"
+  ].join("\n")
+}
 const sharedBuiltins = {
   name: "shared-builtins",
   setup(builder) {
@@ -247,7 +266,9 @@ const sharedBuiltins = {
       return { path: args.path.replace(/^node:/, ""), namespace: "shared-builtin" }
     })
     builder.onLoad({ filter: /.*/, namespace: "shared-builtin" }, (args) => ({
-      contents: `export * from "node:${args.path}"; export default require("node:${args.path}")`,
+      contents: LAZY_BUILTINS.includes(args.path)
+        ? lazyBuiltinModule(args.path)
+        : `export * from "node:${args.path}"; export default require("node:${args.path}")`,
       loader: "js"
     }))
   }
