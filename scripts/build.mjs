@@ -240,10 +240,11 @@ const buildVendorPackages = (folder) =>
  * LAZY_BUILTINS are loaded on first use, through getters as for LAZY_PACKAGES: an idle daemon never
  * calls them (`https`: an https webhook or health probe, and it loads `tls`; `zlib`: a rotated log
  * compressed or read, the dashboard's first asset; `readline`: the platform's terminal, a CLI
- * prompt). Loaded, the four cost a daemon ~1.1 MB (docs/benchmarks.md, "The daemon's memory, sixth
- * pass").
+ * prompt; `crypto`: an API key compared, a long name hashed — spawns take their random bytes from
+ * src/shared/randomHex.ts). Loaded, they cost a daemon ~1.5 MB resident (docs/benchmarks.md, "The
+ * daemon's memory, sixth pass").
  */
-const LAZY_BUILTINS = ["https", "zlib", "readline"]
+const LAZY_BUILTINS = ["https", "zlib", "readline", "crypto"]
 const lazyBuiltinModule = (name) => {
   const names = Object.keys(topRequire(`node:${name}`)).filter((key) => key !== "default")
   return [
@@ -372,6 +373,8 @@ try {
     ...common,
     entryPoints: ["src/launcher.ts"],
     outfile: out("pmfx.cjs"),
+    // For LAZY_BUILTINS: the launcher runs in the daemon too, and `crypto` only hashes a long home.
+    plugins: [sharedBuiltins],
     banner: { js: "#!/usr/bin/env node" }
   })
   chmodSync(out("pmfx.cjs"), 0o755)

@@ -13,7 +13,7 @@
  */
 import { Clock, Deferred, Duration, Effect, Option, Schema, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { randomHex } from "../shared/randomHex"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { isNodeInterpreter } from "../domain/nodeProgram"
@@ -157,7 +157,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
             // Detached: its own process group, which its workers share; stopped as one.
             return spawn(node, [primaryScript(), JSON.stringify(setup)], {
               cwd: app.cwd,
-              env: { ...env, [RUN_ID_VARIABLE]: randomBytes(12).toString("hex") },
+              env: { ...env, [RUN_ID_VARIABLE]: randomHex(12) },
               detached: true,
               stdio: ["ignore", "ignore", "ignore", "ipc"],
               uid: identity.uid,
@@ -268,7 +268,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       const node = viaInterpreter ? command.file : process.execPath
       const execArgv = viaInterpreter ? command.args.slice(0, at) : []
       const primary = yield* acquirePrimary(app, node, execArgv, prepared.env, prepared.identity)
-      const key = `${instance}-${randomBytes(6).toString("hex")}`
+      const key = `${instance}-${randomHex(6)}`
       const worker: WorkerRecord = {
         forked: yield* Deferred.make<number, string>(),
         exit: yield* Deferred.make<ChildExit>(),
@@ -277,7 +277,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       }
       primary.workers.set(key, worker)
       // The run's marker, the worker's own (ProcessFamily).
-      const runId = randomBytes(12).toString("hex")
+      const runId = randomHex(12)
       const bornAfter = yield* readUptimeTicks()
       if (
         !send(primary, {

@@ -5,7 +5,7 @@
  */
 import { Clock, Context, Deferred, Duration, Effect, Either, Layer, Option, Queue, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { randomHex } from "../shared/randomHex"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
@@ -146,7 +146,7 @@ export const spawnInstance = (
     const ready = ipc && app.wait_ready ? yield* Deferred.make<void>() : undefined
     const exit = yield* Deferred.make<ChildExit>()
     // The run's marker: inherited by every process it starts, found again at stop (ProcessFamily).
-    const runId = randomBytes(12).toString("hex")
+    const runId = randomHex(12)
     env[RUN_ID_VARIABLE] = runId
     const bornAfter = yield* readUptimeTicks()
 
@@ -339,7 +339,7 @@ export const watchAdopted = (
     }).pipe(Effect.interruptible, Effect.forkScoped)
     // Its family as the spawning daemon knew it: the run marker it was started with (a process of an
     // older pmfx has none: a fresh marker matches nothing), born no earlier than the leader.
-    const runId = runIdOf(pid) ?? randomBytes(12).toString("hex")
+    const runId = runIdOf(pid) ?? randomHex(12)
     // It exists now: any process table read from here on shows it.
     const family = makeFamily(pid, runId, startTime, startTime, yield* Clock.currentTimeMillis)
     return { child: { pid, exit, family }, poke: () => void Queue.unsafeOffer(wake, undefined) }

@@ -12,7 +12,7 @@
  */
 import { Effect, Option } from "effect"
 import { execFile } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { randomHex } from "../shared/randomHex"
 import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
@@ -100,7 +100,7 @@ export class StdioPipes extends Effect.Service<StdioPipes>()("pmfx/StdioPipes", 
     /** Set when the layer closes: a refill finishing later removes what it made. */
     let closed = false
     let counter = 0
-    const freshName = () => `${process.pid.toString(36)}-${(counter++).toString(36)}-${randomBytes(4).toString("hex")}`
+    const freshName = () => `${process.pid.toString(36)}-${(counter++).toString(36)}-${randomHex(4)}`
 
     const ensureDir = () => fs.mkdirSync(dir, { recursive: true, mode: 0o700 })
 
