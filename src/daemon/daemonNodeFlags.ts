@@ -15,8 +15,9 @@
  *   marking and background compilation; each keeps a stack and a glibc malloc arena of its own
  *   resident. One worker is enough for a daemon whose heap is ~20 MB: 2–3 MB less at 10 apps,
  *   3.5–4.5 MB less at 60, no measurable CPU cost (docs/benchmarks.md, "The daemon's memory, second pass").
- * - `--no-turbofan --no-sparkplug`: the daemon idles interpreted; the first heavy byte work (a log
- *   flood, a large log read) switches both compilers on for good (optimizingCompilers.ts). ~8 MB
+ * - `--no-turbofan --no-sparkplug`: the daemon idles interpreted; the first heavy work per line (a
+ *   large log read, a flood of JSON or decoded lines; not a flood of plain text lines) switches
+ *   both compilers on for good (optimizingCompilers.ts). ~8 MB
  *   less for an idle daemon (docs/benchmarks.md, "The daemon's memory, third pass").
  * - `--expose-gc`: one full collection after a burst of spawns gives back the heap the burst grew
  *   (settleMemory.ts); V8 alone kept it. ~5 MB less with 60 apps.

@@ -8,10 +8,15 @@
  * few times a minute (docs/benchmarks.md, "The daemon's memory, third pass"). Interpreted, that
  * code costs nothing measurable; the log path does not: 300,000 lines take ~2.7x as long.
  *
- * So the first time the daemon moves many bytes in a short time (a child floods its log, or a log
- * read scans a large file), both compilers are switched on with `v8.setFlagsFromString` for the
- * rest of the daemon's life; V8 reads these flags at each tiering decision, so the hot functions
- * are optimized within milliseconds. A daemon that never sees such traffic never pays for them.
+ * So the first time the daemon does work per line on many bytes in a short time (a log read scans
+ * a large file; a child floods a log whose lines take a path with JS per line: JSON records, a
+ * listener that wants them decoded, CRLF endings), both compilers are switched on with
+ * `v8.setFlagsFromString` for the rest of the daemon's life; V8 reads these flags at each tiering
+ * decision, so the hot functions are optimized within milliseconds. A daemon that never sees such
+ * traffic never pays for them. A flood of plain text lines does not count: `stampLines` stamps
+ * them with native code, as fast interpreted as with TurboFan, and a daemon that switched the
+ * compilers on for it kept ~4 MB more resident after the flood for good (docs/benchmarks.md, "The
+ * log path, a third pass").
  *
  * Never switched on while the build records the daemon's code cache (PMFX_WRITE_CODE_CACHE): V8
  * stamps the cache with the flags of the moment, and a cache stamped with other flags than the
@@ -41,8 +46,9 @@ export const enableOptimizingCompilers = (): void => {
 export const optimizingCompilersOn = (): boolean => on
 
 /**
- * Counts bytes the daemon just moved on a hot path (a chunk of a child's output, a block of a log
- * file read); past HEAVY_BYTES within WINDOW_MS the compilers go on. One comparison once they are.
+ * Counts bytes the daemon just worked through line by line (a chunk of a child's output, a block
+ * of a log file read); past HEAVY_BYTES within WINDOW_MS the compilers go on. One comparison once
+ * they are.
  */
 export const noteHeavyBytes = (bytes: number, now: number): void => {
   if (on) return

@@ -152,7 +152,6 @@ export class LogPipe {
     this.listening = this.onLine !== undefined && this.wantsLines()
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     this.counter.bytes += bytes.length
-    noteHeavyBytes(bytes.length, this.now)
     this.carry(bytes)
   }
 
@@ -176,6 +175,9 @@ export class LogPipe {
       else if (head !== null) this.writeOut(head)
       return
     }
+    // Work per line in JS (the splitter, a listener's decoded lines, JSON records): a flood of it
+    // wants the optimizing compilers (src/daemon/optimizingCompilers.ts).
+    noteHeavyBytes(bytes.length, this.now)
     this.splitter.push(bytes)
     this.writeBatch()
   }
@@ -186,6 +188,7 @@ export class LogPipe {
    */
   private stampRest(bytes: Buffer, head: Buffer | null): void {
     const stamped = stampLines(bytes, this.format.prefix!(this.now), head)
+    if (stamped.byLoop) noteHeavyBytes(bytes.length, this.now)
     if (stamped.batch !== null) {
       this.lineMs = this.now
       this.counter.lines += stamped.lines

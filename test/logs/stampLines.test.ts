@@ -46,7 +46,32 @@ describe("stampLines", () => {
 
   it("returns no batch and consumes nothing for a chunk without a newline", () => {
     const stamped = stampLines(Buffer.from("no newline here"), samePrefix)
-    expect(stamped).toEqual({ batch: null, lines: 0, consumed: 0 })
+    expect(stamped).toEqual({ batch: null, lines: 0, consumed: 0, byLoop: false })
+  })
+
+  it("stores lines through the regular-expression path byte for byte: any bytes, `$` patterns in the prefix, a CR after the last line", () => {
+    // Not UTF-8 (0xff, 0xfe, a cut 3-byte character) must come out as it went in.
+    const raw = Buffer.concat([
+      Buffer.from("a\xffb\n", "latin1"),
+      Buffer.from([0xe2, 0x9c, 0x0a, 0xfe, 0x0a]),
+      Buffer.from("z\n\rtail")
+    ])
+    for (const prefix of [samePrefix, Buffer.from("$& $1 $$ $` $' $<x> "), Buffer.from("é→ ")]) {
+      const stamped = stampLines(raw, prefix)
+      expect(stamped.batch?.equals(bySplitter(raw, prefix))).toBe(true)
+      expect(stamped.lines).toBe(4)
+      expect(stamped.consumed).toBe(raw.lastIndexOf(0x0a) + 1)
+    }
+  })
+
+  it("stores a full 64 KiB read of a flood as the line splitter does, with and without a head", () => {
+    let text = ""
+    for (let i = 0; text.length < 70_000; i++) text += `line ${i} ${"x".repeat(i % 97)}\n`
+    const chunk = Buffer.from(text).subarray(0, 65_536)
+    const head = Buffer.from("2026-11-26T09:59:59.999Z held line\n")
+    const stamped = stampLines(chunk, samePrefix, head)
+    expect(stamped.batch?.equals(Buffer.concat([head, bySplitter(chunk, samePrefix)]))).toBe(true)
+    expect(stamped.lines).toBe(chunk.toString().split("\n").length - 1)
   })
 
   it("never writes over the chunk's bytes it has not read yet (many CRLF lines, no prefix)", () => {
