@@ -10,7 +10,7 @@
  *
  * So the first time the daemon does work per line on many bytes in a short time (a log read scans
  * a large file; a child floods a log whose lines take a path with JS per line: JSON records, a
- * listener that wants them decoded, CRLF endings), both compilers are switched on with
+ * listener that wants them decoded, no timestamp), both compilers are switched on with
  * `v8.setFlagsFromString` for the rest of the daemon's life; V8 reads these flags at each tiering
  * decision, so the hot functions are optimized within milliseconds. A daemon that never sees such
  * traffic never pays for them. A flood of plain text lines does not count: `stampLines` stamps

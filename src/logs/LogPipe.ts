@@ -175,7 +175,7 @@ export class LogPipe {
       else if (head !== null) this.writeOut(head)
       return
     }
-    // Work per line in JS (the splitter, a listener's decoded lines, JSON records): a flood of it
+    // Work per line in JS (the splitter: a listener's decoded lines, JSON records): a flood of it
     // wants the optimizing compilers (src/daemon/optimizingCompilers.ts).
     noteHeavyBytes(bytes.length, this.now)
     this.splitter.push(bytes)

@@ -19,11 +19,12 @@
  * both). Semantics are `LineSplitter`'s: lines end at `\n`, a `\r` just before it is dropped.
  *
  * That loop makes three calls into V8 builtins per line, fast only once TurboFan has compiled it
- * (~40 ms per 300,000 lines; ~95 ms under Sparkplug alone, ~200 ms interpreted). A chunk with no
- * `\r` among its lines and a non-empty prefix takes `stampByRegExp` instead: the lines read as one
+ * (~40 ms per 300,000 lines; ~95 ms under Sparkplug alone, ~200 ms interpreted). A chunk stamped
+ * with a non-empty prefix (the text logs' default) takes `stampByRegExp` instead: the lines read as one
  * latin1 string (a byte per character, so any bytes round-trip), one global `replace` of `\n` by
  * `\n + prefix` — the per-line work done by the regular-expression engine's native code whatever
- * tier the caller runs in — and the result written back as latin1: ~30 ms per 300,000 lines with or
+ * tier the caller runs in — and the result written back as latin1 (a chunk with `\r` in it has its
+ * `\r\n` turned into `\n` by one more `replace` first): ~30 ms per 300,000 lines with or
  * without TurboFan (docs/benchmarks.md, "The log path, a third pass"). The daemon runs its log path
  * without TurboFan (src/daemon/optimizingCompilers.ts).
  */
@@ -54,18 +55,17 @@ const NONE: StampedLines = { batch: null, lines: 0, consumed: 0, byLoop: false }
 export const stampLines = (chunk: Buffer, prefix: Buffer, head: Buffer | null = null): StampedLines => {
   const last = chunk.lastIndexOf(LF)
   if (last === -1) return head === null ? NONE : { batch: head, lines: 0, consumed: 0, byLoop: false }
-  const carriageReturn = chunk.indexOf(CR)
-  if (prefix.length > 0 && (carriageReturn === -1 || carriageReturn > last))
-    return stampByRegExp(chunk, last + 1, prefix, head)
+  if (prefix.length > 0) return stampByRegExp(chunk, last + 1, prefix, head)
   return stampByLoop(chunk, prefix, head)
 }
 
 const NEWLINE = /\n/g
+const CRLF = /\r\n/g
 let lastPrefix: Buffer | null = null
 let lastPrefixText = ""
 let lastReplacement = ""
 
-/** `chunk`'s first `end` bytes (complete lines, no `\r`) stamped through one `String#replace`. */
+/** `chunk`'s first `end` bytes (complete lines) stamped through one `String#replace` (two with CRLF). */
 const stampByRegExp = (chunk: Buffer, end: number, prefix: Buffer, head: Buffer | null): StampedLines => {
   if (prefix !== lastPrefix) {
     lastPrefix = prefix
@@ -73,7 +73,10 @@ const stampByRegExp = (chunk: Buffer, end: number, prefix: Buffer, head: Buffer 
     // `$` is special in a replacement string: `$$` is a literal one.
     lastReplacement = `\n${lastPrefixText.replaceAll("$", "$$$$")}`
   }
-  const text = chunk.toString("latin1", 0, end)
+  const read = chunk.toString("latin1", 0, end)
+  // A `\r` just before a `\n` is not stored (LineSplitter's rule); one elsewhere is.
+  const carriageReturn = chunk.indexOf(CR)
+  const text = carriageReturn === -1 || carriageReturn >= end ? read : read.replace(CRLF, "\n")
   // Every line ends in `\n`, so the last replacement leaves a prefix past the end: not written.
   const stamped = text.replace(NEWLINE, lastReplacement)
   const p = prefix.length

@@ -108,27 +108,29 @@ process.stdout.write(JSON.stringify({ before, apart, after: { on: jit.optimizing
     })
   })
 
-  it("stay off through a flood of text lines (native stamping), and go on for one that needs work per line", async () => {
+  it("stay off through floods of text lines, LF or CRLF (native stamping), and go on for JSON records (work per line)", async () => {
     const out = await runWithDaemonFlags(`
 const { LogPipe, textPrefix, lineFormatter, optimizingCompilersOn } = require(${JSON.stringify(bundle("logPipeWithCompilers"))})
 const { PassThrough } = require("node:stream")
 const stored = { bytes: 0 }
 const file = { write(batch) { stored.bytes += batch.length }, get needsDrain() { return false }, onDrain(go) { go() } }
 // 4 MiB of lines read 64 KiB at a time, as a flooding child's pipe gives them.
-const flood = (pad, ending) => {
+const flood = (logType, ending) => {
   let text = ""
-  for (let i = 0; text.length < 4 * 1024 * 1024; i++) text += "line " + i + " " + pad + ending
+  for (let i = 0; text.length < 4 * 1024 * 1024; i++) text += "line " + i + " " + "x".repeat(60) + ending
   const source = new PassThrough()
-  const app = { name: "flood", log_type: "text", log_date_format: "YYYY-MM-DDTHH:mm:ss.SSSZ" }
+  const app = { name: "flood", log_type: logType, log_date_format: "YYYY-MM-DDTHH:mm:ss.SSSZ" }
   new LogPipe(source, [file], { prefix: textPrefix(app), line: lineFormatter(app) }, "out", 0, undefined)
   const bytes = Buffer.from(text)
   for (let at = 0; at < bytes.length; at += 65536) source.emit("data", bytes.subarray(at, at + 65536))
 }
-flood("x".repeat(60), "\\n")
+flood("text", "\\n")
 const afterText = { on: optimizingCompilersOn(), stored: stored.bytes > 4 * 1024 * 1024 }
-flood("y".repeat(60), "\\r\\n")
-process.stdout.write(JSON.stringify({ afterText, afterCrLf: optimizingCompilersOn() }))`)
-    expect(out).toEqual({ afterText: { on: false, stored: true }, afterCrLf: true })
+flood("text", "\\r\\n")
+const afterCrLf = optimizingCompilersOn()
+flood("json", "\\n")
+process.stdout.write(JSON.stringify({ afterText, afterCrLf, afterJson: optimizingCompilersOn() }))`)
+    expect(out).toEqual({ afterText: { on: false, stored: true }, afterCrLf: false, afterJson: true })
   })
 
   it("are never switched on while the build records the code cache (V8 stamps it with the flags of the moment)", async () => {
