@@ -53,8 +53,18 @@ const makeFifos = (files: ReadonlyArray<string>): Promise<void> =>
     )
   )
 
-/** The pair's read ends, for the daemon: non-blocking, so reading never ties up a thread. */
-export const openReaders = (pair: PipePair): { readonly out: net.Socket; readonly err: net.Socket } => {
+/** The daemon's read ends of a pair. */
+export interface PipeReaders {
+  readonly out: net.Socket
+  readonly err: net.Socket
+}
+
+/**
+ * The pair's read ends, for the daemon: non-blocking, so reading never ties up a thread. Opened
+ * before a spawn, not after: a FIFO's unread bytes are dropped by the kernel once no descriptor
+ * is open on it, and a child that writes a line and exits at once closes the last one.
+ */
+export const openReaders = (pair: PipePair): PipeReaders => {
   const open = (file: string) => {
     const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK)
     return new net.Socket({ fd, readable: true, writable: false })

@@ -9,13 +9,12 @@ import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { instanceFiles } from "../domain/logPaths"
 import type { EventBus } from "../events/EventBus"
-import type { AttachedStream } from "../logs/LogStore"
 import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
 import type { RestartReason, Row } from "./Row"
 import { hasHealthCheck, initialHealth } from "./Row"
 import type { ChildExit } from "./Spawner"
-import { openReaders, type PipePair, removePair } from "./StdioPipes"
+import { openReaders, removePair } from "./StdioPipes"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
 import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
@@ -24,7 +23,7 @@ import { healthLoop } from "./healthLoop"
 import { cronRestarts } from "./cronRestarts"
 import { killSignalOf } from "../domain/killSignal"
 import { awaitRow, setStatus, updateRow } from "./rowState"
-import { type PipeSlot, type RunningProcess, spawnProcess } from "./spawnProcess"
+import { type AttachPipes, type PipeSlot, type RunningProcess, spawnProcess } from "./spawnProcess"
 import type { Adoption, StartError, SupervisorContext } from "./SupervisorContext"
 
 export { awaitRow, setStatus, updateRow } from "./rowState"
@@ -76,7 +75,7 @@ const runOnce = (
   row: Row,
   context: SupervisorContext,
   slot: PipeSlot,
-  attach: (pipes: PipePair) => Effect.Effect<ReadonlyArray<AttachedStream>>,
+  attach: AttachPipes,
   firstSpawn: Deferred.Deferred<void, StartError> | undefined,
   adoption: Adoption | undefined,
   readyLine: ReadyLineWatch
@@ -97,15 +96,19 @@ const runOnce = (
         readyLine: adoption !== undefined
       }))
 
+      // The output is attached inside the acquisition (uninterruptible): no reader is left unread.
       const acquire: Effect.Effect<RunningProcess, StartError, Scope.Scope> =
         adoption === undefined
-          ? spawnProcess(row, context, port, slot)
-          : Effect.map(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) => ({
-              child,
-              pipes: adoption.pipes,
-              startedAt: adoption.startedAt,
-              poke
-            }))
+          ? spawnProcess(row, context, port, slot, attach)
+          : Effect.flatMap(context.spawner.adopt(adoption.pid, adoption.startTime), ({ child, poke }) =>
+              Effect.map(attach(adoption.pipes), (streams) => ({
+                child,
+                pipes: adoption.pipes,
+                streams,
+                startedAt: adoption.startedAt,
+                poke
+              }))
+            )
       const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
@@ -138,9 +141,8 @@ const runOnce = (
         if (firstSpawn !== undefined) yield* Deferred.fail(firstSpawn, spawned.left)
         return { _tag: "StartFailed", error: spawned.left } as const
       }
-      const { child, pipes, startedAt, poke } = spawned.right
+      const { child, pipes, streams, startedAt, poke } = spawned.right
       row.family = child.family
-      const streams = yield* attach(pipes)
       slot.current = { pipes, streams }
       // An adopted process has no exit event: its pipes ending is the first sign.
       for (const stream of streams) stream.whenEnded(poke)
@@ -227,8 +229,8 @@ export const superviseRow = (
         () => bus.wantsLogLines() || readyLine.watching(),
         context.handingOff
       )
-      const attach = (pipes: PipePair) =>
-        Effect.sync(() => openReaders(pipes)).pipe(
+      const attach: AttachPipes = (pipes, opened) =>
+        Effect.sync(() => opened ?? openReaders(pipes)).pipe(
           Effect.map((readers) => [
             instanceLogs.attach(readers.out, "out", `${pipes.out}.partial`),
             instanceLogs.attach(readers.err, "err", `${pipes.err}.partial`)

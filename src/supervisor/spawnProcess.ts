@@ -5,12 +5,14 @@ import { ProcessStartFailed } from "../domain/errors"
 import type { AttachedStream } from "../logs/LogStore"
 import type { Row } from "./Row"
 import type { SpawnedChild } from "./Spawner"
-import { type PipePair, removePair } from "./StdioPipes"
+import { openReaders, type PipePair, type PipeReaders, removePair } from "./StdioPipes"
 import type { SupervisorContext } from "./SupervisorContext"
 
 export interface RunningProcess {
   readonly child: SpawnedChild
   readonly pipes: PipePair
+  /** Its output, read into its log files. */
+  readonly streams: ReadonlyArray<AttachedStream>
   readonly startedAt: number
   /** Asks an adopted process's watcher to look now. */
   readonly poke: () => void
@@ -45,8 +47,29 @@ const awaitEnded = (streams: ReadonlyArray<AttachedStream>, timeoutMs: number): 
     return Effect.sync(() => clearTimeout(timer))
   })
 
-/** A new process for the row: a FIFO pair, then the spawn. */
-export const spawnProcess = (row: Row, context: SupervisorContext, port: number | null, slot: PipeSlot) =>
+/** Reads a pair into the row's log files: `readers` opened already, or opened now. */
+export type AttachPipes = (pipes: PipePair, readers?: PipeReaders) => Effect.Effect<ReadonlyArray<AttachedStream>>
+
+/**
+ * The pair's read ends, opened before the spawn (see openReaders); undefined when they cannot be
+ * opened, and `attach` reports it.
+ */
+const openReadersFirst = (pipes: PipePair): PipeReaders | undefined => {
+  try {
+    return openReaders(pipes)
+  } catch {
+    return undefined
+  }
+}
+
+/** A new process for the row: a FIFO pair, its read ends, the spawn, and its output attached. */
+export const spawnProcess = (
+  row: Row,
+  context: SupervisorContext,
+  port: number | null,
+  slot: PipeSlot,
+  attach: AttachPipes
+) =>
   Effect.gen(function* () {
     const app = row.app.definition
     const last = slot.current
@@ -72,8 +95,19 @@ export const spawnProcess = (row: Row, context: SupervisorContext, port: number 
           )
         )
     const request = { app, instance: row.instance, port, baseEnv: row.app.baseEnv }
+    const readers = openReadersFirst(pipes)
     const child = yield* (
       app.exec_mode === "cluster" ? context.cluster.spawnWorker(request, pipes) : context.spawner.spawn(request, pipes)
-    ).pipe(Effect.tapError(() => Effect.sync(() => removePair(pipes))))
-    return { child, pipes, startedAt: yield* Clock.currentTimeMillis, poke: () => {} } satisfies RunningProcess
+    ).pipe(
+      Effect.tapError(() =>
+        Effect.sync(() => {
+          readers?.out.destroy()
+          readers?.err.destroy()
+          removePair(pipes)
+        })
+      )
+    )
+    const startedAt = yield* Clock.currentTimeMillis
+    const streams = yield* attach(pipes, readers)
+    return { child, pipes, streams, startedAt, poke: () => {} } satisfies RunningProcess
   })

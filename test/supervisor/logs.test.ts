@@ -94,6 +94,51 @@ describe("logs through the engine", () => {
     )
   )
 
+  it.live(
+    "a child that writes a line to each stream and exits at once: both lines are stored, for every one of 20",
+    () =>
+      // The kernel drops a FIFO's unread bytes when its last descriptor closes: the daemon's read end
+      // must be open before the child can exit (openReaders before the spawn, not after).
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          const names = Array.from({ length: 20 }, (_, i) => `blink-${i}`)
+          const apps = yield* definitions(
+            names.map((name) => ({
+              name,
+              script: "/bin/sh",
+              args: ["-c", `echo "out of ${name}"; echo "err of ${name}" >&2`],
+              autorestart: false
+            }))
+          )
+          yield* pm.create(apps, { baseEnv: PATH_ENV })
+          yield* eventually(
+            Effect.map(
+              Effect.forEach(names, (name) => pm.get(name)),
+              (rows) => rows.every((d) => d.status === "stopped")
+            ),
+            "every child exited"
+          )
+          const stored = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "")
+          const missing = () =>
+            Effect.forEach(names, (name) =>
+              Effect.map(pm.get(name), ({ logs }) => {
+                const out = stored(logs.out_file)
+                const err = stored(logs.error_file)
+                return STORED.exec(out.trimEnd())?.[1] === `out of ${name}` &&
+                  STORED.exec(err.trimEnd())?.[1] === `err of ${name}`
+                  ? []
+                  : [`${name}: ${JSON.stringify(out)} / ${JSON.stringify(err)}`]
+              })
+            ).pipe(Effect.map((lists) => lists.flat()))
+          yield* eventually(
+            Effect.map(missing(), (list) => list.length === 0),
+            "every line stored"
+          ).pipe(Effect.tapDefect(() => Effect.flatMap(missing(), (list) => Effect.sync(() => console.error(list)))))
+        })
+      )
+  )
+
   it.live("with max_log_size 1M the lines spread over rotated files, and none is lost or split", () =>
     withEngine(() =>
       Effect.gen(function* () {
