@@ -151,8 +151,9 @@ const effectModules = {
  *   first upgrade), `mime` (file responses) and `re2js` (a `grep`/`ready` pattern: its Unicode
  *   tables), or by a dependency: `yaml`, which @effect/cli and the exports (src/export/) import
  *   statically, so that as a deferred package every CLI run required and compiled its vendor file
- *   (~15 ms of CPU a command; docs/benchmarks.md, "The test suite, sixth pass"). Each import is bundled as a small CommonJS module of getters; the first read of an
- *   export requires the real package. esbuild reads a CommonJS module's exports at each use
+ *   (8–16 ms of CPU a command; docs/benchmarks.md, "The test suite, sixth pass"). Each import is
+ *   bundled as a small CommonJS module of getters; the first read of an export requires the real
+ *   package. esbuild reads a CommonJS module's exports at each use
  *   (`import_ws.WebSocketServer`), so an import alone loads nothing. The export names come from
  *   the package itself at build time; a name the code reads that the package lacks stays undefined,
  *   as it would without the shim. Import their named exports (`import { WebSocket } from "ws"`): in
