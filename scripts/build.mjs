@@ -149,8 +149,11 @@ const effectModules = {
  * "The daemon's memory, fifth pass").
  * - LAZY_PACKAGES are imported statically by pmfx's sources: `ws` (the WebSocket server, made on the
  *   first upgrade), `mime` (file responses) and `re2js` (a `grep`/`ready` pattern: its Unicode
- *   tables). Each import is bundled as a small CommonJS module of getters; the first read of an
- *   export requires the real package. esbuild reads a CommonJS module's exports at each use
+ *   tables), or by a dependency: `yaml`, which @effect/cli and the exports (src/export/) import
+ *   statically, so that as a deferred package every CLI run required and compiled its vendor file
+ *   (8–16 ms of CPU a command; docs/benchmarks.md, "The test suite, sixth pass"). Each import is
+ *   bundled as a small CommonJS module of getters; the first read of an export requires the real
+ *   package. esbuild reads a CommonJS module's exports at each use
  *   (`import_ws.WebSocketServer`), so an import alone loads nothing. The export names come from
  *   the package itself at build time; a name the code reads that the package lacks stays undefined,
  *   as it would without the shim. Import their named exports (`import { WebSocket } from "ws"`): in
@@ -159,8 +162,8 @@ const effectModules = {
  * - DEFERRED_PACKAGES are already imported with `import()` where they are used (configuration
  *   formats, watch mode): their import resolves to a one-line module requiring the vendor file.
  */
-const LAZY_PACKAGES = ["ws", "mime", "re2js"]
-const DEFERRED_PACKAGES = ["yaml", "json5", "smol-toml", "chokidar", "picomatch"]
+const LAZY_PACKAGES = ["ws", "mime", "re2js", "yaml"]
+const DEFERRED_PACKAGES = ["json5", "smol-toml", "chokidar", "picomatch"]
 const VENDOR_PACKAGES = [...LAZY_PACKAGES, ...DEFERRED_PACKAGES]
 const vendorFile = (name) => `./vendor/${name}.cjs`
 const topRequire = createRequire(path.resolve("package.json"))

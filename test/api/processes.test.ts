@@ -43,7 +43,12 @@ const list = async (query = "") => {
 
 describe("POST /api/processes", () => {
   it("creates one app from {name, script, args}: 201 with its summary", async () => {
-    const reply = await daemon.request("POST", "/api/processes", idleApp("one"))
+    // Node with its arguments: GET /api/processes/{id} below reads this config back.
+    const reply = await daemon.request(
+      "POST",
+      "/api/processes",
+      idleApp("one", { args: ["-e", "setInterval(() => {}, 1000)"] })
+    )
     expect(reply.status).toBe(201)
     expect(reply.headers["content-type"]).toMatch(/^application\/json/)
     expect(reply.body).toEqual(

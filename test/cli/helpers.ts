@@ -12,8 +12,15 @@ import { requestSync } from "../support/syncRequest"
 export const fixtures = path.resolve(__dirname, "../fixtures")
 export const node = process.execPath
 
-/** A long-running app that does nothing. */
-export const idleCommand = `${node} -e "setInterval(() => {}, 1000)"`
+/**
+ * A long-running app that does nothing: `sleep`, not Node, where the test is about pmfx and not
+ * about the app (a Node start is ~40 ms of CPU, `sleep`'s ~1 ms; docs/benchmarks.md, "The test
+ * suite, sixth pass"). Like the Node one it ends at SIGTERM.
+ */
+export const idleCommand = "sleep infinity"
+
+/** The same as a Node program, for a test about what pmfx does with Node (interpreter arguments). */
+export const nodeIdleCommand = `${node} -e "setInterval(() => {}, 1000)"`
 
 export interface Row {
   readonly id: number

@@ -10,7 +10,7 @@ import { Effect } from "effect"
 import { bareWatchFlag, splitPathList, splitStartArgv } from "../../src/cli/commands/startFlags"
 import { ConfigLoader } from "../../src/config/ConfigLoader"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { eventually, fixtures, idleCommand, json, list, node, ok } from "./helpers"
+import { eventually, fixtures, nodeIdleCommand, json, list, node, ok } from "./helpers"
 
 let sandbox: Sandbox
 
@@ -60,7 +60,7 @@ describe("pmfx start flags → ecosystem keys", () => {
     const err = path.join(sandbox.dir, "err.log")
     ok(sandbox, [
       "start",
-      idleCommand,
+      nodeIdleCommand,
       "--name",
       "every-flag",
       "--watch",
@@ -131,7 +131,7 @@ describe("pmfx start flags → ecosystem keys", () => {
     fs.mkdirSync(path.join(sandbox.dir, "lib"))
     ok(sandbox, [
       "start",
-      idleCommand,
+      nodeIdleCommand,
       "--name",
       "w1",
       "--cwd",
@@ -142,7 +142,7 @@ describe("pmfx start flags → ecosystem keys", () => {
     ])
     ok(sandbox, [
       "start",
-      idleCommand,
+      nodeIdleCommand,
       "--name",
       "w2",
       "--cwd",
@@ -303,7 +303,7 @@ describe("pmfx start flags: bad values", () => {
       await Promise.all(
         cases.slice(i, i + 5).map(async ([flag, value, key], j) => {
           const what = `${flag} ${JSON.stringify(value)}`
-          const result = await sandbox.pmfxAsync(["start", idleCommand, "--name", "bad", flag, value, "--json"])
+          const result = await sandbox.pmfxAsync(["start", nodeIdleCommand, "--name", "bad", flag, value, "--json"])
           expect(result.code, `${what}: ${result.stdout}`).toBe(3)
           const error = json<ErrorBody>(result).error
           expect(error.code, what).toBe("INVALID_CONFIG")
@@ -333,7 +333,7 @@ describe("pmfx start flags: bad values", () => {
   })
 
   it("refuses app flags and -- args with an ecosystem file (exit 2), and the daemon keeps its apps", () => {
-    ok(sandbox, ["start", idleCommand, "--name", "keep"])
+    ok(sandbox, ["start", nodeIdleCommand, "--name", "keep"])
     const file = sandbox.write("eco.json", JSON.stringify({ apps: [{ name: "f", script: "sleep", args: ["100"] }] }))
     const watch = sandbox.pmfx(["start", file, "--cron-restart", "0 3 * * *"])
     expect(watch.code).toBe(2)
