@@ -16,6 +16,7 @@ import { instanceEnvironment } from "./instanceEnvironment"
 import { killFamilyLeftovers, makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
 import { openWriters, type PipePair } from "./StdioPipes"
 import { resolveIdentity } from "./userIdentity"
+import { ExitSignal } from "./ExitSignal"
 
 export interface ChildExit {
   readonly code: number | null
@@ -32,7 +33,7 @@ export interface ChildExit {
 export interface SpawnedChild {
   readonly pid: number
   /** Completes when the process has exited (its pipes may still be draining). */
-  readonly exit: Deferred.Deferred<ChildExit>
+  readonly exit: ExitSignal
   /** Everything this run starts, also what leaves the process group (stopped with it). */
   readonly family: ProcessFamily
   /**
@@ -144,7 +145,7 @@ export const spawnInstance = (
     // An IPC channel only when the app talks over one (`process.send('ready')`, the 'shutdown' message).
     const ipc = app.wait_ready || app.shutdown_with_message
     const ready = ipc && app.wait_ready ? yield* Deferred.make<void>() : undefined
-    const exit = yield* Deferred.make<ChildExit>()
+    const exit = new ExitSignal()
     // The run's marker: inherited by every process it starts, found again at stop (ProcessFamily).
     const runId = randomBytes(12).toString("hex")
     env[RUN_ID_VARIABLE] = runId
@@ -188,7 +189,7 @@ export const spawnInstance = (
         fs.closeSync(writers.out)
         fs.closeSync(writers.err)
       }
-      child.once("exit", (code, signal) => Deferred.unsafeDone(exit, Effect.succeed({ code, signal })))
+      child.once("exit", (code, signal) => void exit.complete({ code, signal }))
       if (ipc) {
         child.on("message", (message: unknown) => {
           if (message === "ready" && ready !== undefined) Deferred.unsafeDone(ready, Effect.void)
@@ -236,18 +237,14 @@ export const spawnInstance = (
  */
 export const stopWithMessage = (
   sendShutdown: () => boolean,
-  exit: Deferred.Deferred<ChildExit>,
+  exit: ExitSignal,
   family: ProcessFamily,
   killTimeoutMs: number,
   signal: NodeJS.Signals
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs, signal)
-    yield* Deferred.await(exit).pipe(
-      Effect.interruptible,
-      Effect.timeout(Duration.millis(killTimeoutMs)),
-      Effect.ignore
-    )
+    yield* exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.millis(killTimeoutMs)), Effect.ignore)
     yield* stopFamily(family, 0, "SIGKILL")
   }).pipe(Effect.uninterruptible)
 
@@ -326,7 +323,7 @@ export const watchAdopted = (
   startTime: number
 ): Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope> =>
   Effect.gen(function* () {
-    const exit = yield* Deferred.make<ChildExit>()
+    const exit = new ExitSignal()
     const gone = Effect.map(
       readProcStat(pid),
       (stat) => Option.isNone(stat) || stat.value.state === "Z" || stat.value.startTime !== startTime
@@ -334,7 +331,7 @@ export const watchAdopted = (
     const wake = yield* Queue.sliding<void>(1)
     yield* Effect.gen(function* () {
       while (!(yield* gone)) yield* Effect.race(Effect.sleep(Duration.millis(ADOPTED_POLL_MS)), Queue.take(wake))
-      yield* Deferred.succeed(exit, { code: null, signal: null, unknown: true })
+      exit.complete({ code: null, signal: null, unknown: true })
       // Interruptible: it is forked while a resource is acquired, which is not.
     }).pipe(Effect.interruptible, Effect.forkScoped)
     // Its family as the spawning daemon knew it: the run marker it was started with (a process of an

@@ -4,7 +4,7 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { instanceFiles } from "../domain/logPaths"
@@ -111,7 +111,7 @@ const runOnce = (
           if (row.family === child.family) row.family = undefined
           // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
           if (context.handingOff()) return
-          if (!(yield* Deferred.isDone(child.exit))) {
+          if (child.exit.exited === undefined) {
             yield* setStatus(row, bus, "stopping")
             // The group, and what left it (setsid, detached children: ProcessFamily).
             // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
@@ -120,11 +120,7 @@ const runOnce = (
               ? child.stop(app.kill_timeout, signal)
               : context.spawner.stop(child, app.kill_timeout, signal)
             // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
-            yield* Deferred.await(child.exit).pipe(
-              Effect.interruptible,
-              Effect.timeout(Duration.seconds(5)),
-              Effect.ignore
-            )
+            yield* child.exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           } else {
             yield* context.spawner.afterExit(child)
           }
@@ -183,10 +179,8 @@ const runOnce = (
         } as Record<string, string>
         yield* Effect.forkScoped(healthLoop(row, app, env, bus))
       }
-      const outcome = yield* Effect.raceFirst(
-        Deferred.await(child.exit).pipe(Effect.map((exit) => ({ _tag: "exit" as const, exit }))),
-        Queue.take(row.requests).pipe(Effect.map((reason) => ({ _tag: "request" as const, reason })))
-      )
+      // One callback on both sources, no race of two fibers (RestartRequests).
+      const outcome = yield* row.requests.awaitExitOrRequest(child.exit)
       const state = yield* SubscriptionRef.get(row.state)
       const wasOnline = state.status === "online"
       const uptimeMs = (yield* Clock.currentTimeMillis) - startedAt
@@ -245,9 +239,7 @@ export const superviseRow = (
         })
       )
       if (app.watch)
-        yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(
-          Scope.extend(scope)
-        )
+        yield* watchForChanges(app, context.home, () => void row.requests.offer("watch")).pipe(Scope.extend(scope))
       // cron_restart: lives as long as the row runs (stop and delete interrupt it with the row).
       if (app.cron_restart !== null) yield* Effect.forkIn(cronRestarts(row, app.cron_restart), scope)
 
