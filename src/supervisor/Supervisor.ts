@@ -4,10 +4,11 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Either, Schedule, Scope, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { instanceFiles } from "../domain/logPaths"
+import { readStartTime } from "../monitor/procfs"
 import type { EventBus } from "../events/EventBus"
 import type { AttachedStream } from "../logs/LogStore"
 import { pathError } from "./checkAppPaths"
@@ -36,6 +37,11 @@ const readPid = (file: string): number | null => {
   } catch {
     return null
   }
+}
+
+/** Removes the pid file while it still holds `pid` (a replacement may have written its own). */
+const removePidFile = (file: string, pid: number): void => {
+  if (readPid(file) === pid) fs.rmSync(file, { force: true })
 }
 
 type RunOutcome =
@@ -111,23 +117,38 @@ const runOnce = (
           if (row.family === child.family) row.family = undefined
           // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
           if (context.handingOff()) return
-          if (child.exit.exited === undefined) {
-            yield* setStatus(row, bus, "stopping")
-            // The group, and what left it (setsid, detached children: ProcessFamily).
-            // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
-            const signal = killSignalOf(app)
-            yield* child.stop !== undefined
-              ? child.stop(app.kill_timeout, signal)
-              : context.spawner.stop(child, app.kill_timeout, signal)
-            // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
-            yield* child.exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
-          } else {
-            yield* context.spawner.afterExit(child)
+          if (child.exit.exited !== undefined) {
+            // Exited on its own: its group's leftovers and its pid file are cleaned up off the
+            // respawn's path (docs/decisions.md, "The spawn path, another pass"), in a daemon
+            // fiber that runs once this one waits (for the replacement's spawn, say), so deleting
+            // the row cannot cancel it. The pid check keeps a reload's or respawn's own pid file.
+            yield* Effect.forkDaemon(
+              Effect.zipRight(
+                // Not when the pid now leads another process (a replacement given the same pid
+                // once the pid space wrapped): its group is not this run's leftovers.
+                Effect.flatMap(readStartTime(child.pid), (start) =>
+                  Option.isSome(start) &&
+                  child.family.leaderStart !== undefined &&
+                  start.value !== child.family.leaderStart
+                    ? Effect.void
+                    : context.spawner.afterExit(child)
+                ),
+                Effect.sync(() => removePidFile(pidFile, child.pid))
+              )
+            )
+            return
           }
+          yield* setStatus(row, bus, "stopping")
+          // The group, and what left it (setsid, detached children: ProcessFamily).
+          // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
+          const signal = killSignalOf(app)
+          yield* child.stop !== undefined
+            ? child.stop(app.kill_timeout, signal)
+            : context.spawner.stop(child, app.kill_timeout, signal)
+          // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
+          yield* child.exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           // A reload's replacement may already have written its own pid here.
-          yield* Effect.sync(() => {
-            if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
-          })
+          yield* Effect.sync(() => removePidFile(pidFile, child.pid))
         })
       ).pipe(Effect.either)
       if (spawned._tag === "Left") {
