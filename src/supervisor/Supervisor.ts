@@ -87,7 +87,8 @@ const runOnce = (
   adoption: Adoption | undefined,
   readyLine: ReadyLineWatch
 ): Effect.Effect<RunOutcome> =>
-  Effect.scoped(
+  // The run's scope, passed where it is used.
+  withRunScope((runScope) =>
     Effect.gen(function* () {
       const { bus, home } = context
       const app = row.app.definition
@@ -150,7 +151,7 @@ const runOnce = (
           // A reload's replacement may already have written its own pid here.
           yield* Effect.sync(() => removePidFile(pidFile, child.pid))
         })
-      ).pipe(Effect.either)
+      ).pipe(Scope.extend(runScope), Effect.either)
       if (spawned._tag === "Left") {
         if (firstSpawn !== undefined) yield* Deferred.fail(firstSpawn, spawned.left)
         return { _tag: "StartFailed", error: spawned.left } as const
@@ -175,8 +176,9 @@ const runOnce = (
           `${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code}); trying again`
         )
         // Written once there is room (a full disk), for as long as this process runs.
-        yield* Effect.forkScoped(
-          writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore)
+        yield* Effect.forkIn(
+          writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore),
+          runScope
         )
       }
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, pipes: pipes.name, lastError: null }))
@@ -185,7 +187,7 @@ const runOnce = (
       yield* Effect.forkDaemon(context.spawned())
       // Without a health check or a readiness message the process is online as it is up, so whoever started it sees `online`.
       if (hasHealthCheck(app) || child.ready !== undefined)
-        yield* Effect.forkScoped(becomeOnline(row, app, bus, child.ready))
+        yield* Effect.forkIn(becomeOnline(row, app, bus, child.ready), runScope)
       else yield* becomeOnline(row, app, bus, undefined)
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
@@ -198,7 +200,7 @@ const runOnce = (
             () => ({})
           )
         } as Record<string, string>
-        yield* Effect.forkScoped(healthLoop(row, app, env, bus))
+        yield* Effect.forkIn(healthLoop(row, app, env, bus), runScope)
       }
       // One callback on both sources, no race of two fibers (RestartRequests).
       const outcome = yield* row.requests.awaitExitOrRequest(child.exit)
@@ -212,6 +214,13 @@ const runOnce = (
   )
 
 /**
+ * Runs `use` with a fresh scope that closes with its exit, like Effect.scoped without providing
+ * the scope: providing it copies the fiber's service context (~2 KB), which a parked fiber keeps.
+ */
+const withRunScope = <A>(use: (scope: Scope.Scope) => Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.flatMap(Scope.make(), (scope) => Effect.onExit(use(scope), (exit) => Scope.close(scope, exit)))
+
+/**
  * Supervises a row until it settles (`stopped` or `errored`) or is interrupted. `firstSpawn` is
  * completed after the first spawn attempt, so whoever started the row learns whether it started.
  */
@@ -221,27 +230,29 @@ export const superviseRow = (
   firstSpawn?: Deferred.Deferred<void, StartError>,
   adoption?: Adoption
 ): Effect.Effect<void> =>
-  Effect.scoped(
+  // The row's scope, passed where it is used (see withRunScope).
+  withRunScope((scope) =>
     Effect.gen(function* () {
       const { bus, logs } = context
       const app = row.app.definition
       const name = app.name
-      const scope = yield* Effect.scope
       // A Node callback of the log path: the row's state changes through its own run.
       const readyLine = watchReadyLine(
         app.ready_log_line,
         () => void Effect.runFork(updateRow(row, bus, () => ({ readyLine: true })))
       )
-      const instanceLogs = yield* logs.openInstance(
-        app,
-        row.instance,
-        (entry) => {
-          readyLine.see(entry.message)
-          bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
-        },
-        () => bus.wantsLogLines() || readyLine.watching(),
-        context.handingOff
-      )
+      const instanceLogs = yield* logs
+        .openInstance(
+          app,
+          row.instance,
+          (entry) => {
+            readyLine.see(entry.message)
+            bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
+          },
+          () => bus.wantsLogLines() || readyLine.watching(),
+          context.handingOff
+        )
+        .pipe(Scope.extend(scope))
       const attach = (pipes: PipePair) =>
         Effect.sync(() => openReaders(pipes)).pipe(
           Effect.map((readers) => [
@@ -254,7 +265,8 @@ export const superviseRow = (
         )
       const slot: PipeSlot = { current: undefined }
       // The last pair goes with the row's run — unless a successor adopts its process.
-      yield* Effect.addFinalizer(() =>
+      yield* Scope.addFinalizer(
+        scope,
         Effect.sync(() => {
           if (slot.current !== undefined && !context.handingOff()) removePair(slot.current.pipes)
         })
