@@ -70,9 +70,11 @@ describe("RestartRequests: the supervisor's one wait for an exit or a restart re
       yield* Fiber.interrupt(waiter)
       expect(requests.offer("cron")).toBe(true)
       expect(requests.waiting).toBe(true)
-      // Its exit listener is gone too: completing the exit reaches only new waits.
+      // The exit still reaches a later wait, which wins over the waiting request.
       exit.complete(crash)
       expect(yield* exit.await).toEqual(crash)
+      expect(yield* requests.awaitExitOrRequest(exit)).toEqual({ _tag: "exit", exit: crash })
+      expect(requests.waiting).toBe(true)
     })
   )
 })
