@@ -23,7 +23,6 @@ import type { InvalidConfig, ProcessStartFailed } from "../domain/errors"
 import { readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { makeFamily, RUN_ID_VARIABLE, stopFamily } from "../supervisor/ProcessFamily"
 import {
-  type ChildExit,
   prepareLaunch,
   type SpawnedChild,
   type SpawnRequest,
@@ -31,6 +30,7 @@ import {
   stopGroup,
   stopWithMessage
 } from "../supervisor/Spawner"
+import { ExitSignal } from "../supervisor/ExitSignal"
 import type { PipePair } from "../supervisor/StdioPipes"
 import { type DaemonToPrimary, type PrimarySetup, PrimaryToDaemon } from "./ClusterProtocol"
 
@@ -41,7 +41,7 @@ const PRIMARY_KILL_TIMEOUT_MS = 3_000
 
 interface WorkerRecord {
   readonly forked: Deferred.Deferred<number, string>
-  readonly exit: Deferred.Deferred<ChildExit>
+  readonly exit: ExitSignal
   readonly ready: Deferred.Deferred<void>
   readonly waitReady: boolean
 }
@@ -115,7 +115,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
         return
       case "exit":
         primary.workers.delete(message.key)
-        return void Deferred.unsafeDone(worker.exit, Effect.succeed({ code: message.code, signal: message.signal }))
+        return void worker.exit.complete({ code: message.code, signal: message.signal })
     }
   }
 
@@ -135,7 +135,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
     }
     for (const worker of primary.workers.values()) {
       Deferred.unsafeDone(worker.forked, Effect.fail(`the cluster primary ${how}`))
-      Deferred.unsafeDone(worker.exit, Effect.succeed({ code: null, signal: null, primaryExited: true }))
+      worker.exit.complete({ code: null, signal: null, primaryExited: true })
     }
     primary.workers.clear()
   }
@@ -271,7 +271,7 @@ export const makeClusterHost = (handingOff: () => boolean): ClusterHost => {
       const key = `${instance}-${randomHex(6)}`
       const worker: WorkerRecord = {
         forked: yield* Deferred.make<number, string>(),
-        exit: yield* Deferred.make<ChildExit>(),
+        exit: new ExitSignal(),
         ready: yield* Deferred.make<void>(),
         waitReady: app.wait_ready
       }

@@ -3,11 +3,12 @@
  * lives in a SubscriptionRef so callers can wait for a condition (`online`, `stopped`) instead of
  * polling; its supervisor fiber, when running, owns the live process.
  */
-import type { Fiber, Queue, SubscriptionRef } from "effect"
+import type { Fiber, SubscriptionRef } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
 import type { ProcessFamily } from "./ProcessFamily"
 import type { ProcessStatus } from "../domain/ProcessStatus"
+import type { RestartRequests } from "./RestartRequests"
 
 export interface HealthState {
   readonly status: HealthStatus
@@ -78,7 +79,7 @@ export interface Row {
   app: AppRecord
   readonly state: SubscriptionRef.SubscriptionRef<RowState>
   /** Restart requests from the sampler, health probes and the watcher (at most one pending). */
-  readonly requests: Queue.Queue<RestartReason>
+  readonly requests: RestartRequests
   /** The supervisor fiber while the row is running. */
   fiber: Fiber.RuntimeFiber<void> | null
   /** The processes of the current run (the metrics sampler records its descendants here). */

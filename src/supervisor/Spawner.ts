@@ -3,19 +3,21 @@
  * identity and umask, and the merged environment — and stops a process group: SIGTERM, then
  * SIGKILL after `kill_timeout`, until no live member of the group is left (grandchildren too).
  */
-import { Clock, Context, Deferred, Duration, Effect, Either, Layer, Option, Queue, type Scope } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Either, Layer, Option, type Scope } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomHex } from "../shared/randomHex"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { InvalidConfig, ProcessStartFailed } from "../domain/errors"
-import { liveGroupMembers, readProcStat, readStartTime, readUptimeTicks } from "../monitor/procfs"
+import { liveGroupMembers, readStartTime, readUptimeTicks } from "../monitor/procfs"
 import { parseEnvFile } from "../config/parseEnvFile"
-import { commandLineFor } from "./commandLine"
+import { type CommandLine, commandLineFor } from "./commandLine"
 import { instanceEnvironment } from "./instanceEnvironment"
 import { killFamilyLeftovers, makeFamily, type ProcessFamily, RUN_ID_VARIABLE, stopFamily } from "./ProcessFamily"
 import { openWriters, type PipePair } from "./StdioPipes"
-import { resolveIdentity } from "./userIdentity"
+import { type Identity, resolveIdentity } from "./userIdentity"
+import { ExitSignal } from "./ExitSignal"
+import { watchAdopted } from "./watchAdopted"
 
 export interface ChildExit {
   readonly code: number | null
@@ -32,7 +34,7 @@ export interface ChildExit {
 export interface SpawnedChild {
   readonly pid: number
   /** Completes when the process has exited (its pipes may still be draining). */
-  readonly exit: Deferred.Deferred<ChildExit>
+  readonly exit: ExitSignal
   /** Everything this run starts, also what leaves the process group (stopped with it). */
   readonly family: ProcessFamily
   /**
@@ -133,6 +135,125 @@ const sendMessage = (child: ChildProcess, message: string): boolean => {
   }
 }
 
+/** What one `spawn()` of an instance is given. */
+interface ChildLaunch {
+  readonly app: AppDefinition
+  readonly instance: number
+  readonly command: CommandLine
+  readonly env: Record<string, string>
+  readonly identity: Identity
+  readonly pipes: PipePair
+  /** An IPC channel (`wait_ready`, `shutdown_with_message`). */
+  readonly ipc: boolean
+}
+
+/** Spawns the process, its stdout and stderr into the FIFO pair; succeeds once it runs. */
+const spawnChild = (
+  launch: ChildLaunch,
+  exit: ExitSignal,
+  ready: Deferred.Deferred<void> | undefined
+): Effect.Effect<ChildProcess, ProcessStartFailed> =>
+  Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
+    const { app, instance, command, identity, ipc } = launch
+    let writers: { readonly out: number; readonly err: number }
+    try {
+      writers = openWriters(launch.pipes)
+    } catch (error) {
+      resume(
+        Effect.fail(
+          startFailed(
+            app,
+            instance,
+            `cannot open its stdout/stderr pipes: ${String(error)}`,
+            "check that PMFX_HOME is writable and not full"
+          )
+        )
+      )
+      return
+    }
+    const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
+    let child: ChildProcess
+    try {
+      // detached: its own process group, so stopping it reaches every process it started.
+      child = spawn(command.file, [...command.args], {
+        cwd: app.cwd,
+        env: launch.env,
+        detached: true,
+        // The FIFOs read-write (StdioPipes): the app never sees its reader vanish with the daemon.
+        stdio: ipc ? ["ignore", writers.out, writers.err, "ipc"] : ["ignore", writers.out, writers.err],
+        uid: identity.uid,
+        gid: identity.gid
+      })
+    } catch (error) {
+      resume(Effect.fail(startFailed(app, instance, String(error), "check the script and its permissions")))
+      return
+    } finally {
+      if (previousUmask !== undefined) process.umask(previousUmask)
+      fs.closeSync(writers.out)
+      fs.closeSync(writers.err)
+    }
+    watchChild(child, exit, ready, ipc)
+    resumeOnStart(child, app, instance, resume)
+  })
+
+/**
+ * The child's listeners for its lifetime. Made here, not where the spawn is prepared: a closure
+ * keeps the whole scope it was made in — there, the instance's merged environment (~2 KB per
+ * running process, docs/benchmarks.md "The spawn path, another pass").
+ */
+const watchChild = (
+  child: ChildProcess,
+  exit: ExitSignal,
+  ready: Deferred.Deferred<void> | undefined,
+  ipc: boolean
+): void => {
+  child.once("exit", (code, signal) => void exit.complete({ code, signal }))
+  if (ipc) {
+    child.on("message", (message: unknown) => {
+      if (message === "ready" && ready !== undefined) Deferred.unsafeDone(ready, Effect.void)
+    })
+  }
+  // A running child's error (a message or a signal it could not be sent): its exit, if any, follows.
+  child.on("error", ignoreError)
+}
+
+/**
+ * Resumes the spawn once the child runs, or with why it could not start. In a function of its own,
+ * and let go of once the child runs: `resume` keeps the whole spawn (its arguments, the
+ * environment) reachable.
+ */
+const resumeOnStart = (
+  child: ChildProcess,
+  app: AppDefinition,
+  instance: number,
+  resume: (effect: Effect.Effect<ChildProcess, ProcessStartFailed>) => void
+): void => {
+  const failedToStart = (error: NodeJS.ErrnoException): void => {
+    // An error of a child that has a pid is not a failed start: its `spawn` event follows.
+    if (child.pid !== undefined) return
+    child.removeListener("spawn", started)
+    resume(
+      Effect.fail(
+        startFailed(
+          app,
+          instance,
+          `${error.code ?? "error"}: ${error.message}`,
+          "check the script, its permissions and its interpreter"
+        )
+      )
+    )
+  }
+  const started = (): void => {
+    child.removeListener("error", failedToStart)
+    resume(Effect.succeed(child))
+  }
+  child.once("error", failedToStart)
+  child.once("spawn", started)
+}
+
+/** An error of a running child (a signal it could not be sent): its exit, if any, follows. */
+const ignoreError = (): void => {}
+
 export const spawnInstance = (
   request: SpawnRequest,
   pipes: PipePair
@@ -144,74 +265,13 @@ export const spawnInstance = (
     // An IPC channel only when the app talks over one (`process.send('ready')`, the 'shutdown' message).
     const ipc = app.wait_ready || app.shutdown_with_message
     const ready = ipc && app.wait_ready ? yield* Deferred.make<void>() : undefined
-    const exit = yield* Deferred.make<ChildExit>()
+    const exit = new ExitSignal()
     // The run's marker: inherited by every process it starts, found again at stop (ProcessFamily).
     const runId = randomHex(12)
     env[RUN_ID_VARIABLE] = runId
     const bornAfter = yield* readUptimeTicks()
 
-    const child = yield* Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
-      let writers: { readonly out: number; readonly err: number }
-      try {
-        writers = openWriters(pipes)
-      } catch (error) {
-        resume(
-          Effect.fail(
-            startFailed(
-              app,
-              instance,
-              `cannot open its stdout/stderr pipes: ${String(error)}`,
-              "check that PMFX_HOME is writable and not full"
-            )
-          )
-        )
-        return
-      }
-      const previousUmask = app.umask === null ? undefined : process.umask(parseInt(app.umask, 8))
-      let child: ChildProcess
-      try {
-        // detached: its own process group, so stopping it reaches every process it started.
-        child = spawn(command.file, [...command.args], {
-          cwd: app.cwd,
-          env,
-          detached: true,
-          // The FIFOs read-write (StdioPipes): the app never sees its reader vanish with the daemon.
-          stdio: ipc ? ["ignore", writers.out, writers.err, "ipc"] : ["ignore", writers.out, writers.err],
-          uid: identity.uid,
-          gid: identity.gid
-        })
-      } catch (error) {
-        resume(Effect.fail(startFailed(app, instance, String(error), "check the script and its permissions")))
-        return
-      } finally {
-        if (previousUmask !== undefined) process.umask(previousUmask)
-        fs.closeSync(writers.out)
-        fs.closeSync(writers.err)
-      }
-      child.once("exit", (code, signal) => Deferred.unsafeDone(exit, Effect.succeed({ code, signal })))
-      if (ipc) {
-        child.on("message", (message: unknown) => {
-          if (message === "ready" && ready !== undefined) Deferred.unsafeDone(ready, Effect.void)
-        })
-        // A message to a child that is exiting: its exit follows.
-        child.on("error", () => {})
-      }
-      child.once("error", (error: NodeJS.ErrnoException) => {
-        if (child.pid === undefined) {
-          resume(
-            Effect.fail(
-              startFailed(
-                app,
-                instance,
-                `${error.code ?? "error"}: ${error.message}`,
-                "check the script, its permissions and its interpreter"
-              )
-            )
-          )
-        }
-      })
-      child.once("spawn", () => resume(Effect.succeed(child)))
-    })
+    const child = yield* spawnChild({ app, instance, command, env, identity, pipes, ipc }, exit, ready)
     // Taken once the child exists: a process table read after this moment shows it.
     const spawnedAt = yield* Clock.currentTimeMillis
     const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
@@ -236,18 +296,14 @@ export const spawnInstance = (
  */
 export const stopWithMessage = (
   sendShutdown: () => boolean,
-  exit: Deferred.Deferred<ChildExit>,
+  exit: ExitSignal,
   family: ProcessFamily,
   killTimeoutMs: number,
   signal: NodeJS.Signals
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
     if (!sendShutdown()) return yield* stopFamily(family, killTimeoutMs, signal)
-    yield* Deferred.await(exit).pipe(
-      Effect.interruptible,
-      Effect.timeout(Duration.millis(killTimeoutMs)),
-      Effect.ignore
-    )
+    yield* exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.millis(killTimeoutMs)), Effect.ignore)
     yield* stopFamily(family, 0, "SIGKILL")
   }).pipe(Effect.uninterruptible)
 
@@ -297,53 +353,6 @@ export const killLeftovers = (pgid: number): Effect.Effect<void> =>
     signalGroup(pgid, "SIGKILL")
     yield* awaitGroupGone(pgid, 5_000)
   }).pipe(Effect.uninterruptible)
-
-/** The `PMFX_RUN_ID` a process was started with (its initial environment), if it has one. */
-const runIdOf = (pid: number): string | undefined => {
-  try {
-    const prefix = `${RUN_ID_VARIABLE}=`
-    const entry = fs
-      .readFileSync(`/proc/${pid}/environ`, "utf8")
-      .split("\0")
-      .find((e) => e.startsWith(prefix))
-    const value = entry?.slice(prefix.length)
-    return value !== undefined && /^[0-9a-f]{24}$/.test(value) ? value : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** How often an adopted process is checked for its exit (no parent, so no exit event). */
-const ADOPTED_POLL_MS = 100
-
-/**
- * A process started by an earlier daemon, watched without being its parent: it has exited when
- * its pid is gone, a zombie, or taken by a process with another start time. Its exit status is
- * not ours to read (`unknown`). `poke` asks for a check now (its pipes ended, say).
- */
-export const watchAdopted = (
-  pid: number,
-  startTime: number
-): Effect.Effect<{ readonly child: SpawnedChild; readonly poke: () => void }, never, Scope.Scope> =>
-  Effect.gen(function* () {
-    const exit = yield* Deferred.make<ChildExit>()
-    const gone = Effect.map(
-      readProcStat(pid),
-      (stat) => Option.isNone(stat) || stat.value.state === "Z" || stat.value.startTime !== startTime
-    )
-    const wake = yield* Queue.sliding<void>(1)
-    yield* Effect.gen(function* () {
-      while (!(yield* gone)) yield* Effect.race(Effect.sleep(Duration.millis(ADOPTED_POLL_MS)), Queue.take(wake))
-      yield* Deferred.succeed(exit, { code: null, signal: null, unknown: true })
-      // Interruptible: it is forked while a resource is acquired, which is not.
-    }).pipe(Effect.interruptible, Effect.forkScoped)
-    // Its family as the spawning daemon knew it: the run marker it was started with (a process of an
-    // older pmfx has none: a fresh marker matches nothing), born no earlier than the leader.
-    const runId = runIdOf(pid) ?? randomHex(12)
-    // It exists now: any process table read from here on shows it.
-    const family = makeFamily(pid, runId, startTime, startTime, yield* Clock.currentTimeMillis)
-    return { child: { pid, exit, family }, poke: () => void Queue.unsafeOffer(wake, undefined) }
-  })
 
 /** How long after a crash its escaped descendants are swept (ProcessFamily). */
 const CRASH_SWEEP_DELAY = Duration.seconds(1)

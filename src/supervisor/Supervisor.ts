@@ -4,10 +4,11 @@
  * stopping the row is interrupting that fiber, whose scope finalizer stops the process group.
  */
 import { daemonEnvironmentForApps } from "../daemon/daemonEnvironment"
-import { Clock, Deferred, Duration, Effect, Either, Queue, Schedule, Scope, SubscriptionRef } from "effect"
+import { Clock, Deferred, Duration, Effect, Either, Option, Schedule, Scope, SubscriptionRef } from "effect"
 import * as fs from "node:fs"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { instanceFiles } from "../domain/logPaths"
+import { readStartTime } from "../monitor/procfs"
 import type { EventBus } from "../events/EventBus"
 import { pathError } from "./checkAppPaths"
 import { decideAfterExit, isUnstableRun } from "./restartPolicy"
@@ -35,6 +36,11 @@ const readPid = (file: string): number | null => {
   } catch {
     return null
   }
+}
+
+/** Removes the pid file while it still holds `pid` (a replacement may have written its own). */
+const removePidFile = (file: string, pid: number): void => {
+  if (readPid(file) === pid) fs.rmSync(file, { force: true })
 }
 
 type RunOutcome =
@@ -80,7 +86,8 @@ const runOnce = (
   adoption: Adoption | undefined,
   readyLine: ReadyLineWatch
 ): Effect.Effect<RunOutcome> =>
-  Effect.scoped(
+  // The run's scope, passed where it is used.
+  withRunScope((runScope) =>
     Effect.gen(function* () {
       const { bus, home } = context
       const app = row.app.definition
@@ -114,29 +121,40 @@ const runOnce = (
           if (row.family === child.family) row.family = undefined
           // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
           if (context.handingOff()) return
-          if (!(yield* Deferred.isDone(child.exit))) {
-            yield* setStatus(row, bus, "stopping")
-            // The group, and what left it (setsid, detached children: ProcessFamily).
-            // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
-            const signal = killSignalOf(app)
-            yield* child.stop !== undefined
-              ? child.stop(app.kill_timeout, signal)
-              : context.spawner.stop(child, app.kill_timeout, signal)
-            // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
-            yield* Deferred.await(child.exit).pipe(
-              Effect.interruptible,
-              Effect.timeout(Duration.seconds(5)),
-              Effect.ignore
+          if (child.exit.exited !== undefined) {
+            // Exited on its own: its group's leftovers and its pid file are cleaned up off the
+            // respawn's path (docs/decisions.md, "The spawn path, another pass"), in a daemon
+            // fiber that runs once this one waits (for the replacement's spawn, say), so deleting
+            // the row cannot cancel it. The pid check keeps a reload's or respawn's own pid file.
+            yield* Effect.forkDaemon(
+              Effect.zipRight(
+                // Not when the pid now leads another process (a replacement given the same pid
+                // once the pid space wrapped): its group is not this run's leftovers.
+                Effect.flatMap(readStartTime(child.pid), (start) =>
+                  Option.isSome(start) &&
+                  child.family.leaderStart !== undefined &&
+                  start.value !== child.family.leaderStart
+                    ? Effect.void
+                    : context.spawner.afterExit(child)
+                ),
+                Effect.sync(() => removePidFile(pidFile, child.pid))
+              )
             )
-          } else {
-            yield* context.spawner.afterExit(child)
+            return
           }
+          yield* setStatus(row, bus, "stopping")
+          // The group, and what left it (setsid, detached children: ProcessFamily).
+          // The app's kill_signal first (domain/killSignal.ts), SIGKILL after kill_timeout.
+          const signal = killSignalOf(app)
+          yield* child.stop !== undefined
+            ? child.stop(app.kill_timeout, signal)
+            : context.spawner.stop(child, app.kill_timeout, signal)
+          // Releases are uninterruptible: the wait itself must be interruptible for the timeout to end it.
+          yield* child.exit.await.pipe(Effect.interruptible, Effect.timeout(Duration.seconds(5)), Effect.ignore)
           // A reload's replacement may already have written its own pid here.
-          yield* Effect.sync(() => {
-            if (readPid(pidFile) === child.pid) fs.rmSync(pidFile, { force: true })
-          })
+          yield* Effect.sync(() => removePidFile(pidFile, child.pid))
         })
-      ).pipe(Effect.either)
+      ).pipe(Scope.extend(runScope), Effect.either)
       if (spawned._tag === "Left") {
         if (firstSpawn !== undefined) yield* Deferred.fail(firstSpawn, spawned.left)
         return { _tag: "StartFailed", error: spawned.left } as const
@@ -160,8 +178,9 @@ const runOnce = (
           `${app.name}: pid file ${pidFile} not written: ${pidWritten.left.reason} (${code}); trying again`
         )
         // Written once there is room (a full disk), for as long as this process runs.
-        yield* Effect.forkScoped(
-          writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore)
+        yield* Effect.forkIn(
+          writePidFile(pidFile, child.pid).pipe(Effect.retry(Schedule.spaced(PID_FILE_RETRY)), Effect.ignore),
+          runScope
         )
       }
       yield* updateRow(row, bus, () => ({ pid: child.pid, startedAt, pipes: pipes.name, lastError: null }))
@@ -170,7 +189,7 @@ const runOnce = (
       yield* Effect.forkDaemon(context.spawned())
       // Without a health check or a readiness message the process is online as it is up, so whoever started it sees `online`.
       if (hasHealthCheck(app) || child.ready !== undefined)
-        yield* Effect.forkScoped(becomeOnline(row, app, bus, child.ready))
+        yield* Effect.forkIn(becomeOnline(row, app, bus, child.ready), runScope)
       else yield* becomeOnline(row, app, bus, undefined)
       if (firstSpawn !== undefined) yield* Deferred.succeed(firstSpawn, undefined)
 
@@ -183,12 +202,10 @@ const runOnce = (
             () => ({})
           )
         } as Record<string, string>
-        yield* Effect.forkScoped(healthLoop(row, app, env, bus))
+        yield* Effect.forkIn(healthLoop(row, app, env, bus), runScope)
       }
-      const outcome = yield* Effect.raceFirst(
-        Deferred.await(child.exit).pipe(Effect.map((exit) => ({ _tag: "exit" as const, exit }))),
-        Queue.take(row.requests).pipe(Effect.map((reason) => ({ _tag: "request" as const, reason })))
-      )
+      // One callback on both sources, no race of two fibers (RestartRequests).
+      const outcome = yield* row.requests.awaitExitOrRequest(child.exit)
       const state = yield* SubscriptionRef.get(row.state)
       const wasOnline = state.status === "online"
       const uptimeMs = (yield* Clock.currentTimeMillis) - startedAt
@@ -197,6 +214,13 @@ const runOnce = (
       return { _tag: "Exited", exit: outcome.exit, uptimeMs, pid: child.pid } as const
     })
   )
+
+/**
+ * Runs `use` with a fresh scope that closes with its exit, like Effect.scoped without providing
+ * the scope: providing it copies the fiber's service context (~2 KB), which a parked fiber keeps.
+ */
+const withRunScope = <A>(use: (scope: Scope.Scope) => Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.flatMap(Scope.make(), (scope) => Effect.onExit(use(scope), (exit) => Scope.close(scope, exit)))
 
 /**
  * Supervises a row until it settles (`stopped` or `errored`) or is interrupted. `firstSpawn` is
@@ -208,27 +232,29 @@ export const superviseRow = (
   firstSpawn?: Deferred.Deferred<void, StartError>,
   adoption?: Adoption
 ): Effect.Effect<void> =>
-  Effect.scoped(
+  // The row's scope, passed where it is used (see withRunScope).
+  withRunScope((scope) =>
     Effect.gen(function* () {
       const { bus, logs } = context
       const app = row.app.definition
       const name = app.name
-      const scope = yield* Effect.scope
       // A Node callback of the log path: the row's state changes through its own run.
       const readyLine = watchReadyLine(
         app.ready_log_line,
         () => void Effect.runFork(updateRow(row, bus, () => ({ readyLine: true })))
       )
-      const instanceLogs = yield* logs.openInstance(
-        app,
-        row.instance,
-        (entry) => {
-          readyLine.see(entry.message)
-          bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
-        },
-        () => bus.wantsLogLines() || readyLine.watching(),
-        context.handingOff
-      )
+      const instanceLogs = yield* logs
+        .openInstance(
+          app,
+          row.instance,
+          (entry) => {
+            readyLine.see(entry.message)
+            bus.publishUnsafe({ _tag: "LogLine", id: row.id, name, instance: row.instance, entry })
+          },
+          () => bus.wantsLogLines() || readyLine.watching(),
+          context.handingOff
+        )
+        .pipe(Scope.extend(scope))
       const attach: AttachPipes = (pipes, opened) =>
         Effect.sync(() => opened ?? openReaders(pipes)).pipe(
           Effect.map((readers) => [
@@ -241,15 +267,14 @@ export const superviseRow = (
         )
       const slot: PipeSlot = { current: undefined }
       // The last pair goes with the row's run — unless a successor adopts its process.
-      yield* Effect.addFinalizer(() =>
+      yield* Scope.addFinalizer(
+        scope,
         Effect.sync(() => {
           if (slot.current !== undefined && !context.handingOff()) removePair(slot.current.pipes)
         })
       )
       if (app.watch)
-        yield* watchForChanges(app, context.home, () => Queue.unsafeOffer(row.requests, "watch")).pipe(
-          Scope.extend(scope)
-        )
+        yield* watchForChanges(app, context.home, () => void row.requests.offer("watch")).pipe(Scope.extend(scope))
       // cron_restart: lives as long as the row runs (stop and delete interrupt it with the row).
       if (app.cron_restart !== null) yield* Effect.forkIn(cronRestarts(row, app.cron_restart), scope)
 

@@ -1,5 +1,5 @@
 /** `cron_restart` (docs/configuration.md): restart requests at the times of a cron schedule. */
-import { Clock, Duration, Effect, Either, Queue, SubscriptionRef } from "effect"
+import { Clock, Duration, Effect, Either, SubscriptionRef } from "effect"
 import { nextCronRun, parseCronSchedule } from "../domain/cronSchedule"
 import type { Row } from "./Row"
 
@@ -21,6 +21,6 @@ export const cronRestarts = (row: Row, schedule: string) =>
       if (woke < next) yield* Effect.sleep(Duration.millis(next - woke))
       // PM2 restarts a running app: a row between runs (restarting after a crash) is left alone.
       const { status } = yield* SubscriptionRef.get(row.state)
-      if (status === "online" || status === "starting") yield* Queue.offer(row.requests, "cron")
+      if (status === "online" || status === "starting") row.requests.offer("cron")
     }
   })

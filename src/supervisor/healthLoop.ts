@@ -3,7 +3,7 @@
  * script, the row's health state and `HealthChanged` events, and a restart request once it is
  * unhealthy. Runs in the scope of one run of the row (Supervisor.ts).
  */
-import { Clock, Duration, Effect, Queue, SubscriptionRef } from "effect"
+import { Clock, Duration, Effect, SubscriptionRef } from "effect"
 import { PORT_TOKEN } from "../config/appSettingChecks"
 import type { AppDefinition } from "../domain/AppDefinition"
 import type { HealthStatus } from "../domain/ProcessSummary"
@@ -72,7 +72,7 @@ export const healthLoop = (row: Row, app: AppDefinition, env: Readonly<Record<st
         detail: result.detail
       })
       if (status === "unhealthy") {
-        yield* Queue.offer(row.requests, "health")
+        row.requests.offer("health")
         return
       }
       const stillStarting = (yield* SubscriptionRef.get(row.state)).status === "starting"

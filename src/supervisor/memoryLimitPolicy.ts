@@ -3,7 +3,7 @@
  * its app's limit is asked to restart (its supervisor does it gracefully) and the bus hears a
  * `MemoryLimit` event. Applied to every metrics sample (metricsSampling.ts).
  */
-import { Effect, Queue } from "effect"
+import { Effect } from "effect"
 import type { EventBus } from "../events/EventBus"
 import type { Row, RowState } from "./Row"
 
@@ -13,8 +13,8 @@ export const enforceMemoryLimit = (row: Row, state: RowState, pid: number, memor
     const limit = row.app.definition.max_memory_restart
     if (limit === null || state.pid !== pid || memory <= limit) return
     if (state.status !== "online" && state.status !== "starting") return
-    // At most one request waits (a dropping queue): the event is published once per restart.
-    if (yield* Queue.offer(row.requests, "memory")) {
+    // At most one request waits (RestartRequests): the event is published once per restart.
+    if (row.requests.offer("memory")) {
       yield* bus.publish({
         _tag: "MemoryLimit",
         id: row.id,

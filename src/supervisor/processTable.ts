@@ -3,11 +3,12 @@
  * the table's shape and one lock per app, and how a target (`{id}`, app name, namespace, `all`)
  * names rows. Every other module of ProcessManager works on rows through this.
  */
-import { Effect, Option, Queue, SubscriptionRef } from "effect"
+import { Effect, Option, SubscriptionRef } from "effect"
 import { closestKey } from "../config/closestKey"
 import { ProcessNotFound } from "../domain/errors"
 import { makeKeyedLocks } from "./keyedLocks"
-import type { AppRecord, RestartReason, Row, RowState } from "./Row"
+import type { AppRecord, Row, RowState } from "./Row"
+import { RestartRequests } from "./RestartRequests"
 
 export type ProcessTable = Effect.Effect.Success<ReturnType<typeof makeProcessTable>>
 
@@ -145,7 +146,7 @@ export const makeProcessTable = (firstId: number) =>
           instance,
           app,
           state: yield* SubscriptionRef.make(initial),
-          requests: yield* Queue.dropping<RestartReason>(1),
+          requests: new RestartRequests(),
           fiber: null
         }
         return row

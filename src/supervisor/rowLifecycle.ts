@@ -3,7 +3,7 @@
  * record what the user wants, start rows app by app in dependency order (waiting for each app's
  * `depends_on`), and restart an app's rows. Callers hold the app's lock (ProcessTable.forEachApp).
  */
-import { Deferred, Effect, Either, Fiber, Queue, type Scope, SubscriptionRef } from "effect"
+import { Deferred, Effect, Either, Fiber, type Scope, SubscriptionRef } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { isRunningStatus } from "../domain/ProcessStatus"
 import type { EventBus } from "../events/EventBus"
@@ -59,7 +59,7 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
         yield* updateRow(row, bus, () => ({ status: "errored", pid: null, lastError: checked.left.message }))
         return yield* Effect.fail(checked.left)
       }
-      yield* Queue.takeAll(row.requests)
+      row.requests.clear()
       const firstSpawn = yield* Deferred.make<void, StartError>()
       row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn, adoption), scope)
       yield* Deferred.await(firstSpawn)

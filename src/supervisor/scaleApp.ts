@@ -5,13 +5,14 @@
  * instances stop gracefully, highest index first, and leave the table. The new count is written
  * into the app's definition, so `show`, the saved state and a daemon restart keep it.
  */
-import { Effect, Either, Queue, SubscriptionRef } from "effect"
+import { Effect, Either, SubscriptionRef } from "effect"
 import { MAX_INSTANCES } from "../domain/AppDefinition"
 import { type InsufficientResources, InvalidConfig, PortInUse } from "../domain/errors"
 import { parsePort, portCount } from "../domain/Port"
 import { assignPorts } from "./PortAllocator"
 import { isPortFree } from "./portProbe"
-import type { AppRecord, RestartReason, Row, RowState } from "./Row"
+import type { AppRecord, Row, RowState } from "./Row"
+import { RestartRequests } from "./RestartRequests"
 import { hasHealthCheck, initialRowState } from "./Row"
 
 /** An absolute count (`3`) or a change of the current one (`{ by: -1 }`). */
@@ -162,7 +163,7 @@ export const scaleApp = <E>(
               ...initialRowState(port, hasHealthCheck(record.definition)),
               desired
             }),
-            requests: yield* Queue.dropping<RestartReason>(1),
+            requests: new RestartRequests(),
             fiber: null
           }
           return row

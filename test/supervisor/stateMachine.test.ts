@@ -332,7 +332,7 @@ describe("state machine on a TestClock (docs/architecture.md §4)", () => {
           const bus = yield* EventBus
           const sub = yield* bus.subscribe()
           yield* TestClock.adjust(5_000)
-          yield* Queue.offer(row.requests, "memory")
+          row.requests.offer("memory")
           yield* nextSpawn(spawner)
           yield* untilStatus("online")
           for (const event of yield* Queue.takeAll(sub)) if (event._tag === "ProcessStatus") seen.push(event.status)

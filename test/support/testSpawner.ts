@@ -9,6 +9,7 @@ import { Clock, Deferred, Effect, Layer, Queue } from "effect"
 import * as fs from "node:fs"
 import { ProcessStartFailed } from "../../src/domain/errors"
 import { makeFamily } from "../../src/supervisor/ProcessFamily"
+import { ExitSignal } from "../../src/supervisor/ExitSignal"
 import { type ChildExit, type SpawnedChild, Spawner, type SpawnRequest } from "../../src/supervisor/Spawner"
 import { openWriters } from "../../src/supervisor/StdioPipes"
 
@@ -48,18 +49,16 @@ export const makeTestSpawner = Effect.gen(function* () {
         const pid = nextPid++
         count++
         const writers = openWriters(pipes)
-        const exit = yield* Deferred.make<ChildExit>()
+        const exit = new ExitSignal()
         const ready = request.app.wait_ready ? yield* Deferred.make<void>() : undefined
         let stopped = false
         const end = (result: ChildExit) =>
-          Effect.flatMap(Deferred.succeed(exit, result), (first) =>
-            Effect.sync(() => {
-              if (!first) return
-              // The child's end of its pipes closes with it: the log readers see the end.
-              fs.closeSync(writers.out)
-              fs.closeSync(writers.err)
-            })
-          )
+          Effect.sync(() => {
+            if (!exit.complete(result)) return
+            // The child's end of its pipes closes with it: the log readers see the end.
+            fs.closeSync(writers.out)
+            fs.closeSync(writers.err)
+          })
         ends.set(pid, (result) =>
           Effect.zipRight(
             Effect.sync(() => void (stopped = true)),
