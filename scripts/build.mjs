@@ -142,6 +142,24 @@ const effectModules = {
 }
 
 /**
+ * A CommonJS module of getters standing for the module `required` (a JS string literal) whose
+ * exports are those of `real`: the first read of an export requires it. `defaultBody` is the body
+ * of the `default` getter. Used for LAZY_PACKAGES and LAZY_BUILTINS.
+ */
+const getterModule = (required, real, defaultBody) =>
+  [
+    "let real",
+    `const load = () => (real ??= require(${required}))`,
+    "module.exports = {",
+    "  __esModule: true,",
+    `  get default() { ${defaultBody} },`,
+    ...Object.keys(real)
+      .filter((name) => name !== "default" && name !== "__esModule")
+      .map((name) => `  get ${JSON.stringify(name)}() { return load()[${JSON.stringify(name)}] },`),
+    "}"
+  ].join("\n")
+
+/**
  * Packages an idle daemon (and most CLI commands) never evaluate, each bundled into a file of its
  * own, `dist/vendor/<package>.cjs`, and required from there on first use. Inside a bundle their
  * code would cost even unevaluated: V8 keeps a script's whole source in the heap (for lazy
@@ -199,18 +217,11 @@ const vendorPackages = {
       const file = JSON.stringify(vendorFile(args.path))
       if (!lazy) return { contents: `module.exports = require(${file})`, loader: "js", resolveDir }
       // The package the bundle will load (onResolve let through only the top-level copy).
-      const real = topRequire(args.path)
-      const names = Object.keys(real).filter((name) => name !== "default" && name !== "__esModule")
-      const getters = names.map((name) => `get ${JSON.stringify(name)}() { return load()[${JSON.stringify(name)}] }`)
-      const contents = [
-        "let real",
-        `const load = () => (real ??= require(${file}))`,
-        "module.exports = {",
-        "  __esModule: true,",
-        "  get default() { const m = load(); return m && m.__esModule ? m.default : m },",
-        ...getters.map((getter) => `  ${getter},`),
-        "}"
-      ].join("\n")
+      const contents = getterModule(
+        file,
+        topRequire(args.path),
+        "const m = load(); return m && m.__esModule ? m.default : m"
+      )
       return { contents, loader: "js", resolveDir }
     })
   }
@@ -248,18 +259,6 @@ const buildVendorPackages = (folder) =>
  * daemon's memory, sixth pass").
  */
 const LAZY_BUILTINS = ["https", "zlib", "readline", "crypto"]
-const lazyBuiltinModule = (name) => {
-  const names = Object.keys(topRequire(`node:${name}`)).filter((key) => key !== "default")
-  return [
-    "let real",
-    `const load = () => (real ??= require("node:${name}"))`,
-    "module.exports = {",
-    "  __esModule: true,",
-    "  get default() { return load() },",
-    ...names.map((key) => `  get ${JSON.stringify(key)}() { return load()[${JSON.stringify(key)}] },`),
-    "}"
-  ].join("\n")
-}
 const sharedBuiltins = {
   name: "shared-builtins",
   setup(builder) {
@@ -271,7 +270,7 @@ const sharedBuiltins = {
     })
     builder.onLoad({ filter: /.*/, namespace: "shared-builtin" }, (args) => ({
       contents: LAZY_BUILTINS.includes(args.path)
-        ? lazyBuiltinModule(args.path)
+        ? getterModule(JSON.stringify(`node:${args.path}`), topRequire(`node:${args.path}`), "return load()")
         : `export * from "node:${args.path}"; export default require("node:${args.path}")`,
       loader: "js"
     }))
