@@ -27,7 +27,7 @@ describe("stampLines", () => {
     ["CRLF endings and a lone CR inside a line", "a\r\nb\rc\r\n\r\n\rd\n"],
     ["multi-byte characters", "héllo wörld ✓\n日本語\r\n🙂\n"],
     ["an unterminated end", "first\nsecond\npartial line"],
-    ["a chunk of newlines only (the line table grows)", "\n".repeat(5000)],
+    ["a chunk of 5,000 newlines only", "\n".repeat(5000)],
     ["a chunk of CRLF only", "\r\n".repeat(3000)]
   ])("stores %s as the line splitter does", (_name, text) => {
     const chunk = Buffer.from(text, "utf8")
@@ -74,8 +74,7 @@ describe("stampLines", () => {
     expect(stamped.lines).toBe(chunk.toString().split("\n").length - 1)
   })
 
-  it("never writes over the chunk's bytes it has not read yet (many CRLF lines, no prefix)", () => {
-    // Without a prefix, output lines are shorter than their input (the CR goes): the tightest layout.
+  it("stores many CRLF lines without a prefix, each line shorter than it came (the CR goes)", () => {
     const lines = Array.from({ length: 2000 }, (_, i) => `l${i}${"y".repeat(i % 7)}`)
     const chunk = Buffer.from(lines.map((line) => `${line}\r\n`).join(""))
     expect(stampLines(chunk, Buffer.alloc(0)).batch?.toString()).toBe(lines.map((line) => `${line}\n`).join(""))
