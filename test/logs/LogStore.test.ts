@@ -13,6 +13,7 @@ import type { LogEntry } from "../../src/logs/LogEntry"
 import { LogStore } from "../../src/logs/LogStore"
 import { listRotatedFiles } from "../../src/logs/rotatedFiles"
 import {
+  type Child,
   allRotatedLines,
   eventually,
   exited,
@@ -344,14 +345,30 @@ describe("LogStore writing", () => {
     const combined = path.join(home, "custom", "combined.log")
     const app = testApp({ name: "both", log_file: combined, log_date_format: "none" })
     const entries: Array<LogEntry> = []
+    // stdout and stderr are two pipes, so which one the store reads first depends on timing. The
+    // child writes each line only after the store has delivered the one before (a byte on its
+    // stdin), which makes the order across the streams the one written.
+    const script = `const lines = [["log", "out one"], ["error", "[warn] err one"], ["log", '{"level":50,"msg":"x"}']]
+let next = 0
+const write = () => { const [method, text] = lines[next++]; console[method](text); if (next === lines.length) process.exit(0) }
+process.stdin.on("data", write)
+write()`
     return Effect.gen(function* () {
       const before = Date.now()
-      const files = yield* runChild(
-        app,
-        0,
-        `console.log("out one"); setTimeout(() => { console.error("[warn] err one"); setTimeout(() => console.log('{"level":50,"msg":"x"}'), 20) }, 20)`,
-        [],
-        (entry) => entries.push(entry)
+      const files = yield* Effect.scoped(
+        Effect.gen(function* () {
+          let child: Child | undefined
+          const logs = yield* (yield* LogStore).openInstance(app, 0, (entry) => {
+            entries.push(entry)
+            if (entries.length < 3) child?.process.stdin.write("\n")
+          })
+          child = spawnNode(script)
+          child.process.stdin.on("error", () => {})
+          logs.attach(child.process.stdout, "out")
+          logs.attach(child.process.stderr, "err")
+          yield* exited(child)
+          return logs.files
+        })
       )
       expect(files.log_file).toBe(combined)
       expect(fileLines(files.out_file)).toEqual(["out one", '{"level":50,"msg":"x"}'])
