@@ -5,7 +5,9 @@
 // First: before anything can read the global FormData (see the file).
 import "./cli/deferFormData"
 import { Command, ValidationError } from "@effect/cli"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel } from "effect"
 import * as path from "node:path"
@@ -137,7 +139,7 @@ const program = Effect.suspend(() => answeredWithoutParsing() ?? parsedAndRun).p
     Layer.mergeAll(
       ConfigLoader.Default,
       CallerEnvironment.live,
-      NodeContext.layer,
+      Layer.mergeAll(NodeFileSystem.layer, NodePath.layer, NodeTerminal.layer),
       Layer.succeed(StartAppArguments, startLine.appArgs)
     ).pipe(Layer.provideMerge(Paths.Default))
   ),

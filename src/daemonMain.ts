@@ -9,7 +9,8 @@
  * The keys may come from PMFX_API_KEY / PMFX_READONLY_API_KEY, which only a foreground daemon can
  * have: the CLI starts the background one without them (daemon/daemonEnvironment.ts).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { Cause, Console, Effect, Either, Exit, Layer } from "effect"
 import { renderError } from "./cli/output"
 import { ConfigLoader } from "./config/ConfigLoader"
@@ -75,7 +76,9 @@ export const main = (args: ReadonlyArray<string>): void => {
         return errorMeta.FILE_ERROR.exitCode
       })
     ),
-    Effect.provide(Layer.mergeAll(Paths.Default, ConfigLoader.Default, NodeContext.layer))
+    Effect.provide(
+      Layer.mergeAll(Paths.Default, ConfigLoader.Default, Layer.mergeAll(NodeFileSystem.layer, NodePath.layer))
+    )
   )
   // Not NodeRuntime.runMain: its SIGTERM handler interrupts the program, which would close the
   // API before the apps are stopped. The daemon handles SIGTERM/SIGINT itself (runDaemon).

@@ -4,7 +4,8 @@
  * the ecosystem file or script (its problems printed, exit 3) — before anything starts. As PID 1
  * it also reaps the zombies re-parented to it (runtime/ZombieReaper.ts).
  */
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import { Cause, Data, Effect, Either, Exit, Layer, Logger } from "effect"
 import { renderError } from "./cli/output"
 import { looksLikeEcosystemFile } from "./config/ConfigFormat"
@@ -146,7 +147,7 @@ export const main = (args: ReadonlyArray<string>): void => {
       Layer.mergeAll(
         Paths.Default,
         ConfigLoader.Default,
-        NodeContext.layer,
+        Layer.mergeAll(NodeFileSystem.layer, NodePath.layer),
         Logger.replace(Logger.defaultLogger, runtimeLogger(options.json))
       )
     )

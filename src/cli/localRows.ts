@@ -6,6 +6,7 @@
  * resolves null.
  */
 import * as http from "node:http"
+import * as net from "node:net"
 import { resolveHome, socketPathFor } from "../shared/homePaths"
 
 export const localProcessRows = (env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ReadonlyArray<unknown> | null> =>
@@ -14,7 +15,13 @@ export const localProcessRows = (env: NodeJS.ProcessEnv, timeoutMs: number): Pro
       resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
     )
     const request = http.request(
-      { socketPath, path: "/api/processes", method: "GET", headers: { host: "pmfx" }, agent: false },
+      {
+        // A connection of its own, without an agent (see socketHttpClient.ts for why).
+        createConnection: () => net.createConnection(socketPath),
+        path: "/api/processes",
+        method: "GET",
+        headers: { host: "pmfx" }
+      },
       (response) => {
         const chunks: Array<Buffer> = []
         response.on("data", (chunk: Buffer) => chunks.push(chunk))
