@@ -44,14 +44,22 @@ const common = {
  * The daemon's code cache (dist/daemon.cjs.cache): a daemon in a scratch home, under the Node flags
  * the daemon always runs with (V8 rejects a cache made under other flags), supervises one app
  * through start, logs, restart and stop, and writes the cache as it exits — so that what a daemon
- * compiles in its first minutes is in it. A failure only costs the cache (a warning).
+ * compiles in its first minutes is in it. The CLI's own cache is rewritten by the `start` of an
+ * ecosystem file there: loading a file, the request to the daemon and the table it prints are what
+ * everyday commands run, and functions missing from the cache are compiled at every start (the
+ * cache `validate` makes, without a daemon, stays when this run fails). A failure only costs the
+ * cache (a warning).
  */
 const makeDaemonCodeCache = async () => {
   const { DAEMON_NODE_FLAGS } = createRequire(import.meta.url)(path.resolve(out("daemon.cjs")))
   const home = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
   const env = { PATH: process.env.PATH, PMFX_HOME: home, NO_COLOR: "1" }
-  const cli = (...args) =>
-    spawnSync(process.execPath, [out("pmfx.cjs"), ...args], { env, stdio: "ignore", timeout: 15_000 }).status
+  const cli = (args, extraEnv = {}) =>
+    spawnSync(process.execPath, [out("pmfx.cjs"), ...args], {
+      env: { ...env, ...extraEnv },
+      stdio: "ignore",
+      timeout: 15_000
+    }).status
   // Asked over the socket directly: `pmfx ping` would start a second daemon of its own.
   const answers = () =>
     new Promise((resolve) => {
@@ -83,15 +91,11 @@ const makeDaemonCodeCache = async () => {
       path.join(home, "warm.js"),
       "console.log('up'); console.error('err'); setInterval(() => console.log('tick'), 50); setTimeout(() => process.exit(0), 30_000)\n"
     )
-    for (const args of [
-      ["start", path.join(home, "warm.js"), "--name", "warm"],
-      ["list"],
-      ["logs", "warm", "--lines", "5"],
-      ["restart", "warm"],
-      ["stop", "warm"],
-      ["kill"]
-    ]) {
-      if (cli(...args) !== 0) throw new Error(`pmfx ${args.join(" ")} failed`)
+    writeFileSync(path.join(home, "warm.config.json"), '{ "apps": [{ "name": "warm", "script": "./warm.js" }] }\n')
+    if (cli(["start", path.join(home, "warm.config.json")], { PMFX_WRITE_CODE_CACHE: "1" }) !== 0)
+      throw new Error("pmfx start warm.config.json failed")
+    for (const args of [["list"], ["logs", "warm", "--lines", "5"], ["restart", "warm"], ["stop", "warm"], ["kill"]]) {
+      if (cli(args) !== 0) throw new Error(`pmfx ${args.join(" ")} failed`)
     }
     await exited
     if (!existsSync(out("daemon.cjs.cache"))) throw new Error("the daemon wrote no cache")
