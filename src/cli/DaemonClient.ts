@@ -21,6 +21,7 @@ import { socketHttpClient } from "../daemon/socketHttpClient"
 import { CallerEnvironment } from "./CallerEnvironment"
 import { DaemonTarget } from "./DaemonTarget"
 import { lazyApiClient } from "./lazyApiClient"
+import { socketAnswers } from "./socketProbe"
 import { tcpHttpClient } from "./tcpHttpClient"
 
 export class DaemonUnreachable extends Data.TaggedError("DaemonUnreachable")<{
@@ -58,10 +59,11 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
     const api = lazyApiClient(http, baseUrl)
     // A probe gives up after PROBE_TIMEOUT: a daemon that is starting accepts connections on its
     // socket before its request handler is attached, and a request sent in that moment is never
-    // answered (the next probe is).
-    const answers = api.service.info().pipe(
+    // answered (the next probe is). Locally it is a plain request (socketProbe.ts), not the typed client.
+    const probe: Effect.Effect<boolean, unknown> =
+      target._tag === "Local" ? socketAnswers(paths.socket) : Effect.as(api.service.info(), true)
+    const answers = probe.pipe(
       Effect.timeout(PROBE_TIMEOUT),
-      Effect.as(true),
       Effect.catchAll(() => Effect.succeed(false))
     )
 
