@@ -12,7 +12,6 @@
  * dropped.
  */
 import {
-  HttpApi,
   HttpApiError,
   HttpIncomingMessage,
   HttpMethod,
@@ -24,7 +23,7 @@ import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Option } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
-import { PmfxApi } from "../shared/Api"
+import { API_ROUTES } from "../shared/apiRoutes"
 import { MAX_APPLY_BODY_BYTES, MAX_BODY_BYTES } from "../shared/ApiSchemas"
 import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 
@@ -64,12 +63,7 @@ const ROUTES: ReadonlyArray<readonly [string, RegExp]> = (() => {
     ["GET", patternOf(OPENAPI_PATH)],
     ["GET", patternOf(WEBSOCKET_PATH)]
   ]
-  HttpApi.reflect(PmfxApi, {
-    onGroup: () => {},
-    onEndpoint: ({ endpoint }) => {
-      routes.push([endpoint.method, patternOf(endpoint.path)])
-    }
-  })
+  for (const { method, path } of API_ROUTES) routes.push([method, patternOf(path)])
   return routes
 })()
 

@@ -9,10 +9,10 @@
  * make one each. A path no route matches is counted as `route="unmatched"`. A WebSocket session is
  * counted with status 101 when it ends; a request whose client left before the answer, as 499.
  */
-import { HttpApi, HttpServerRequest } from "@effect/platform"
+import { HttpServerRequest } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { Effect, Exit } from "effect"
-import { PmfxApi } from "../shared/Api"
+import { API_ROUTES } from "../shared/apiRoutes"
 import { WEBSOCKET_PATH } from "../api/websocket/webSocketRoute"
 
 export const UNMATCHED_ROUTE = "unmatched"
@@ -20,7 +20,7 @@ export const UNMATCHED_ROUTE = "unmatched"
 /** The route templates, split in segments (`:name` matches any one segment). */
 const templates: ReadonlyArray<{ readonly route: string; readonly segments: ReadonlyArray<string> }> = (() => {
   const routes = new Set<string>([WEBSOCKET_PATH, "/api/openapi.json"])
-  HttpApi.reflect(PmfxApi, { onGroup: () => {}, onEndpoint: ({ endpoint }) => void routes.add(endpoint.path) })
+  for (const { path } of API_ROUTES) routes.add(path)
   // Literal routes first, so `/api/processes/:id` never takes what a fixed path names.
   return [...routes]
     .map((route) => ({ route, segments: route.split("/").filter((s) => s !== "") }))
