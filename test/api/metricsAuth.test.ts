@@ -11,6 +11,7 @@ import { spawnSync } from "node:child_process"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { parseExposition } from "../support/prometheus"
 import { type Daemon, idleApp, startDaemon } from "./daemon"
+import { sharedDaemon } from "./sharedDaemon"
 import { freeListenerPort, openWeb, tcp } from "./tcp"
 
 const UNAUTHORIZED = { error: "unauthorized", message: "Invalid or missing API key" }
@@ -24,9 +25,17 @@ afterAll(async () => {
   for (const daemon of daemons) await daemon.stop()
 })
 
+/**
+ * The daemon of the tests that open the listener through `PUT /daemon/web`: after each test its
+ * apps are deleted, and each test opens the listener again on a new port with its settings, which
+ * replace the previous ones as a whole (each test checks the key and `metrics_public` it set).
+ * The daemon started with `--web` flags and the CLI's test keep daemons of their own.
+ */
+const shared = sharedDaemon()
+
+/** The shared daemon with a new `scraped` app and its listener open on a new port with `settings`. */
 const daemonWithListener = async (settings: Record<string, unknown>) => {
-  const daemon = await startDaemon()
-  daemons.push(daemon)
+  const daemon = shared()
   const created = await daemon.request("POST", "/api/processes", idleApp("scraped"))
   expect(created.status, created.raw).toBe(201)
   expect((await daemon.request("GET", "/api/processes/scraped/ready?timeout=30s")).status).toBe(200)

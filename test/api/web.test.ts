@@ -11,6 +11,7 @@ import { HttpApi } from "@effect/platform"
 import { PmfxApi } from "../../src/shared/Api"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { type Daemon, eventually, idleApp, makeHome, startDaemon } from "./daemon"
+import { sharedDaemon } from "./sharedDaemon"
 import { freeListenerPort as freePort, openWeb, tcp } from "./tcp"
 
 const UNAUTHORIZED = { error: "unauthorized", message: "Invalid or missing API key" }
@@ -31,9 +32,18 @@ const start = async (home?: string) => {
   return daemon
 }
 
-/** A daemon with one app (`w-app`, env SECRET) and its listener open with `settings`. */
+/**
+ * The daemon of the tests that open the listener and use their own `w-app`: after each test its
+ * apps are deleted, and each test opens the listener again on a new port with its settings, which
+ * replace the previous ones as a whole (docs/api.md, `PUT /daemon/web`; the tests check the
+ * listener's auth and origins themselves). The tests of `PUT /daemon/web`'s own outcomes (a
+ * refused port, the settings kept for the next daemon) and of `pmfx web` keep daemons of their own.
+ */
+const shared = sharedDaemon()
+
+/** The shared daemon with one new app (`w-app`, env SECRET) and its listener open on a new port with `settings`. */
 const daemonWithApp = async (settings: Record<string, unknown>) => {
-  const daemon = await start()
+  const daemon = shared()
   const created = await daemon.request(
     "POST",
     "/api/processes",
@@ -72,7 +82,7 @@ describe("TCP listener without a key", () => {
   })
 
   it("does not serve the daemon routes: 404, and the daemon keeps running", async () => {
-    const daemon = await start()
+    const daemon = shared()
     const port = await freePort()
     const opened = await openWeb(daemon, { port })
     expect(opened.body).toEqual({

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as path from "node:path"
 import { connectWs, type WsClient, type WsMessage } from "../support/wsClient"
 import { type Daemon, eventually, idleApp, startDaemon } from "./daemon"
+import { sharedDaemon } from "./sharedDaemon"
 import { freeListenerPort as freePort } from "./tcp"
 
 const KEY = "ws-full-key-0123456789"
@@ -16,15 +17,36 @@ const FIXTURES = path.resolve(__dirname, "../fixtures")
 
 const daemons: Array<Daemon> = []
 const clients: Array<WsClient> = []
+const closeClients = () => {
+  for (const client of clients.splice(0)) client.close()
+}
 afterAll(async () => {
-  for (const client of clients) client.close()
+  closeClients()
   for (const daemon of daemons) await daemon.stop()
 })
 
-/** A daemon with `apps` ready and its TCP listener open with `settings`. */
-const daemonWith = async (apps: ReadonlyArray<Record<string, unknown>>, settings: Record<string, unknown> = {}) => {
-  const daemon = await startDaemon()
-  daemons.push(daemon)
+/**
+ * The daemon of the tests that only need their own apps on a listener with the default settings:
+ * after each test its clients are closed and its apps deleted, so each starts from an empty table
+ * (ids keep counting up: the tests read them with `idOf`). The tests that set keys or origins, or
+ * stop the daemon, start one of their own (`own: true`).
+ */
+const shared = sharedDaemon(closeClients)
+
+/**
+ * A daemon with `apps` ready and its TCP listener open (on a new port) with `settings`: the
+ * file's shared daemon, or with `own` a new one.
+ */
+const daemonWith = async (
+  apps: ReadonlyArray<Record<string, unknown>>,
+  settings: Record<string, unknown> = {},
+  options: { readonly own?: boolean } = {}
+) => {
+  let daemon: Daemon
+  if (options.own === true) {
+    daemon = await startDaemon()
+    daemons.push(daemon)
+  } else daemon = shared()
   for (const app of apps) {
     const created = await daemon.request("POST", "/api/processes", app)
     expect(created.status, created.raw).toBe(201)
@@ -34,6 +56,14 @@ const daemonWith = async (apps: ReadonlyArray<Record<string, unknown>>, settings
   const opened = await daemon.request("PUT", "/daemon/web", { host: "localhost", port, ...settings })
   expect(opened.status, opened.raw).toBe(200)
   return { daemon, url: `ws://localhost:${port}/ws`, port }
+}
+
+/** The id the daemon gave the app `name` (a shared daemon's ids do not start at 0). */
+const idOf = async (daemon: Daemon, name: string): Promise<number> => {
+  const rows = (await daemon.request("GET", "/api/processes")).body as Array<{ id: number; name: string }>
+  const row = rows.find((candidate) => candidate.name === name)
+  if (row === undefined) throw new Error(`no app ${name} in ${JSON.stringify(rows)}`)
+  return row.id
 }
 
 const connect = async (url: string, headers: Record<string, string> = {}) => {
@@ -47,11 +77,12 @@ const ofType = (type: string) => (message: WsMessage) => message.type === type
 describe("the live feed", () => {
   it("sends process_list on connect, then process_status as an app is stopped and started", async () => {
     const { daemon, url } = await daemonWith([idleApp("ws-a"), idleApp("ws-b")])
+    const idA = await idOf(daemon, "ws-a")
     const client = await connect(url)
     const list = await client.next(ofType("process_list"), "process_list")
     expect(client.messages[0]?.type).toBe("process_list")
     expect(list.data.map((row: { name: string }) => row.name)).toEqual(["ws-a", "ws-b"])
-    expect(list.data[0]).toMatchObject({ id: 0, status: "online", restarts: 0 })
+    expect(list.data[0]).toMatchObject({ id: idA, status: "online", restarts: 0 })
     expect(typeof list.timestamp).toBe("string")
 
     const from = client.messages.length
@@ -61,7 +92,7 @@ describe("the live feed", () => {
       "ws-a stopped",
       { from }
     )
-    expect(stopped.data).toMatchObject({ id: 0, previous_status: "stopping", pid: null })
+    expect(stopped.data).toMatchObject({ id: idA, previous_status: "stopping", pid: null })
     expect((await daemon.request("POST", "/api/processes/ws-a/start")).status).toBe(200)
     const online = await client.next(
       (m) => m.type === "process_status" && m.data.name === "ws-a" && m.data.status === "online",
@@ -75,11 +106,12 @@ describe("the live feed", () => {
 
   it("sends process_metrics and system_metrics with every sample, and a new process_list when apps are added", async () => {
     const { daemon, url } = await daemonWith([idleApp("ws-m")])
+    const idM = await idOf(daemon, "ws-m")
     const client = await connect(url)
     const metrics = await client.next(ofType("process_metrics"), "process_metrics")
     expect(metrics.data.processes).toEqual([
       expect.objectContaining({
-        id: 0,
+        id: idM,
         name: "ws-m",
         cpu_usage: expect.any(Number),
         memory_usage: expect.any(Number),
@@ -107,12 +139,13 @@ describe("the live feed", () => {
   it("sends every row in process_metrics: one with no process has 0 cpu and memory", async () => {
     const { daemon, url } = await daemonWith([idleApp("ws-run"), idleApp("ws-halt")])
     expect((await daemon.request("POST", "/api/processes/ws-halt/stop")).status).toBe(200)
+    const [idRun, idHalt] = [await idOf(daemon, "ws-run"), await idOf(daemon, "ws-halt")]
     const client = await connect(url)
     await client.next(ofType("process_list"), "process_list")
     const metrics = await client.next(ofType("process_metrics"), "process_metrics")
     expect(metrics.data.processes).toEqual([
       {
-        id: 0,
+        id: idRun,
         name: "ws-run",
         instance: 0,
         cpu_usage: expect.any(Number),
@@ -120,7 +153,7 @@ describe("the live feed", () => {
         uptime: expect.any(String),
         restarts: 0
       },
-      { id: 1, name: "ws-halt", instance: 0, cpu_usage: 0, memory_usage: 0, uptime: "0h 0m 0s", restarts: 0 }
+      { id: idHalt, name: "ws-halt", instance: 0, cpu_usage: 0, memory_usage: 0, uptime: "0h 0m 0s", restarts: 0 }
     ])
     expect(metrics.data.processes[0].memory_usage).toBeGreaterThan(0)
   })
@@ -131,7 +164,8 @@ describe("the live feed", () => {
       script: process.execPath,
       args: ["-e", `let n = 0; setInterval(() => console.log("${name} says " + n++), 100)`]
     })
-    const { url } = await daemonWith([talker("ws-talk"), talker("ws-other")])
+    const { daemon, url } = await daemonWith([talker("ws-talk"), talker("ws-other")])
+    const idTalk = await idOf(daemon, "ws-talk")
     const client = await connect(url)
     // A metrics sample passes before any log line could: lines were not sent unasked.
     await client.next(ofType("process_metrics"), "a metrics sample")
@@ -139,10 +173,10 @@ describe("the live feed", () => {
 
     client.send({ type: "subscribe", channels: ["logs"], ids: ["ws-talk"] })
     const subscribed = await client.next(ofType("subscribed"), "subscribed")
-    expect(subscribed.data).toEqual({ channels: ["logs"], ids: [0] })
+    expect(subscribed.data).toEqual({ channels: ["logs"], ids: [idTalk] })
     const line = await client.next(ofType("log"), "a log line")
     expect(line.data).toMatchObject({
-      id: 0,
+      id: idTalk,
       name: "ws-talk",
       instance: 0,
       stream: "out",
@@ -186,12 +220,13 @@ describe("the live feed", () => {
       max_restarts: 0
     })
     expect(created.status, created.raw).toBe(201)
+    const idCrash = await idOf(daemon, "ws-crash")
     const alert = await client.next(
       (m) => m.type === "alert" && m.data.kind === "process_crash",
       "a process_crash alert"
     )
     expect(alert.data).toMatchObject({
-      process: { id: 0, name: "ws-crash", instance: 0 },
+      process: { id: idCrash, name: "ws-crash", instance: 0 },
       message: expect.stringContaining("exited with code 1"),
       data: { exit_code: 1, signal: null, pid: expect.any(Number) }
     })
@@ -295,7 +330,11 @@ describe("the live feed", () => {
 
 describe("the feed with an API key", () => {
   it("gives no process data before the key, and the feed after {type:auth} with a valid key", async () => {
-    const { daemon, url } = await daemonWith([idleApp("ws-k")], { api_key: KEY, read_only_api_key: RO_KEY })
+    const { daemon, url } = await daemonWith(
+      [idleApp("ws-k")],
+      { api_key: KEY, read_only_api_key: RO_KEY },
+      { own: true }
+    )
     const silent = await connect(url)
     const keyed = await connect(url, { authorization: `Bearer ${KEY}` })
     await keyed.next(ofType("process_list"), "process_list with a header key")
@@ -323,7 +362,7 @@ describe("the feed with an API key", () => {
   })
 
   it("closes a session whose first message is not a valid key, with no process data", async () => {
-    const { url } = await daemonWith([idleApp("ws-x")], { api_key: KEY })
+    const { url } = await daemonWith([idleApp("ws-x")], { api_key: KEY }, { own: true })
     const wrong = await connect(url)
     wrong.send({ type: "auth", key: "not-the-key" })
     expect(await wrong.closed).toBe(4401)
@@ -351,7 +390,7 @@ describe("the feed with an API key", () => {
 
 describe("browser protections on /ws", () => {
   it("refuses a foreign Origin and accepts the listener's own and --cors-origin ones", async () => {
-    const { url, port } = await daemonWith([], { cors_origins: ["https://dash.example"] })
+    const { url, port } = await daemonWith([], { cors_origins: ["https://dash.example"] }, { own: true })
     await expect(connectWs(url, { origin: "https://evil.example" })).rejects.toThrow("handshake refused: 403")
     const own = await connect(url, { origin: `http://localhost:${port}` })
     await own.next(ofType("process_list"), "process_list for the own origin")
@@ -362,7 +401,7 @@ describe("browser protections on /ws", () => {
 
 describe("closing the listener", () => {
   it("ends its sessions with 1001 (going away), even one that stopped reading, and the daemon still stops cleanly", async () => {
-    const { daemon, url } = await daemonWith([idleApp("ws-close")])
+    const { daemon, url } = await daemonWith([idleApp("ws-close")], {}, { own: true })
     const reading = await connect(url)
     const stalled = await connect(url)
     await reading.next(ofType("process_list"), "process_list")

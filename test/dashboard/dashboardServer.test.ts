@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { CONTENT_SECURITY_POLICY } from "../../src/api/dashboard/dashboardAssets"
 import { type Daemon, eventually, idleApp, startDaemon } from "../api/daemon"
+import { sharedDaemon } from "../api/sharedDaemon"
 import { freeListenerPort, openWeb, tcp } from "../api/tcp"
 import { connectWs } from "../support/wsClient"
 
@@ -18,9 +19,19 @@ afterAll(async () => {
   for (const daemon of daemons) await daemon.stop()
 })
 
-const daemonWithWeb = async (settings: Record<string, unknown> = {}) => {
-  const daemon = await startDaemon()
-  daemons.push(daemon)
+/**
+ * The daemon of the tests on a listener without a key: after each test its apps are deleted, so
+ * each test's `d-app` is new. The keyed listener's test starts a daemon of its own (`own: true`).
+ */
+const shared = sharedDaemon()
+
+/** A daemon (the shared one, or with `own` a new one) with `d-app` and its listener open on a new port. */
+const daemonWithWeb = async (settings: Record<string, unknown> = {}, options: { readonly own?: boolean } = {}) => {
+  let daemon: Daemon
+  if (options.own === true) {
+    daemon = await startDaemon()
+    daemons.push(daemon)
+  } else daemon = shared()
   const created = await daemon.request("POST", "/api/processes", idleApp("d-app"))
   expect(created.status, created.raw).toBe(201)
   const port = await freeListenerPort()
@@ -83,7 +94,7 @@ describe("the dashboard's files", () => {
   })
 
   it("leaves the files public on a keyed listener while every API route still needs the key", async () => {
-    const { daemon, port } = await daemonWithWeb({ api_key: KEY })
+    const { daemon, port } = await daemonWithWeb({ api_key: KEY }, { own: true })
     expect((await tcp(port, "GET", "/ui/")).status).toBe(200)
     expect((await tcp(port, "GET", "/", { accept: HTML })).status).toBe(200)
     expect((await tcp(port, "GET", "/api/processes", { accept: HTML })).status).toBe(401)
