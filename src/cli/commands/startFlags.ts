@@ -94,7 +94,15 @@ export const startFlagOptions = {
     "restart with a delay that doubles from this one: 100ms (exp_backoff_restart_delay)"
   ),
   maxRestarts: text("max-restarts", "n", "unstable restarts in a row before the app is errored (max_restarts)"),
-  minUptime: text("min-uptime", "duration", "an exit sooner than this after starting is unstable: 2s (min_uptime)")
+  minUptime: text("min-uptime", "duration", "an exit sooner than this after starting is unstable: 2s (min_uptime)"),
+  listenTimeout: text(
+    "listen-timeout",
+    "duration",
+    "how long to wait for the app's 'ready' message (--wait-ready) before it counts as online: 10s, 3000 (ms) (listen_timeout)"
+  ),
+  shutdownWithMessage: Options.boolean("shutdown-with-message").pipe(
+    Options.withDescription("stop the app with the 'shutdown' IPC message instead of a signal (shutdown_with_message)")
+  )
 }
 
 export type StartFlags = {
@@ -158,6 +166,8 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
   add("--exp-backoff-restart-delay", "exp_backoff_restart_delay", o.expBackoffRestartDelay)
   add("--max-restarts", "max_restarts", o.maxRestarts)
   add("--min-uptime", "min_uptime", o.minUptime)
+  add("--listen-timeout", "listen_timeout", o.listenTimeout)
+  if (o.shutdownWithMessage) flags.push({ flag: "--shutdown-with-message", key: "shutdown_with_message", value: true })
   return flags
 }
 
@@ -191,7 +201,16 @@ const commandIndex = (argv: ReadonlyArray<string>): number => {
 }
 
 /** Options of `start` that take no value (the rest take the next word). */
-const START_SWITCHES = new Set(["--wait-ready", "--json", "--no-autorestart", "--time", "--merge-logs", "-h", "--help"])
+const START_SWITCHES = new Set([
+  "--wait-ready",
+  "--json",
+  "--no-autorestart",
+  "--time",
+  "--merge-logs",
+  "--shutdown-with-message",
+  "-h",
+  "--help"
+])
 
 /**
  * PM2's `--watch [paths]` has an optional value, which @effect/cli options cannot have: before
