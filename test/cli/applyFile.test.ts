@@ -95,6 +95,41 @@ describe("the edit-and-apply loop", () => {
     await written(out, 1, "MODE", "three")
   })
 
+  it("PM2's deploy habit: startOrReload <file> --env production starts the missing apps and reloads the rest; startOrRestart restarts", async () => {
+    const out = path.join(sandbox.dir, "out")
+    fs.mkdirSync(out)
+    const file = sandbox.write(
+      "ecosystem.config.js",
+      `module.exports = { apps: [
+        { name: "web", script: ${JSON.stringify(writeEnv)}, env: { ENV_OUT_DIR: ${JSON.stringify(out)}, MODE: "dev" },
+          env_production: { MODE: "prod" } },
+        { name: "idle", script: ${JSON.stringify(node)}, args: ["-e", "setInterval(() => {}, 1000)"] }
+      ] }\n`
+    )
+    // Nothing runs yet: both are created, with the env_production block.
+    const first = json<Answer>(ok(sandbox, ["startOrReload", file, "--env", "production", "--json"]))
+    expect(actions(first)).toEqual([
+      ["web", "create", ""],
+      ["idle", "create", ""]
+    ])
+    await allOnline(sandbox, 2)
+    await written(out, 0, "MODE", "prod")
+    // Both run: each is reloaded; one deleted meanwhile is started again.
+    ok(sandbox, ["delete", "idle"])
+    const again = json<Answer>(ok(sandbox, ["startOrReload", file, "--env", "production", "--json"]))
+    expect(actions(again)).toEqual([
+      ["web", "reload", ""],
+      ["idle", "create", ""]
+    ])
+    const restarted = json<Answer>(ok(sandbox, ["startOrRestart", file, "--json"]))
+    expect(actions(restarted).map(([name, action]) => [name, action])).toEqual([
+      ["web", "restart"],
+      ["idle", "restart"]
+    ])
+    await written(out, 0, "MODE", "dev")
+    expect(ok(sandbox, ["startOrGracefulReload", file, "--only", "idle"]).stdout).toContain("reload")
+  })
+
   it("apply --dry-run prints the plan and changes nothing; apply carries it out; --prune deletes what the file dropped", async () => {
     const out = path.join(sandbox.dir, "out")
     fs.mkdirSync(out)

@@ -122,7 +122,7 @@ describe("pmfx --help", () => {
     expect(logs.stdout).toContain("pmfx logs — ")
     // An alias, asked either way, is its command's help.
     expect(sandbox.pmfx(["help", "ls"]).stdout).toContain("pmfx list — ")
-    expect(result.stdout.replace(/\s+/g, " ")).toContain(" (also: ls, ps, jlist)")
+    expect(result.stdout.replace(/\s+/g, " ")).toContain(" (also: ls, l, ps, jlist, prettylist)")
   })
 
   it("prints each command's help: usage, one entry per option with its description, examples", () => {
