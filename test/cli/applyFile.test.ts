@@ -187,7 +187,8 @@ describe("partial failure and creations that never spawned", () => {
   it("pmfx start missing.js leaves no errored row: once the file exists, the same command works", async () => {
     const failed = sandbox.pmfx(["start", "missing.js"])
     expect(failed.code).toBe(6)
-    expect(failed.stderr).toContain("PROCESS_START_FAILED")
+    expect(failed.stderr).toContain("PROCESS_START_FAILED missing could not start: no file missing.js")
+    expect(failed.stderr).toContain("suggestion: check the file's name and the folder you ran pmfx from")
     expect(list(sandbox)).toEqual([])
     sandbox.write("missing.js", "setInterval(() => {}, 1000)\n")
     ok(sandbox, ["start", "missing.js"])

@@ -188,6 +188,13 @@ describe("a bad command line", () => {
     const save = sandbox.pmfx(["save"])
     expect(save.code).toBe(2)
     expect(save.stderr).toContain("saves its state on every change")
+    for (const word of ["init", "ecosystem"]) {
+      const init = sandbox.pmfx([word, "simple"])
+      expect(init.code).toBe(2)
+      expect(init.stderr).toBe(
+        `BAD_REQUEST pmfx has no \`${word}\` command\n  suggestion: pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with \`pmfx validate <file>\`\n`
+      )
+    }
   })
 
   it("an unknown option: exit 2, BAD_REQUEST naming it with the closest option of that command", () => {
