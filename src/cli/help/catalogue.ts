@@ -192,8 +192,8 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     summary: "print the log lines of every app or of one, or follow them",
     usage: ["pmfx logs [name|id|namespace|all] [--lines <n>] [--follow] [filters] [--json]"],
     examples: [
-      { command: "pmfx logs api --lines 20" },
-      { command: "pmfx logs api -f --error", comment: "follow standard error" },
+      { command: "pmfx logs api --lines 20 --raw", comment: "the messages alone, as pm2 logs --raw" },
+      { command: "pmfx logs api -f --err", comment: "follow standard error" },
       { command: "pmfx logs all --since 1h --level warn --grep '/timeout/i'" }
     ],
     completes: "apps",
@@ -306,7 +306,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",
-    usage: ["pmfx startup [--install]"],
+    usage: ["pmfx startup [systemd] [--install]"],
     examples: [
       { command: "pmfx startup > pmfx-$USER.service", comment: "look at it first" },
       { command: "sudo pmfx startup --install" }
