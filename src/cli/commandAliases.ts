@@ -2,8 +2,8 @@
  * PM2's other names for pmfx commands (docs/cli.md, "Aliases"): `ls`, `l` and `ps` are `list`,
  * `jlist` and `prettylist` are `list --json`, `describe` and `info` are `show`, and a deploy
  * script's `startOrReload`/`startOrRestart <file>` are `reload`/`restart <file>` (which start the
- * file's apps the daemon does not hold, as PM2's do). The command word is replaced before parsing,
- * so an alias takes every option of its command.
+ * file's apps the daemon does not hold, as PM2's do); `dump` is `save`. The command word is
+ * replaced before parsing, so an alias takes every option of its command.
  */
 export const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
   ls: ["list"],
@@ -13,6 +13,7 @@ export const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
   prettylist: ["list", "--json"],
   describe: ["show"],
   info: ["show"],
+  dump: ["save"],
   startOrReload: ["reload"],
   startOrGracefulReload: ["reload"],
   startOrRestart: ["restart"]

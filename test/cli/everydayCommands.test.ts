@@ -241,6 +241,19 @@ describe("aliases and selectors", () => {
     expect(ok(sandbox, ["ps"]).stdout).toContain("listener")
     expect(json(ok(sandbox, ["jlist"])).map((row) => row.name)).toEqual(["ticker", "listener", "loner"])
     expect(ok(sandbox, ["describe", "loner"]).stdout).toContain(`loner id ${rows[2]!.id}`)
+    // `pmfx save` (and `dump`): nothing to write, the state is checked and said to be current.
+    const saved = ok(sandbox, ["save"])
+    expect(
+      saved.stdout.startsWith(
+        `saved: ${path.join(sandbox.home, "state.json")} holds the current state (3 processes, written 20`
+      )
+    ).toBe(true)
+    expect(saved.stdout).toContain("pmfx resurrect")
+    expect(json<{ success: boolean; processes: number; file: string }>(ok(sandbox, ["dump", "--json"]))).toMatchObject({
+      success: true,
+      processes: 3,
+      file: path.join(sandbox.home, "state.json")
+    })
     // PM2's other names: l, prettylist, info.
     expect(ok(sandbox, ["l"]).stdout).toContain("listener")
     expect(json(ok(sandbox, ["prettylist"])).map((row) => row.name)).toEqual(["ticker", "listener", "loner"])

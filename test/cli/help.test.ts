@@ -185,9 +185,9 @@ describe("a bad command line", () => {
     expect(far.stderr).toContain("BAD_REQUEST unknown command 'frobnicate'\n")
     // Its help is refused the same way, and a PM2 command pmfx does without says what to do.
     expect(sandbox.pmfx(["strat", "--help"]).stderr).toContain("did you mean 'start'?")
-    const save = sandbox.pmfx(["save"])
-    expect(save.code).toBe(2)
-    expect(save.stderr).toContain("saves its state on every change")
+    const unstartup = sandbox.pmfx(["unstartup"])
+    expect(unstartup.code).toBe(2)
+    expect(unstartup.stderr).toContain("systemctl disable --now")
     for (const word of ["init", "ecosystem"]) {
       const init = sandbox.pmfx([word, "simple"])
       expect(init.code).toBe(2)

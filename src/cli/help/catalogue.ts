@@ -238,6 +238,17 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     completes: "apps",
     docs: docs("pmfx-status")
   },
+  save: {
+    summary: "check that the saved state is current (PM2's save)",
+    usage: ["pmfx save [--json]"],
+    examples: [
+      { command: "pmfx start ecosystem.config.js && pmfx save", comment: "a PM2 script, unchanged" },
+      { command: "pmfx save --json" }
+    ],
+    completes: "nothing",
+    pm2: "pm2 save",
+    docs: docs("pmfx-save")
+  },
   ping: {
     summary: "start the daemon if needed and check that it answers",
     usage: ["pmfx ping [--json]"],

@@ -14,8 +14,6 @@ import { findOption, plainText } from "./commandModel"
 
 /** PM2 commands pmfx has no counterpart for, and what to do instead. */
 const PM2_ONLY: Readonly<Record<string, string>> = {
-  save: "pmfx saves its state on every change: there is nothing to save",
-  dump: "pmfx saves its state on every change: there is nothing to dump",
   unstartup: "run `systemctl disable --now pmfx-$USER.service` and remove the unit file",
   deploy: "pmfx supervises apps, it does not deploy code: use your deployment tool, then `pmfx reload <app>`",
   init: "pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with `pmfx validate <file>`",
