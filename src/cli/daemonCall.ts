@@ -79,7 +79,7 @@ const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound =>
     message: `no process with id or name ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
     details: {
       process_id: selector,
-      suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start\`, \`restart\`, \`reload\` and \`apply\` take an ecosystem file that exists`
+      suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start\`, \`stop\`, \`restart\`, \`reload\`, \`delete\` and \`apply\` take an ecosystem file that exists`
     }
   })
 }

@@ -128,6 +128,26 @@ describe("the edit-and-apply loop", () => {
     ])
     await written(out, 0, "MODE", "dev")
     expect(ok(sandbox, ["startOrGracefulReload", file, "--only", "idle"]).stdout).toContain("reload")
+
+    // PM2's `pm2 stop ecosystem.config.js` / `pm2 delete ecosystem.config.js`: the file's apps.
+    const stopped = json<Array<Row>>(ok(sandbox, ["stop", "ecosystem.config.js", "--json"]))
+    expect(stopped.map((row) => [row.name, row.status])).toEqual([
+      ["web", "stopped"],
+      ["idle", "stopped"]
+    ])
+    // A file that does not load acts on nothing: its own error, exit 3.
+    const broken = sandbox.write("broken.config.js", "module.exports = { apps: [{ name: 'web' }] }\n")
+    const refused = sandbox.pmfx(["delete", broken])
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toContain("INVALID_CONFIG")
+    expect(list(sandbox).map((row) => row.name)).toEqual(["web", "idle"])
+    // An app of the file the daemon does not hold is reported, the others are deleted (exit 9).
+    ok(sandbox, ["delete", "idle"])
+    const deleted = sandbox.pmfx(["delete", file])
+    expect(deleted.code, deleted.stderr).toBe(9)
+    expect(deleted.stdout).toContain("deleted 1 process")
+    expect(deleted.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "idle"')
+    expect(list(sandbox)).toEqual([])
   })
 
   it("apply --dry-run prints the plan and changes nothing; apply carries it out; --prune deletes what the file dropped", async () => {

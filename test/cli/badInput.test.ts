@@ -308,7 +308,7 @@ describe("selectors the daemon cannot hold", () => {
       }
       // The other commands that take a selector (show reads a path as a file: `..` there).
       for (const [command, selector] of [
-        ["stop", file],
+        ["reset", file],
         ["delete", "../x"],
         ["reload", "a%2Fb"],
         ["logs", file],
