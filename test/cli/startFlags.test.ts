@@ -58,6 +58,7 @@ describe("pmfx start flags → ecosystem keys", () => {
   it("stores every flag as its file key", async () => {
     const out = path.join(sandbox.dir, "out.log")
     const err = path.join(sandbox.dir, "err.log")
+    const combined = path.join(sandbox.dir, "combined.log")
     ok(sandbox, [
       "start",
       nodeIdleCommand,
@@ -85,6 +86,8 @@ describe("pmfx start flags → ecosystem keys", () => {
       out,
       "-e",
       err,
+      "-l",
+      combined,
       "--cwd",
       sandbox.dir,
       "--kill-timeout",
@@ -114,6 +117,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       merge_logs: true,
       out_file: out,
       error_file: err,
+      log_file: combined,
       cwd: sandbox.dir,
       kill_timeout: 2000,
       kill_signal: "SIGINT",

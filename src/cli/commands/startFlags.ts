@@ -77,6 +77,13 @@ export const startFlagOptions = {
     Options.withDescription("the standard-error log file (error_file)"),
     Options.optional
   ),
+  log: Options.text("log").pipe(
+    Options.withAlias("l"),
+    Options.withAlias("log-file"),
+    Options.withPseudoName("file"),
+    Options.withDescription("a file receiving both streams combined, beside the out and err logs (log_file)"),
+    Options.optional
+  ),
   killTimeout: text(
     "kill-timeout",
     "duration",
@@ -160,6 +167,7 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
   if (o.mergeLogs) flags.push({ flag: "--merge-logs", key: "merge_logs", value: true })
   add("--output", "out_file", o.output)
   add("--error", "error_file", o.error)
+  add("--log", "log_file", o.log)
   add("--kill-timeout", "kill_timeout", o.killTimeout)
   add("--kill-signal", "kill_signal", o.killSignal)
   add("--restart-delay", "restart_delay", o.restartDelay)
