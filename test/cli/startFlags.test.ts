@@ -166,6 +166,25 @@ describe("pmfx start flags → ecosystem keys", () => {
       watch_paths: [path.join(sandbox.dir, "src")],
       cron_restart: "@daily"
     })
+    // PM2's docs write the repeatable options with `=`: pm2 start app.js --watch --ignore-watch="node_modules".
+    ok(sandbox, [
+      "start",
+      nodeIdleCommand,
+      "--name=w3",
+      "--cwd",
+      sandbox.dir,
+      "--watch",
+      "--ignore-watch=node_modules",
+      "--ignore-watch=*.log",
+      "--env=GREETING=hi there",
+      "--env=EMPTY="
+    ])
+    expect(await stored("w3")).toMatchObject({
+      watch: true,
+      ignore_watch: ["node_modules", "*.log"],
+      env: { GREETING: "hi there", EMPTY: "" }
+    })
+    ok(sandbox, ["delete", "w1", "w2", "w3"])
   })
 })
 
