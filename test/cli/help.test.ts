@@ -188,6 +188,12 @@ describe("a bad command line", () => {
     const unstartup = sandbox.pmfx(["unstartup"])
     expect(unstartup.code).toBe(2)
     expect(unstartup.stderr).toContain("systemctl disable --now")
+    // pm2 install pm2-logrotate: rotation is built in, and the message names the settings.
+    const install = sandbox.pmfx(["install", "pm2-logrotate"])
+    expect(install.code).toBe(2)
+    expect(install.stderr).toContain("BAD_REQUEST pmfx has no `install` command\n")
+    expect(install.stderr).toContain("max_log_size, max_log_files, compress_logs, rotation_schedule")
+    expect(sandbox.pmfx(["set", "pm2-logrotate:max_size", "10M"]).stderr).toContain("set max_log_size")
     for (const word of ["init", "ecosystem"]) {
       const init = sandbox.pmfx([word, "simple"])
       expect(init.code).toBe(2)

@@ -16,6 +16,9 @@ import { findOption, plainText } from "./commandModel"
 const PM2_ONLY: Readonly<Record<string, string>> = {
   unstartup: "run `systemctl disable --now pmfx-$USER.service` and remove the unit file",
   deploy: "pmfx supervises apps, it does not deploy code: use your deployment tool, then `pmfx reload <app>`",
+  install:
+    "pmfx has no modules; log rotation is built in (pm2-logrotate's max_size, retain, compress, rotateInterval are each app's max_log_size, max_log_files, compress_logs, rotation_schedule in its ecosystem file; docs/configuration.md)",
+  set: "pmfx has no module settings: for pm2-logrotate's, set max_log_size, max_log_files, compress_logs or rotation_schedule on each app in its ecosystem file and `pmfx apply` it",
   init: "pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with `pmfx validate <file>`",
   ecosystem:
     "pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with `pmfx validate <file>`"
