@@ -213,6 +213,18 @@ describe("a bad command line", () => {
     expect(sandbox.pmfx(["daemon", "restart", "--jsn"]).stderr).toContain(
       "unknown option for pmfx daemon restart; did you mean '--json'?"
     )
+    // PM2's start options pmfx does without say what to do instead.
+    const noDaemon = sandbox.pmfx(["start", "app.js", "--no-daemon"])
+    expect(noDaemon.code).toBe(2)
+    expect(noDaemon.stderr).toBe(
+      "BAD_REQUEST --no-daemon: PM2's option is not one of pmfx start\n  suggestion: pmfx runs apps in the foreground with `pmfx-runtime <file|script>` (a container's entry point, docs/containers.md), or `pmfx daemon --config <file>` (under systemd)\n"
+    )
+    expect(JSON.parse(sandbox.pmfx(["start", "app.js", "--no-vizion", "--json"]).stdout).error.details).toEqual({
+      field: "--no-vizion",
+      reason: "PM2's option is not one of pmfx start",
+      suggestion: "PM2's --no-vizion has no counterpart in pmfx (it collects no git or APM data): drop it"
+    })
+    expect(sandbox.pmfx(["start", "app.js", "-f"]).stderr).toContain("`pmfx restart <name>`")
     const wizard = sandbox.pmfx(["list", "--wizard"])
     expect(wizard.code).toBe(2)
     expect(wizard.stderr).toContain("BAD_REQUEST --wizard: unknown option")
