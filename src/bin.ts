@@ -21,6 +21,7 @@ import { helpWidth, renderCommandHelp, renderRootHelp } from "./cli/help/renderH
 import { lineError, usageError } from "./cli/help/usageError"
 import { splitStartArgv, StartAppArguments } from "./cli/commands/startFlags"
 import { expandAliases } from "./cli/commandAliases"
+import { splitRepeatableEquals } from "./cli/repeatedOptionEquals"
 import { hoistGlobalOptions } from "./cli/hoistGlobalOptions"
 import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
@@ -70,7 +71,7 @@ const internalError = (cause: Cause.Cause<unknown>) =>
 // PM2's names (ls, ps, jlist, describe) become their commands first (commandAliases.ts).
 const hoisted = hoistGlobalOptions(process.argv)
 // (`pmfx help ls` is `pmfx ls --help`, which is `pmfx list --help`.)
-const argv = expandAliases([...hoisted.slice(0, 2), ...helpWordAsOption(hoisted.slice(2))])
+const argv = splitRepeatableEquals(expandAliases([...hoisted.slice(0, 2), ...helpWordAsOption(hoisted.slice(2))]))
 const words = argv.slice(2)
 const beforeDashes = words.includes("--") ? words.slice(0, words.indexOf("--")) : words
 

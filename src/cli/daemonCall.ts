@@ -4,6 +4,7 @@
  * daemon as 7, a remote listener's 401/403 as 8.
  */
 import { Console, Effect, Either, Option } from "effect"
+import * as fs from "node:fs"
 import packageJson from "../../package.json"
 import { looksLikeEcosystemFile } from "../config/ConfigFormat"
 import { ExitCode, isPmfxError, type PmfxError, ProcessNotFound } from "../domain/errors"
@@ -46,11 +47,25 @@ const isDotSegment = (selector: string) => selector === "." || selector === ".."
 /** A selector that looks like a file path (`./eco.json`, `/srv/app`), which no app can be named. */
 const looksLikePath = (selector: string) => selector.includes("/") || looksLikeEcosystemFile(selector)
 
+/** `/^api-/`, `/worker/i`: PM2's regular-expression target (a path that exists is a path). */
+const looksLikeRegex = (selector: string) => /^\/.+\/[gimsuy]*$/.test(selector) && !fs.existsSync(selector)
+
 /**
  * PROCESS_NOT_FOUND for a selector, with a suggestion that fits a path: these commands act on
  * processes the daemon holds; a file's apps are named one by one (there is no file form yet).
  */
 const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound => {
+  // PM2's `pm2 stop /^api-/`: pmfx has no regular-expression targets (docs/decisions.md).
+  if (looksLikeRegex(selector)) {
+    return new ProcessNotFound({
+      message: `no process with id or name ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
+      details: {
+        process_id: selector,
+        suggestion:
+          "name the apps (pmfx stop api worker: several targets work), or give them one namespace (--namespace, or namespace in the file) and use it"
+      }
+    })
+  }
   if (!looksLikePath(selector)) {
     return (
       error ??
@@ -64,7 +79,7 @@ const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound =>
     message: `no process with id or name ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
     details: {
       process_id: selector,
-      suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start\`, \`restart\`, \`reload\` and \`apply\` take an ecosystem file that exists`
+      suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start\`, \`stop\`, \`restart\`, \`reload\`, \`delete\` and \`apply\` take an ecosystem file that exists`
     }
   })
 }

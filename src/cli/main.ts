@@ -26,6 +26,7 @@ import { envCommand } from "./commands/env"
 import { exportCommand } from "./commands/export"
 import { flushCommand, reloadLogsCommand } from "./commands/flush"
 import { resetCommand } from "./commands/reset"
+import { saveCommand } from "./commands/save"
 import { sendSignalCommand } from "./commands/sendSignal"
 import { showCommand } from "./commands/show"
 import { startupCommand } from "./commands/startup"
@@ -73,6 +74,7 @@ export const commands = [
   reloadLogsCommand,
   monitCommand,
   statusCommand,
+  saveCommand,
   alertsCommand,
   pingCommand,
   validateCommand,

@@ -4,9 +4,9 @@
  * to FIFOs they never see close, so they outlive a daemon killed with SIGKILL or handed over by
  * `pmfx daemon restart`. For every saved row:
  *
- * - its pid alive with the saved start time, the row wanted running, `pmfx kill` not in force and
- *   its FIFOs still there: the process is **adopted** (same pid, its logs continue);
- * - alive with the saved start time otherwise (the row is stopped, or killed): its group is stopped;
+ * - its pid alive with the saved start time, the row wanted running, not held by `pmfx kill`
+ *   (heldByKill.ts) and its FIFOs still there: the process is **adopted** (same pid, its logs continue);
+ * - alive with the saved start time otherwise (the row is stopped, or held): its group is stopped;
  * - gone, or the pid now belongs to a process with another start time: nothing is touched;
  * - a worker of a cluster-mode app: never adopted (its primary's control channel died with the
  *   earlier daemon), its primary's process group is stopped and the app starts again.
@@ -72,7 +72,7 @@ const ownGroup = (): number => {
 
 export const reclaimProcesses = (
   engine: EngineSnapshot,
-  options: { readonly killed: boolean; readonly pipesDir: string }
+  options: { readonly held: ReadonlySet<number>; readonly pipesDir: string }
 ): Effect.Effect<Reclaimed> =>
   Effect.gen(function* () {
     const adopt = new Map<number, Adoption>()
@@ -97,7 +97,7 @@ export const reclaimProcesses = (
           row.pipes !== undefined && row.pipes !== null && isPipeName(row.pipes)
             ? pairAt(options.pipesDir, row.pipes)
             : null
-        if (!options.killed && row.desired === "running" && pair !== null && pairExists(pair)) {
+        if (!options.held.has(row.id) && row.desired === "running" && pair !== null && pairExists(pair)) {
           adopt.set(row.id, {
             pid: row.pid,
             startTime: row.pid_start_time,

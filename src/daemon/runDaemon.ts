@@ -19,6 +19,7 @@ import { acquireDaemonLock } from "./DaemonLock"
 import { DaemonInfo } from "./DaemonInfo"
 import { narrowPath, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "../logs/privateFiles"
 import { homeModeWarning } from "../shared/homePaths"
+import { heldByKill } from "./heldByKill"
 import { reclaimProcesses } from "./reclaimProcesses"
 import type { ListenerLimits } from "./listenerLimits"
 import { Paths } from "../shared/Paths"
@@ -60,7 +61,8 @@ export const runDaemon = (options: DaemonStartOptions = {}) =>
       yield* Effect.logError(`state.json ${loaded.reason}; moved it to ${loaded.movedTo} and starting with no apps`)
     }
     const state = loaded._tag === "Loaded" ? loaded.state : emptyState
-    const reclaimed = yield* reclaimProcesses(state.engine, { killed: state.killed, pipesDir: paths.pipes })
+    const held = heldByKill(state.engine, state.killed)
+    const reclaimed = yield* reclaimProcesses(state.engine, { held, pipesDir: paths.pipes })
     if (reclaimed.stopped.length > 0)
       yield* Effect.logInfo(
         `stopped ${reclaimed.stopped.length} process group(s) an earlier daemon left: ${reclaimed.stopped.join(", ")}`
@@ -87,7 +89,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) =>
       const notifications = yield* Layer.build(DaemonGraph.notifications)
       yield* Context.get(notifications, Notifications).setWebhooks(state.webhooks ?? [])
       yield* Context.get(notifications, Notifications).setGlobalRules(state.alerts ?? null)
-      const restored = yield* manager.restore(state.engine, { start: !state.killed, adopt: reclaimed.adopt })
+      const restored = yield* manager.restore(state.engine, { keepStopped: held, adopt: reclaimed.adopt })
       const api = yield* Layer.build(DaemonGraph.api(paths.socket, daemon.listenerLimits)).pipe(
         Effect.provide(notifications)
       )
@@ -142,7 +144,7 @@ export const runDaemon = (options: DaemonStartOptions = {}) =>
         )
       )
       yield* Effect.logInfo(
-        `pmfx daemon ${process.pid} ready on ${paths.socket}: ${restored.length} process(es) restored${state.killed ? " (kept stopped after pmfx kill)" : ""}`
+        `pmfx daemon ${process.pid} ready on ${paths.socket}: ${restored.length} process(es) restored${held.size > 0 ? ` (${held.size} kept stopped after pmfx kill)` : ""}`
       )
       yield* Deferred.await(daemon.shutdown)
       yield* stopApps

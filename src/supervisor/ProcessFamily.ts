@@ -157,8 +157,11 @@ const signal = (pid: number, name: NodeJS.Signals): void => {
 }
 
 /**
- * Signals the group and every member. Each member's start time is read again just before its
- * signal (the table may be a moment old, and a pid freed since may already be someone else's).
+ * Signals the group and every member outside it, each once: a member still in the group already
+ * got the group's signal, and a second SIGTERM would end an app whose graceful handler is
+ * `process.once('SIGTERM', …)` at once (Node's default action). Each member's start time and group
+ * are read again just before its signal (the table may be a moment old, and a pid freed since may
+ * already be someone else's).
  */
 const signalAll = (
   family: ProcessFamily,
@@ -167,11 +170,13 @@ const signalAll = (
   name: NodeJS.Signals
 ): Effect.Effect<void> =>
   Effect.gen(function* () {
-    if (groupIsOurs(family, table)) signal(-family.leader, name)
+    const groupSignalled = groupIsOurs(family, table)
+    if (groupSignalled) signal(-family.leader, name)
     for (const pid of members) {
       const stat = yield* readProcStat(pid)
-      if (Option.isSome(stat) && stat.value.startTime === family.seen.get(pid) && stat.value.state !== "Z")
-        signal(pid, name)
+      if (Option.isNone(stat) || stat.value.startTime !== family.seen.get(pid) || stat.value.state === "Z") continue
+      if (groupSignalled && stat.value.pgrp === family.leader) continue
+      signal(pid, name)
     }
   })
 

@@ -74,6 +74,10 @@ const interpreterFlags = (
 export const shellArgs = (shell: string, script: string, args: ReadonlyArray<string>): ReadonlyArray<string> =>
   args.length === 0 ? ["-c", script] : ["-c", `${script} "$@"`, shell, ...args]
 
+/** `app.js`, `worker.py`, `run.sh`: a word meant as a script file, rarely a command's name. */
+const looksLikeScriptFile = (script: string): boolean =>
+  /\.(js|mjs|cjs|ts|mts|cts|jsx|tsx|py|rb|pl|php|sh|bash|lua|jar)$/i.test(script)
+
 export const commandLineFor = (
   app: Pick<AppDefinition, "script" | "args" | "interpreter" | "shell" | "interpreter_args" | "source_map_support">,
   pathVariable: string | undefined
@@ -115,7 +119,12 @@ export const commandLineFor = (
   if (!path.isAbsolute(app.script)) {
     const found = findInPath(app.script, pathVariable)
     if (found === undefined)
-      return problem(`command ${app.script} not found in PATH`, "install it, or give `script` as a path to the file")
+      return looksLikeScriptFile(app.script)
+        ? problem(
+            `no file ${app.script} (and no command of that name in PATH)`,
+            "check the file's name and the folder you ran pmfx from (a relative script starts from the app's cwd), or give its full path"
+          )
+        : problem(`command ${app.script} not found in PATH`, "install it, or give `script` as a path to the file")
     // `script: node` with node_args: the command is the interpreter.
     if (hasFlags)
       return isNodeInterpreter(found) ? ok(found, [...app.interpreter_args, ...app.args]) : runsOnItsOwn(app.script)

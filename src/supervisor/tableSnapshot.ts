@@ -46,6 +46,8 @@ export const snapshotOf = (table: ProcessTable): Effect.Effect<EngineSnapshot> =
 
 export interface RestoreOptions {
   readonly start?: boolean
+  /** Rows not to start, though wanted running (held by `pmfx kill` until `resurrect`). */
+  readonly keepStopped?: ReadonlySet<number>
   /** Live processes of an earlier daemon to take over, by row id (they are not started again). */
   readonly adopt?: ReadonlyMap<number, Adoption>
 }
@@ -94,7 +96,12 @@ export const restoreInto =
       )
       const wanted: Array<Row> = []
       for (const row of restored) {
-        if (!adopt.has(row.id) && (yield* SubscriptionRef.get(row.state)).desired === "running") wanted.push(row)
+        if (
+          !adopt.has(row.id) &&
+          options.keepStopped?.has(row.id) !== true &&
+          (yield* SubscriptionRef.get(row.state)).desired === "running"
+        )
+          wanted.push(row)
       }
       if (options.start !== false) {
         yield* Effect.ignore(lifecycle.startRows(wanted, { pick: (_row, state) => state.desired === "running" }))

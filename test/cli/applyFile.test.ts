@@ -95,6 +95,61 @@ describe("the edit-and-apply loop", () => {
     await written(out, 1, "MODE", "three")
   })
 
+  it("PM2's deploy habit: startOrReload <file> --env production starts the missing apps and reloads the rest; startOrRestart restarts", async () => {
+    const out = path.join(sandbox.dir, "out")
+    fs.mkdirSync(out)
+    const file = sandbox.write(
+      "ecosystem.config.js",
+      `module.exports = { apps: [
+        { name: "web", script: ${JSON.stringify(writeEnv)}, env: { ENV_OUT_DIR: ${JSON.stringify(out)}, MODE: "dev" },
+          env_production: { MODE: "prod" } },
+        { name: "idle", script: ${JSON.stringify(node)}, args: ["-e", "setInterval(() => {}, 1000)"] }
+      ] }\n`
+    )
+    // Nothing runs yet: both are created, with the env_production block.
+    const first = json<Answer>(ok(sandbox, ["startOrReload", file, "--env", "production", "--json"]))
+    expect(actions(first)).toEqual([
+      ["web", "create", ""],
+      ["idle", "create", ""]
+    ])
+    await allOnline(sandbox, 2)
+    await written(out, 0, "MODE", "prod")
+    // Both run: each is reloaded; one deleted meanwhile is started again.
+    ok(sandbox, ["delete", "idle"])
+    const again = json<Answer>(ok(sandbox, ["startOrReload", file, "--env", "production", "--json"]))
+    expect(actions(again)).toEqual([
+      ["web", "reload", ""],
+      ["idle", "create", ""]
+    ])
+    const restarted = json<Answer>(ok(sandbox, ["startOrRestart", file, "--json"]))
+    expect(actions(restarted).map(([name, action]) => [name, action])).toEqual([
+      ["web", "restart"],
+      ["idle", "restart"]
+    ])
+    await written(out, 0, "MODE", "dev")
+    expect(ok(sandbox, ["startOrGracefulReload", file, "--only", "idle"]).stdout).toContain("reload")
+
+    // PM2's `pm2 stop ecosystem.config.js` / `pm2 delete ecosystem.config.js`: the file's apps.
+    const stopped = json<Array<Row>>(ok(sandbox, ["stop", "ecosystem.config.js", "--json"]))
+    expect(stopped.map((row) => [row.name, row.status])).toEqual([
+      ["web", "stopped"],
+      ["idle", "stopped"]
+    ])
+    // A file that does not load acts on nothing: its own error, exit 3.
+    const broken = sandbox.write("broken.config.js", "module.exports = { apps: [{ name: 'web' }] }\n")
+    const refused = sandbox.pmfx(["delete", broken])
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toContain("INVALID_CONFIG")
+    expect(list(sandbox).map((row) => row.name)).toEqual(["web", "idle"])
+    // An app of the file the daemon does not hold is reported, the others are deleted (exit 9).
+    ok(sandbox, ["delete", "idle"])
+    const deleted = sandbox.pmfx(["delete", file])
+    expect(deleted.code, deleted.stderr).toBe(9)
+    expect(deleted.stdout).toContain("deleted 1 process")
+    expect(deleted.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "idle"')
+    expect(list(sandbox)).toEqual([])
+  })
+
   it("apply --dry-run prints the plan and changes nothing; apply carries it out; --prune deletes what the file dropped", async () => {
     const out = path.join(sandbox.dir, "out")
     fs.mkdirSync(out)
@@ -152,7 +207,8 @@ describe("partial failure and creations that never spawned", () => {
   it("pmfx start missing.js leaves no errored row: once the file exists, the same command works", async () => {
     const failed = sandbox.pmfx(["start", "missing.js"])
     expect(failed.code).toBe(6)
-    expect(failed.stderr).toContain("PROCESS_START_FAILED")
+    expect(failed.stderr).toContain("PROCESS_START_FAILED missing could not start: no file missing.js")
+    expect(failed.stderr).toContain("suggestion: check the file's name and the folder you ran pmfx from")
     expect(list(sandbox)).toEqual([])
     sandbox.write("missing.js", "setInterval(() => {}, 1000)\n")
     ok(sandbox, ["start", "missing.js"])

@@ -285,7 +285,7 @@ describe("files of many apps", () => {
 
 describe("selectors the daemon cannot hold", () => {
   it(
-    "a file path, `..`, `%2F` or `.` given to restart/stop/delete/logs/show is PROCESS_NOT_FOUND (exit 4), and the app that runs is untouched",
+    "a file path, a /regex/, `..`, `%2F` or `.` given to restart/stop/delete/logs/show is PROCESS_NOT_FOUND (exit 4), and the app that runs is untouched",
     async () => {
       ok(sandbox, ["start", idleCommand, "--name", "keep"])
       const [before] = await allOnline(sandbox, 1)
@@ -308,13 +308,29 @@ describe("selectors the daemon cannot hold", () => {
       }
       // The other commands that take a selector (show reads a path as a file: `..` there).
       for (const [command, selector] of [
-        ["stop", file],
+        ["reset", file],
         ["delete", "../x"],
         ["reload", "a%2Fb"],
         ["logs", file],
         ["show", ".."]
       ] as const) {
         expect(failsWith([command, selector], "PROCESS_NOT_FOUND", 4).error.details.process_id).toBe(selector)
+      }
+      // PM2's regular-expression targets (`pm2 stop /^api/`) say what pmfx takes instead.
+      for (const [command, selector] of [
+        ["stop", "/^ke/"],
+        ["restart", "/KEEP/i"]
+      ] as const) {
+        const wire = failsWith([command, selector], "PROCESS_NOT_FOUND", 4, undefined, command === "stop")
+        expect(wire.error).toEqual({
+          code: "PROCESS_NOT_FOUND",
+          message: `no process with id or name ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
+          details: {
+            process_id: selector,
+            suggestion:
+              "name the apps (pmfx stop api worker: several targets work), or give them one namespace (--namespace, or namespace in the file) and use it"
+          }
+        })
       }
       // The daemon still answers, and the app kept its process.
       expect(list(sandbox)).toEqual([expect.objectContaining({ name: "keep", status: "online", pid: before!.pid })])

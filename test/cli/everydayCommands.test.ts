@@ -233,7 +233,7 @@ describe("sendSignal, env and reset", () => {
 })
 
 describe("aliases and selectors", () => {
-  it("ls, ps, jlist and describe; every selector takes an id, a name, a namespace or all; a name wins over a namespace", async () => {
+  it("ls, l, ps, jlist, prettylist, describe and info; every selector takes an id, a name, a namespace or all; a name wins over a namespace", async () => {
     const rows = await startApps()
     // The same table as list (its changing figures aside).
     const firstColumns = (text: string) => text.split("\n").map((line) => line.split(/\s+/).slice(0, 5).join(" "))
@@ -241,6 +241,23 @@ describe("aliases and selectors", () => {
     expect(ok(sandbox, ["ps"]).stdout).toContain("listener")
     expect(json(ok(sandbox, ["jlist"])).map((row) => row.name)).toEqual(["ticker", "listener", "loner"])
     expect(ok(sandbox, ["describe", "loner"]).stdout).toContain(`loner id ${rows[2]!.id}`)
+    // `pmfx save` (and `dump`): nothing to write, the state is checked and said to be current.
+    const saved = ok(sandbox, ["save"])
+    expect(
+      saved.stdout.startsWith(
+        `saved: ${path.join(sandbox.home, "state.json")} holds the current state (3 processes, written 20`
+      )
+    ).toBe(true)
+    expect(saved.stdout).toContain("pmfx resurrect")
+    expect(json<{ success: boolean; processes: number; file: string }>(ok(sandbox, ["dump", "--json"]))).toMatchObject({
+      success: true,
+      processes: 3,
+      file: path.join(sandbox.home, "state.json")
+    })
+    // PM2's other names: l, prettylist, info.
+    expect(ok(sandbox, ["l"]).stdout).toContain("listener")
+    expect(json(ok(sandbox, ["prettylist"])).map((row) => row.name)).toEqual(["ticker", "listener", "loner"])
+    expect(ok(sandbox, ["info", "loner"]).stdout).toContain(`loner id ${rows[2]!.id}`)
 
     const names = (result: ReturnType<typeof ok>) => json(result).map((row) => row.name)
     expect(names(ok(sandbox, ["stop", "grp", "--json"]))).toEqual(["ticker", "listener"])

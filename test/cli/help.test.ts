@@ -122,7 +122,7 @@ describe("pmfx --help", () => {
     expect(logs.stdout).toContain("pmfx logs — ")
     // An alias, asked either way, is its command's help.
     expect(sandbox.pmfx(["help", "ls"]).stdout).toContain("pmfx list — ")
-    expect(result.stdout.replace(/\s+/g, " ")).toContain(" (also: ls, ps, jlist)")
+    expect(result.stdout.replace(/\s+/g, " ")).toContain(" (also: ls, l, ps, jlist, prettylist)")
   })
 
   it("prints each command's help: usage, one entry per option with its description, examples", () => {
@@ -185,9 +185,22 @@ describe("a bad command line", () => {
     expect(far.stderr).toContain("BAD_REQUEST unknown command 'frobnicate'\n")
     // Its help is refused the same way, and a PM2 command pmfx does without says what to do.
     expect(sandbox.pmfx(["strat", "--help"]).stderr).toContain("did you mean 'start'?")
-    const save = sandbox.pmfx(["save"])
-    expect(save.code).toBe(2)
-    expect(save.stderr).toContain("saves its state on every change")
+    const unstartup = sandbox.pmfx(["unstartup"])
+    expect(unstartup.code).toBe(2)
+    expect(unstartup.stderr).toContain("systemctl disable --now")
+    // pm2 install pm2-logrotate: rotation is built in, and the message names the settings.
+    const install = sandbox.pmfx(["install", "pm2-logrotate"])
+    expect(install.code).toBe(2)
+    expect(install.stderr).toContain("BAD_REQUEST pmfx has no `install` command\n")
+    expect(install.stderr).toContain("max_log_size, max_log_files, compress_logs, rotation_schedule")
+    expect(sandbox.pmfx(["set", "pm2-logrotate:max_size", "10M"]).stderr).toContain("set max_log_size")
+    for (const word of ["init", "ecosystem"]) {
+      const init = sandbox.pmfx([word, "simple"])
+      expect(init.code).toBe(2)
+      expect(init.stderr).toBe(
+        `BAD_REQUEST pmfx has no \`${word}\` command\n  suggestion: pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with \`pmfx validate <file>\`\n`
+      )
+    }
   })
 
   it("an unknown option: exit 2, BAD_REQUEST naming it with the closest option of that command", () => {
@@ -200,6 +213,18 @@ describe("a bad command line", () => {
     expect(sandbox.pmfx(["daemon", "restart", "--jsn"]).stderr).toContain(
       "unknown option for pmfx daemon restart; did you mean '--json'?"
     )
+    // PM2's start options pmfx does without say what to do instead.
+    const noDaemon = sandbox.pmfx(["start", "app.js", "--no-daemon"])
+    expect(noDaemon.code).toBe(2)
+    expect(noDaemon.stderr).toBe(
+      "BAD_REQUEST --no-daemon: PM2's option is not one of pmfx start\n  suggestion: pmfx runs apps in the foreground with `pmfx-runtime <file|script>` (a container's entry point, docs/containers.md), or `pmfx daemon --config <file>` (under systemd)\n"
+    )
+    expect(JSON.parse(sandbox.pmfx(["start", "app.js", "--no-vizion", "--json"]).stdout).error.details).toEqual({
+      field: "--no-vizion",
+      reason: "PM2's option is not one of pmfx start",
+      suggestion: "PM2's --no-vizion has no counterpart in pmfx (it collects no git or APM data): drop it"
+    })
+    expect(sandbox.pmfx(["start", "app.js", "-f"]).stderr).toContain("`pmfx restart <name>`")
     const wizard = sandbox.pmfx(["list", "--wizard"])
     expect(wizard.code).toBe(2)
     expect(wizard.stderr).toContain("BAD_REQUEST --wizard: unknown option")

@@ -251,6 +251,42 @@ describe("pmfx kill / resurrect", () => {
     for (const row of after) expect(before.map((r) => r.pid)).not.toContain(row.pid)
   })
 
+  it("an app started after kill comes back after a daemon restart and a reboot; the apps kill stopped stay stopped until resurrect", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "old"])
+    await allOnline(sandbox, 1)
+    ok(sandbox, ["kill"])
+    // PM2's habit: pm2 kill, then start what you want.
+    ok(sandbox, ["start", idleCommand, "--name", "fresh"])
+    const fresh = await eventually(() => {
+      const row = list(sandbox).find((r) => r.name === "fresh")!
+      expect(row.status).toBe("online")
+      return row
+    })
+    // A daemon restart adopts it (same pid); "old" stays stopped.
+    ok(sandbox, ["daemon", "restart"])
+    expect(list(sandbox).map((r) => [r.name, r.status, r.pid])).toEqual([
+      ["old", "stopped", null],
+      ["fresh", "online", fresh.pid]
+    ])
+    // A reboot: the daemon and the app die; the next daemon starts "fresh" again, not "old".
+    const daemonPid = Number(fs.readFileSync(path.join(sandbox.home, "daemon.pid"), "utf8"))
+    process.kill(daemonPid, "SIGKILL")
+    process.kill(fresh.pid!, "SIGKILL")
+    await eventually(() => expect(isAlive(daemonPid) || isAlive(fresh.pid!)).toBe(false))
+    const rebooted = await eventually(() => {
+      const rows = list(sandbox)
+      expect(rows.map((r) => [r.name, r.status])).toEqual([
+        ["old", "stopped"],
+        ["fresh", "online"]
+      ])
+      return rows
+    })
+    expect(rebooted[1]!.pid).not.toBe(fresh.pid)
+    // resurrect brings back what kill stopped.
+    ok(sandbox, ["resurrect"])
+    await allOnline(sandbox, 2)
+  })
+
   it("kill counts every app it stops: online ones and one waiting out its restart delay; not a stopped one", async () => {
     ok(sandbox, ["start", idleCommand, "--name", "idle"])
     ok(sandbox, ["start", idleCommand, "--name", "parked"])

@@ -133,6 +133,51 @@ describe("pmfx logs <name>", () => {
     expect(stamped[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z lines\[0\] /)
   })
 
+  it("takes PM2's flags: --err, --out, --raw, --nostream (pm2 logs --lines 50 --raw --nostream)", async () => {
+    await readLines()
+    const errOnly = sandbox.pmfx(["logs", "lines", "--err"])
+    expect(errOnly.code, errOnly.stderr).toBe(0)
+    expect(printed(errOnly.stdout).sort()).toEqual([...linesOf(0).err, ...linesOf(1).err].sort())
+    const outOnly = sandbox.pmfx(["logs", "lines", "--out"])
+    expect(outOnly.code, outOnly.stderr).toBe(0)
+    expect(printed(outOnly.stdout).sort()).toEqual([...linesOf(0).out, ...linesOf(1).out].sort())
+    // --raw: the messages alone, without the app[instance] prefix; --nostream is what logs does anyway.
+    const raw = sandbox.pmfx(["logs", "--lines", "50", "--raw", "--nostream", "--instance", "1", "--out"])
+    expect(raw.code, raw.stderr).toBe(0)
+    expect(printed(raw.stdout).sort()).toEqual(
+      linesOf(1)
+        .out.map((line) => line.replace("lines[1] ", ""))
+        .sort()
+    )
+    // Without a target and with --nostream, no hint about following on stderr.
+    expect(raw.stderr).toBe("")
+    const stampedRaw = printed(sandbox.pmfx(["logs", "lines", "--raw", "-t", "--lines", "1", "--err"]).stdout)
+    expect(stampedRaw).toHaveLength(1)
+    expect(stampedRaw[0]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z FATAL i\d meltdown$/)
+
+    // The combinations that cannot be: exit 2 with the field and what to do; nothing else changed.
+    const both = sandbox.pmfx(["logs", "lines", "--err", "--out", "--json"])
+    expect(both.code).toBe(2)
+    expect(JSON.parse(both.stdout)).toEqual({
+      success: false,
+      error: {
+        code: "BAD_REQUEST",
+        message: "--out: cannot be combined with --error: each keeps one stream",
+        details: {
+          field: "--out",
+          reason: "cannot be combined with --error: each keeps one stream",
+          suggestion: "give neither for both streams, or one of them"
+        }
+      }
+    })
+    const streamed = sandbox.pmfx(["logs", "lines", "--nostream", "--follow"])
+    expect(streamed.code).toBe(2)
+    expect(streamed.stderr).toBe(
+      "BAD_REQUEST --nostream: cannot be combined with --follow\n  suggestion: drop --follow to print the last lines and exit, or drop --nostream to keep following\n"
+    )
+    expect(printed(sandbox.pmfx(["logs", "lines"]).stdout)).toHaveLength(14)
+  })
+
   it("exits 4 for an unknown app and 2 for a bad option, with the code and a suggestion on stderr", async () => {
     await readLines()
     const unknown = sandbox.pmfx(["logs", "linse"])
@@ -274,6 +319,12 @@ describe("log lines for people", () => {
     expect(formatLogLine(entry({}), { timestamps: false, stream: plain })).toBe("api[0] hello")
     expect(formatLogLine(entry({ stream: "err", instance: 2 }), { timestamps: true, stream: plain })).toBe(
       "2026-11-21T10:00:00.000Z api[2] hello"
+    )
+    // --raw: the message alone (after its timestamp with --timestamps), never colored.
+    const tty = { isTTY: true } as NodeJS.WriteStream
+    expect(formatLogLine(entry({ stream: "err" }), { timestamps: false, raw: true, stream: tty })).toBe("hello")
+    expect(formatLogLine(entry({}), { timestamps: true, raw: true, stream: plain })).toBe(
+      "2026-11-21T10:00:00.000Z hello"
     )
     // Merged logs in text form do not say which instance wrote a line.
     expect(formatLogLine(entry({ instance: null }), { timestamps: false, stream: plain })).toBe("api hello")

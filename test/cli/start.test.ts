@@ -386,6 +386,20 @@ describe("pmfx start --wait-ready", () => {
   })
 })
 
+describe("pmfx start --wait-ready of an app that exits at once", () => {
+  it("exits 6 saying the app keeps exiting and how to see why, instead of waiting longer", () => {
+    const quick = sandbox.write("quick.js", 'console.error("Error: no config"); process.exit(1)\n')
+    const result = sandbox.pmfx(["start", quick, "--name", "quick", "--wait-ready", "--wait-timeout", "4s"])
+    expect(result.code).toBe(6)
+    expect(result.stderr).toMatch(/^READY_TIMEOUT quick was not ready after 4s\n  state: id \d+ \w+\n/)
+    expect(result.stderr).toContain(
+      "  suggestion: it keeps exiting, and pmfx keeps restarting it (errored after max_restarts): see why with `pmfx logs quick --lines 50`, fix it, then `pmfx restart quick` (or `pmfx delete quick`)\n"
+    )
+    // The daemon still answers, and its log says why.
+    expect(sandbox.pmfx(["logs", "quick", "--err", "--lines", "1", "--raw"]).stdout).toBe("Error: no config\n")
+  })
+})
+
 describe.skipIf(!hasScript)("pmfx start --wait-ready on a terminal", () => {
   it("shows a spinner on stderr while it waits, and clears it", async () => {
     const base = await freePorts(1)

@@ -58,6 +58,7 @@ describe("pmfx start flags → ecosystem keys", () => {
   it("stores every flag as its file key", async () => {
     const out = path.join(sandbox.dir, "out.log")
     const err = path.join(sandbox.dir, "err.log")
+    const combined = path.join(sandbox.dir, "combined.log")
     ok(sandbox, [
       "start",
       nodeIdleCommand,
@@ -85,6 +86,8 @@ describe("pmfx start flags → ecosystem keys", () => {
       out,
       "-e",
       err,
+      "-l",
+      combined,
       "--cwd",
       sandbox.dir,
       "--kill-timeout",
@@ -114,6 +117,7 @@ describe("pmfx start flags → ecosystem keys", () => {
       merge_logs: true,
       out_file: out,
       error_file: err,
+      log_file: combined,
       cwd: sandbox.dir,
       kill_timeout: 2000,
       kill_signal: "SIGINT",
@@ -162,6 +166,25 @@ describe("pmfx start flags → ecosystem keys", () => {
       watch_paths: [path.join(sandbox.dir, "src")],
       cron_restart: "@daily"
     })
+    // PM2's docs write the repeatable options with `=`: pm2 start app.js --watch --ignore-watch="node_modules".
+    ok(sandbox, [
+      "start",
+      nodeIdleCommand,
+      "--name=w3",
+      "--cwd",
+      sandbox.dir,
+      "--watch",
+      "--ignore-watch=node_modules",
+      "--ignore-watch=*.log",
+      "--env=GREETING=hi there",
+      "--env=EMPTY="
+    ])
+    expect(await stored("w3")).toMatchObject({
+      watch: true,
+      ignore_watch: ["node_modules", "*.log"],
+      env: { GREETING: "hi there", EMPTY: "" }
+    })
+    ok(sandbox, ["delete", "w1", "w2", "w3"])
   })
 })
 
@@ -247,6 +270,26 @@ describe("pmfx start flags at work", () => {
     expect(fs.readFileSync(signals("term"), "utf8")).toBe("SIGTERM\n")
   })
 
+  it("--wait-ready is PM2's: a Node app's unguarded process.send('ready') works, and start returns once it was sent", async () => {
+    // PM2's documented app: process.send('ready') without a guard, some time after it starts.
+    const sent = path.join(sandbox.dir, "ready-sent")
+    const app = sandbox.write(
+      "graceful-start.js",
+      `setTimeout(() => { require("fs").writeFileSync(${JSON.stringify(sent)}, "yes"); process.send("ready") }, 800); setInterval(() => {}, 1000)\n`
+    )
+    const result = ok(sandbox, ["start", app, "--name", "graceful-start", "--wait-ready", "--listen-timeout", "30s"])
+    expect(result.stdout).toContain("started 1 app, all ready")
+    // It returned after the message, not when the process was spawned.
+    expect(fs.existsSync(sent)).toBe(true)
+    expect(await stored("graceful-start")).toMatchObject({ wait_ready: true, listen_timeout: 30_000 })
+    const row = list(sandbox).find((r) => r.name === "graceful-start")!
+    expect(row).toMatchObject({ status: "online", restarts: 0 })
+    // A program that is not Node has no channel to send 'ready': --wait-ready only waits for it to be online.
+    ok(sandbox, ["start", "sleep 1000", "--name", "not-node", "--wait-ready", "--shutdown-with-message"])
+    expect(await stored("not-node")).toMatchObject({ wait_ready: false, shutdown_with_message: true })
+    ok(sandbox, ["delete", "graceful-start", "not-node"])
+  })
+
   it("--max-memory-restart restarts an app that grows above the size", async () => {
     ok(sandbox, [
       "start",
@@ -281,6 +324,7 @@ describe("pmfx start flags: bad values", () => {
     ["--exp-backoff-restart-delay", "fast", "exp_backoff_restart_delay"],
     ["--max-restarts", "many", "max_restarts"],
     ["--min-uptime", "1 hour", "min_uptime"],
+    ["--listen-timeout", "soon", "listen_timeout"],
     ["--node-args", '"unclosed', "node_args"],
     ["--namespace", " ", "namespace"],
     ["--instances", "lots", "instances"],

@@ -56,6 +56,24 @@ describe("pmfx startup", () => {
     expect(fs.existsSync(sandbox.home)).toBe(false)
   })
 
+  it("takes PM2's platform argument: systemd and systemd distributions print the same unit, others are refused (exit 2)", () => {
+    const plain = sandbox.pmfx(["startup"])
+    for (const platform of ["systemd", "ubuntu", "CentOS"]) {
+      const result = sandbox.pmfx(["startup", platform])
+      expect(result.code, result.stderr).toBe(0)
+      expect(result.stdout).toBe(plain.stdout)
+    }
+    const upstart = sandbox.pmfx(["startup", "upstart"])
+    expect(upstart.code).toBe(2)
+    expect(upstart.stdout).toBe("")
+    expect(upstart.stderr).toBe(
+      'BAD_REQUEST platform: pmfx writes systemd units only, not "upstart" init scripts\n' +
+        "  suggestion: on a systemd machine run `pmfx startup` (or `pmfx startup systemd`); with another init system (upstart, launchd, openrc, rc.d, SysV), have it run `pmfx daemon` in the foreground with PMFX_HOME set\n"
+    )
+    // Nothing was started or written.
+    expect(fs.existsSync(sandbox.home)).toBe(false)
+  })
+
   it("passes systemd-analyze verify, when it is installed", () => {
     const check = spawnSync("systemd-analyze", ["--version"], { encoding: "utf8" })
     if (check.error !== undefined || check.status !== 0) return

@@ -60,6 +60,10 @@ describe("pmfx status", () => {
     expect(text.stdout).toMatch(new RegExp(`socket\\s+${path.join(sandbox.home, "pmfx.sock")}`))
     expect(text.stdout).toMatch(/processes\s+3: 3 online/)
     expect(text.stdout).toMatch(/web\s+off/)
+    // Then the process table, as `pm2 status` prints it.
+    const table = text.stdout.split("\n\n")[1]!.split("\n")
+    expect(table[0]).toMatch(/^ID\s+Name\s+Namespace\s+Status/)
+    expect(table.slice(1).filter((line) => /\sonline\s/.test(line))).toHaveLength(3)
 
     const body = json<{ pid: number; home: string; processes: { total: number; by_status: Record<string, number> } }>(
       sandbox.pmfx(["status", "--json"])

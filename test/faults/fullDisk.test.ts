@@ -101,6 +101,14 @@ describe("a full disk under PMFX_HOME", () => {
         error: { code: "ENOSPC", message: expect.stringContaining("state.json could not be saved") }
       }
     })
+    // `pmfx save` (PM2's habit) says the same: FILE_ERROR, exit 3, with the reason and what to do.
+    const save = pmfx("save", "--json")
+    expect(save.code).toBe(3)
+    expect(JSON.parse(save.stdout).error).toMatchObject({
+      code: "FILE_ERROR",
+      message: expect.stringMatching(/state\.json is not up to date: ENOSPC: state\.json could not be saved/),
+      details: { path: path.join(home, "state.json"), suggestion: expect.stringContaining("free space") }
+    })
     // state.json is the last complete save: valid, restorable, and no temporary file is left.
     const saved = await Effect.runPromise(readStateFile(path.join(home, "state.json")))
     expect(saved._tag).toBe("Loaded")
@@ -117,6 +125,7 @@ describe("a full disk under PMFX_HOME", () => {
     await waitFor(async () => (await health()).status === "healthy", "/health to be healthy again", 30_000)
     const recovered = await health()
     expect(recovered).toMatchObject({ status: "healthy", state: { saved: true, error: null }, logs: { failing: [] } })
+    expect(pmfx("save").stdout).toContain(`saved: ${path.join(home, "state.json")} holds the current state`)
     expect(recovered.logs.dropped_lines).toBeGreaterThan(0)
     expect(fs.readdirSync(home).filter((name) => name.endsWith(".tmp"))).toEqual([])
     // The pid files that found no room are written now too.

@@ -74,6 +74,26 @@ describe("node_args / interpreter_args", () => {
   })
 })
 
+describe("a script or command that is not there", () => {
+  it("a missing script file is named as a file (pmfx start app.js in the wrong folder); an unknown program as a command", () => {
+    expect(commandLineFor(app({ script: "nothere.js" }), PATH)).toEqual({
+      _tag: "Problem",
+      problem: {
+        reason: "no file nothere.js (and no command of that name in PATH)",
+        suggestion:
+          "check the file's name and the folder you ran pmfx from (a relative script starts from the app's cwd), or give its full path"
+      }
+    })
+    expect(commandLineFor(app({ script: "pmfx-no-such-program" }), PATH)).toEqual({
+      _tag: "Problem",
+      problem: {
+        reason: "command pmfx-no-such-program not found in PATH",
+        suggestion: "install it, or give `script` as a path to the file"
+      }
+    })
+  })
+})
+
 describe("source_map_support", () => {
   it("true adds --enable-source-maps for Node, once, before interpreter_args", () => {
     const script = scriptFile("app.js")

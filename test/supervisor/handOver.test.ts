@@ -21,7 +21,7 @@ const adoptIn = <E>(
   body: (pm: ProcessManager) => Effect.Effect<EngineSnapshot | null, E>
 ) =>
   Effect.gen(function* () {
-    const reclaimed = yield* reclaimProcesses(snapshot, { killed: false, pipesDir: path.join(home, "pipes") })
+    const reclaimed = yield* reclaimProcesses(snapshot, { held: new Set(), pipesDir: path.join(home, "pipes") })
     return yield* inEngine(
       home,
       Effect.gen(function* () {

@@ -13,6 +13,23 @@ const app = (settings: object = {}) => ({
 })
 
 describe("an instance's environment", () => {
+  it("a Python app gets PYTHONUNBUFFERED=1 (its print() lines reach the log at once) unless something sets it", () => {
+    const envOf = (settings: object, baseEnv: Record<string, string> = {}) =>
+      Either.getOrThrow(instanceEnvironment({ app: app(settings), instance: 0, port: null, baseEnv }))
+    expect(envOf({ script: "/srv/job.py", interpreter: null, shell: null }).PYTHONUNBUFFERED).toBe("1")
+    expect(envOf({ script: "/srv/job.txt", interpreter: "python3.12", shell: null }).PYTHONUNBUFFERED).toBe("1")
+    expect(envOf({ script: "python3", interpreter: null, shell: null }).PYTHONUNBUFFERED).toBe("1")
+    // Set by the app or the caller: theirs stays.
+    expect(envOf({ script: "job.py", interpreter: null, env: { PYTHONUNBUFFERED: "" } }).PYTHONUNBUFFERED).toBe("")
+    expect(envOf({ script: "job.py", interpreter: null }, { PYTHONUNBUFFERED: "0" }).PYTHONUNBUFFERED).toBe("0")
+    // Not Python: nothing added.
+    expect(envOf({ script: "server.js", interpreter: null, shell: null }).PYTHONUNBUFFERED).toBeUndefined()
+    expect(envOf({ script: "job.py", interpreter: "bash", shell: null }).PYTHONUNBUFFERED).toBeUndefined()
+    expect(
+      envOf({ script: "python3 job.py | tee x", interpreter: null, shell: "bash" }).PYTHONUNBUFFERED
+    ).toBeUndefined()
+  })
+
   it("instance_var names the variable of the instance index; PMFX_INSTANCE_ID stays", () => {
     const env = Either.getOrThrow(
       instanceEnvironment({ app: app({ instance_var: "INSTANCE_ID" }), instance: 2, port: null, baseEnv: base })

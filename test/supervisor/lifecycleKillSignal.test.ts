@@ -65,6 +65,36 @@ describe("kill_signal", () => {
     )
   )
 
+  it.live("a stop signals a process once, so a slow graceful stop is not cut short by a second signal", () =>
+    withTempDir((dir) =>
+      withEngine(() =>
+        Effect.gen(function* () {
+          const pm = yield* ProcessManager
+          // 400 ms of cleanup after the signal; a second SIGTERM would be recorded (and, with
+          // `process.once`, kill the app before its cleanup is done).
+          const graceful = recorderApp(dir, "graceful")
+          const slowInt = recorderApp(dir, "slow-int", { kill_signal: "SIGINT" })
+          yield* pm.create(
+            yield* definitions([
+              { ...graceful, env: { ...graceful.env, GRACE_MS: "400" } },
+              { ...slowInt, env: { ...slowInt.env, GRACE_MS: "400" } }
+            ]),
+            { baseEnv: PATH_ENV }
+          )
+          yield* eventually(
+            Effect.sync(() => runsOf(dir, "graceful") === 1 && runsOf(dir, "slow-int") === 1),
+            "both ready"
+          )
+          yield* pm.stop("graceful")
+          yield* pm.stop("slow-int")
+          // One signal each, and their cleanup ran to its end.
+          expect(signalsOf(dir, "graceful")).toEqual(["SIGTERM", "cleaned up"])
+          expect(signalsOf(dir, "slow-int")).toEqual(["SIGINT", "cleaned up"])
+        })
+      )
+    )
+  )
+
   it.live("the engine's stop (daemon shutdown, pmfx-runtime's SIGTERM) sends each app its kill_signal", () =>
     withTempDir((dir) =>
       Effect.gen(function* () {

@@ -14,6 +14,7 @@ import { style } from "../style"
 import { badUsage } from "../usage"
 import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
+import { expandFileTargets } from "./fileTargets"
 import { actOnEach, reportOutcome } from "./selectors"
 
 const BY_STATUS = new Set(["stopped", "errored"])
@@ -53,7 +54,7 @@ export const deleteCommand = Command.make(
     ),
     json: jsonOption
   },
-  ({ targets, status, force, json }) =>
+  ({ targets: given, status, force, json }) =>
     Effect.gen(function* () {
       const message = (deleted: ReadonlyArray<number>) => `deleted ${plural(deleted.length, "process", "processes")}`
       const report = (deleted: ReadonlyArray<number>) =>
@@ -66,7 +67,7 @@ export const deleteCommand = Command.make(
             )
 
       if (status) {
-        const states = targets.flatMap((t) => t.split(",")).map((s) => s.trim())
+        const states = given.flatMap((t) => t.split(",")).map((s) => s.trim())
         const unknown = states.find((s) => !(processStatuses as ReadonlyArray<string>).includes(s))
         if (unknown !== undefined) {
           return yield* failWith(
@@ -84,6 +85,8 @@ export const deleteCommand = Command.make(
         return yield* report(result.deleted)
       }
 
+      // An ecosystem file stands for its apps (fileTargets.ts).
+      const targets = yield* expandFileTargets(given, json)
       const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
       if (targets.some((t) => t.trim() === "all") && !force && process.stdin.isTTY === true && before.length > 0) {
         const yes = yield* confirm(

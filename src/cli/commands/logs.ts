@@ -28,8 +28,10 @@ const DEFAULT_LINES = 100
  */
 export const formatLogLine = (
   entry: LogEntry,
-  options: { readonly timestamps: boolean; readonly stream?: NodeJS.WriteStream }
+  options: { readonly timestamps: boolean; readonly raw?: boolean; readonly stream?: NodeJS.WriteStream }
 ): string => {
+  // PM2's `--raw`: the message alone (after its timestamp with --timestamps), never colored.
+  if (options.raw === true) return options.timestamps ? `${entry.timestamp ?? "-"} ${entry.message}` : entry.message
   const out = options.stream ?? process.stdout
   const source = `${entry.instance === null ? entry.app : `${entry.app}[${entry.instance}]`}${entry.continued === true ? "+" : ""}`
   const time = options.timestamps ? `${style.dim(out)(entry.timestamp ?? "-")} ` : ""
@@ -110,7 +112,17 @@ export const logsCommand = Command.make(
       Options.withAlias("t"),
       Options.withDescription("print each line's timestamp")
     ),
-    error: Options.boolean("error").pipe(Options.withDescription("standard error lines only")),
+    error: Options.boolean("error").pipe(
+      Options.withAlias("err"),
+      Options.withDescription("standard error lines only (PM2's --err)")
+    ),
+    out: Options.boolean("out").pipe(Options.withDescription("standard output lines only (PM2's --out)")),
+    raw: Options.boolean("raw").pipe(
+      Options.withDescription("the messages alone: no app[instance] prefix, no colors (PM2's --raw)")
+    ),
+    nostream: Options.boolean("nostream").pipe(
+      Options.withDescription("print the last lines and exit, as pmfx logs does without --follow (PM2's --nostream)")
+    ),
     instance: Options.integer("instance").pipe(
       Options.withPseudoName("n"),
       Options.withDescription("one instance of the app (0, 1, ...)"),
@@ -138,7 +150,7 @@ export const logsCommand = Command.make(
     ),
     json: jsonOption
   },
-  ({ given, lines, follow, timestamps, error, instance, grep, level, since, until, json }) =>
+  ({ given, lines, follow, timestamps, error, out, raw, nostream, instance, grep, level, since, until, json }) =>
     Effect.gen(function* () {
       const target = Option.getOrElse(given, () => "all")
       if (follow && Option.isSome(until)) {
@@ -147,9 +159,29 @@ export const logsCommand = Command.make(
           json
         )
       }
+      if (follow && nostream) {
+        return yield* failWith(
+          badUsage(
+            "--nostream",
+            "cannot be combined with --follow",
+            "drop --follow to print the last lines and exit, or drop --nostream to keep following"
+          ),
+          json
+        )
+      }
+      if (error && out) {
+        return yield* failWith(
+          badUsage(
+            "--out",
+            "cannot be combined with --error: each keeps one stream",
+            "give neither for both streams, or one of them"
+          ),
+          json
+        )
+      }
       // Filters shared by the last lines and the live stream (the daemon checks them).
       const filters = {
-        ...(error ? { stream: "err" } : {}),
+        ...(error ? { stream: "err" } : out ? { stream: "out" } : {}),
         ...(Option.isSome(instance) ? { instance: String(instance.value) } : {}),
         ...(Option.isSome(grep) ? { grep: grep.value } : {}),
         ...(Option.isSome(level) ? { level: level.value } : {})
@@ -166,7 +198,7 @@ export const logsCommand = Command.make(
           }
         })
       const print = (entry: LogEntry) =>
-        Console.log(json ? JSON.stringify(entry) : formatLogLine(entry, { timestamps }))
+        Console.log(json ? JSON.stringify(entry) : formatLogLine(entry, { timestamps, raw }))
       // A closed pipe (`pmfx logs -f api | head`) ends the command quietly.
       process.stdout.on("error", (cause: NodeJS.ErrnoException) => {
         if (cause.code === "EPIPE") process.exit(0)
@@ -177,7 +209,7 @@ export const logsCommand = Command.make(
         if (json) return yield* printJson(entries)
         yield* Effect.forEach(entries, print, { discard: true })
         // `pm2 logs` keeps following; pmfx prints the last lines and ends, so it says how to follow.
-        if (Option.isNone(given)) {
+        if (Option.isNone(given) && !nostream) {
           yield* Console.error(
             style.dim(process.stderr)(
               `(every app's last ${lines} lines; \`pmfx logs <app>\` for one app, \`pmfx logs -f\` to keep following as \`pm2 logs\` does)`

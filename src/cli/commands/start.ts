@@ -18,7 +18,6 @@ import { Console, Effect, Either, Option } from "effect"
 import * as path from "node:path"
 import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { formatDuration } from "../../domain/Duration"
-import { ReadyTimeout } from "../../domain/errors"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { tryDaemon, withDaemon } from "../daemonCall"
@@ -244,11 +243,16 @@ export const startCommand = Command.make(
             )
           ).pipe(Effect.either)
           // A timeout is reported below, with the state each instance was left in.
-          if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") return ready.left
+          if (Either.isLeft(ready) && ready.left._tag === "READY_TIMEOUT") {
+            // A crash loop may be caught `starting`: its restarts tell it from a slow start.
+            const now = yield* api.processes.list({ urlParams: {} }).pipe(Effect.orElseSucceed(() => []))
+            const restarted = now.some((row) => names.includes(row.name) && row.restarts > 0)
+            return { _tag: "TimedOut" as const, timeout: ready.left, restarted }
+          }
           return { rows: (yield* ready).flat(), startedApps, registered }
         })
       )
-      if (outcome instanceof ReadyTimeout) return yield* reportReadyTimeout(outcome, o.json)
+      if (outcome._tag === "TimedOut") return yield* reportReadyTimeout(outcome.timeout, o.json, outcome.restarted)
 
       const rows = byId(outcome.rows)
       if (o.json) return yield* printJson(rows)

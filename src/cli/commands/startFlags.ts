@@ -77,6 +77,13 @@ export const startFlagOptions = {
     Options.withDescription("the standard-error log file (error_file)"),
     Options.optional
   ),
+  log: Options.text("log").pipe(
+    Options.withAlias("l"),
+    Options.withAlias("log-file"),
+    Options.withPseudoName("file"),
+    Options.withDescription("a file receiving both streams combined, beside the out and err logs (log_file)"),
+    Options.optional
+  ),
   killTimeout: text(
     "kill-timeout",
     "duration",
@@ -94,7 +101,15 @@ export const startFlagOptions = {
     "restart with a delay that doubles from this one: 100ms (exp_backoff_restart_delay)"
   ),
   maxRestarts: text("max-restarts", "n", "unstable restarts in a row before the app is errored (max_restarts)"),
-  minUptime: text("min-uptime", "duration", "an exit sooner than this after starting is unstable: 2s (min_uptime)")
+  minUptime: text("min-uptime", "duration", "an exit sooner than this after starting is unstable: 2s (min_uptime)"),
+  listenTimeout: text(
+    "listen-timeout",
+    "duration",
+    "how long to wait for the app's 'ready' message (--wait-ready) before it counts as online: 10s, 3000 (ms) (listen_timeout)"
+  ),
+  shutdownWithMessage: Options.boolean("shutdown-with-message").pipe(
+    Options.withDescription("stop the app with the 'shutdown' IPC message instead of a signal (shutdown_with_message)")
+  )
 }
 
 export type StartFlags = {
@@ -152,12 +167,15 @@ export const givenFlags = (o: StartFlags): ReadonlyArray<GivenFlag> => {
   if (o.mergeLogs) flags.push({ flag: "--merge-logs", key: "merge_logs", value: true })
   add("--output", "out_file", o.output)
   add("--error", "error_file", o.error)
+  add("--log", "log_file", o.log)
   add("--kill-timeout", "kill_timeout", o.killTimeout)
   add("--kill-signal", "kill_signal", o.killSignal)
   add("--restart-delay", "restart_delay", o.restartDelay)
   add("--exp-backoff-restart-delay", "exp_backoff_restart_delay", o.expBackoffRestartDelay)
   add("--max-restarts", "max_restarts", o.maxRestarts)
   add("--min-uptime", "min_uptime", o.minUptime)
+  add("--listen-timeout", "listen_timeout", o.listenTimeout)
+  if (o.shutdownWithMessage) flags.push({ flag: "--shutdown-with-message", key: "shutdown_with_message", value: true })
   return flags
 }
 
@@ -191,7 +209,16 @@ const commandIndex = (argv: ReadonlyArray<string>): number => {
 }
 
 /** Options of `start` that take no value (the rest take the next word). */
-const START_SWITCHES = new Set(["--wait-ready", "--json", "--no-autorestart", "--time", "--merge-logs", "-h", "--help"])
+const START_SWITCHES = new Set([
+  "--wait-ready",
+  "--json",
+  "--no-autorestart",
+  "--time",
+  "--merge-logs",
+  "--shutdown-with-message",
+  "-h",
+  "--help"
+])
 
 /**
  * PM2's `--watch [paths]` has an optional value, which @effect/cli options cannot have: before

@@ -107,7 +107,9 @@ export const options = {
     "check the app by running this script (healthy when it exits 0)"
   ),
   waitReady: Options.boolean("wait-ready").pipe(
-    Options.withDescription("wait until every instance is online (and healthy, with a health check) before returning")
+    Options.withDescription(
+      "wait until every instance is online (and healthy, with a health check) before returning; a Node app without a health check is online once it calls process.send('ready'), as in PM2 (wait_ready)"
+    )
   ),
   waitTimeout: Options.text("wait-timeout").pipe(
     Options.withPseudoName("duration"),

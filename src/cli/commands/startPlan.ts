@@ -7,6 +7,7 @@ import { ConfigLoader } from "../../config/ConfigLoader"
 import { runsOnNode } from "../../config/validateEcosystem"
 import type { AppDefinition } from "../../domain/AppDefinition"
 import { ProcessNotFound } from "../../domain/errors"
+import { isNodeInterpreter } from "../../domain/nodeProgram"
 import { parsePort } from "../../domain/Port"
 import type { ProcessSummary } from "../../domain/ProcessSummary"
 import { splitShellWords } from "../../domain/shellWords"
@@ -159,6 +160,13 @@ export const fromCommand = (
     if (Option.isSome(o.healthCheckUrl)) settings.health_check = { check_type: "http", url: o.healthCheckUrl.value }
     if (Option.isSome(o.healthCheckScript))
       settings.health_check = { check_type: "script", script: o.healthCheckScript.value }
+    // PM2's `--wait-ready` is the app's `wait_ready`: online once it sends 'ready' (it gets the IPC
+    // channel, so PM2's unguarded `process.send('ready')` works). Only a Node program can send it,
+    // and with a health check the check is the sign of readiness (docs/cli.md, "pmfx start").
+    const interpreter = Option.getOrUndefined(o.interpreter)
+    const onNode = runsOnNode(script, interpreter) || (interpreter === undefined && isNodeInterpreter(script))
+    if (o.waitReady && onNode && Option.isNone(o.healthCheckUrl) && Option.isNone(o.healthCheckScript))
+      settings.wait_ready = true
     // PM2's flags, each as its file key, checked by the file validator (startFlags.ts).
     const flags = givenFlags(o)
     Object.assign(settings, flagSettings(flags))

@@ -3,8 +3,8 @@
  * as the current user, so the daemon — and with it every app that should run — comes back at boot.
  * Printed by default; `--install` (root only) writes it to /etc/systemd/system and enables it.
  */
-import { Command, Options } from "@effect/cli"
-import { Console, Effect } from "effect"
+import { Args, Command, Options } from "@effect/cli"
+import { Console, Effect, Option } from "effect"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -14,7 +14,29 @@ import { DAEMON_NODE_FLAGS } from "../../daemon/daemonNodeFlags"
 import { Paths } from "../../shared/Paths"
 import { ExitCode } from "../../domain/errors"
 import { requireLocal } from "../DaemonTarget"
-import { CliExit } from "../output"
+import { CliExit, failWith } from "../output"
+import { badUsage } from "../usage"
+
+/**
+ * PM2's `pm2 startup <platform>`: the platforms whose init system is systemd get the same unit
+ * (`pmfx startup systemd`, `pmfx startup ubuntu`); the others are refused with what to do instead.
+ */
+const SYSTEMD_PLATFORMS = new Set([
+  "systemd",
+  "ubuntu",
+  "debian",
+  "centos",
+  "redhat",
+  "rhel",
+  "fedora",
+  "arch",
+  "oracle",
+  "amazon",
+  "rocky",
+  "alma",
+  "suse",
+  "opensuse"
+])
 
 export interface UnitSettings {
   readonly user: string
@@ -156,12 +178,28 @@ const install = (settings: UnitSettings, unit: string) =>
 export const startupCommand = Command.make(
   "startup",
   {
+    platform: Args.text({ name: "platform" }).pipe(
+      Args.withDescription(
+        "PM2's init system argument: systemd (or a systemd distribution: ubuntu, centos…), optional"
+      ),
+      Args.optional
+    ),
     install: Options.boolean("install").pipe(
       Options.withDescription("write the unit to /etc/systemd/system, then enable and start it (root only)")
     )
   },
-  ({ install: doInstall }) =>
+  ({ platform, install: doInstall }) =>
     Effect.gen(function* () {
+      if (Option.isSome(platform) && !SYSTEMD_PLATFORMS.has(platform.value.toLowerCase())) {
+        return yield* failWith(
+          badUsage(
+            "platform",
+            `pmfx writes systemd units only, not ${JSON.stringify(platform.value)} init scripts`,
+            "on a systemd machine run `pmfx startup` (or `pmfx startup systemd`); with another init system (upstart, launchd, openrc, rc.d, SysV), have it run `pmfx daemon` in the foreground with PMFX_HOME set"
+          ),
+          false
+        )
+      }
       yield* requireLocal("startup", "it sets up this machine's daemon to start at boot")
       const { home } = yield* Paths
       const settings = currentUnitSettings(home)

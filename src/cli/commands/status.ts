@@ -60,10 +60,14 @@ const daemonStatus = (json: boolean) =>
       ["web", web],
       ["processes", status.processes.total === 0 ? "none" : `${status.processes.total}: ${counts.join(", ")}`]
     ]
+    // PM2 users type `pm2 status` for the process table: it follows the daemon's lines.
+    const processes =
+      status.processes.total === 0 ? [] : yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
     yield* Console.log(
       [
         `${style.green(out)("running")} pmfx ${status.version} daemon`,
-        ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)
+        ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`),
+        ...(processes.length === 0 ? [] : ["", renderProcessTable(processes)])
       ].join("\n")
     )
   })

@@ -192,8 +192,8 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     summary: "print the log lines of every app or of one, or follow them",
     usage: ["pmfx logs [name|id|namespace|all] [--lines <n>] [--follow] [filters] [--json]"],
     examples: [
-      { command: "pmfx logs api --lines 20" },
-      { command: "pmfx logs api -f --error", comment: "follow standard error" },
+      { command: "pmfx logs api --lines 20 --raw", comment: "the messages alone, as pm2 logs --raw" },
+      { command: "pmfx logs api -f --err", comment: "follow standard error" },
       { command: "pmfx logs all --since 1h --level warn --grep '/timeout/i'" }
     ],
     completes: "apps",
@@ -237,6 +237,17 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
     examples: [{ command: "pmfx status" }, { command: "pmfx status api" }, { command: "pmfx status ecosystem.yaml" }],
     completes: "apps",
     docs: docs("pmfx-status")
+  },
+  save: {
+    summary: "check that the saved state is current (PM2's save)",
+    usage: ["pmfx save [--json]"],
+    examples: [
+      { command: "pmfx start ecosystem.config.js && pmfx save", comment: "a PM2 script, unchanged" },
+      { command: "pmfx save --json" }
+    ],
+    completes: "nothing",
+    pm2: "pm2 save",
+    docs: docs("pmfx-save")
   },
   ping: {
     summary: "start the daemon if needed and check that it answers",
@@ -306,7 +317,7 @@ export const catalogue: Readonly<Record<string, CatalogueEntry>> = {
   },
   startup: {
     summary: "print (or install) a systemd unit that starts pmfx at boot",
-    usage: ["pmfx startup [--install]"],
+    usage: ["pmfx startup [systemd] [--install]"],
     examples: [
       { command: "pmfx startup > pmfx-$USER.service", comment: "look at it first" },
       { command: "sudo pmfx startup --install" }

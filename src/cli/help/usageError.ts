@@ -14,10 +14,29 @@ import { findOption, plainText } from "./commandModel"
 
 /** PM2 commands pmfx has no counterpart for, and what to do instead. */
 const PM2_ONLY: Readonly<Record<string, string>> = {
-  save: "pmfx saves its state on every change: there is nothing to save",
-  dump: "pmfx saves its state on every change: there is nothing to dump",
   unstartup: "run `systemctl disable --now pmfx-$USER.service` and remove the unit file",
-  deploy: "pmfx supervises apps, it does not deploy code: use your deployment tool, then `pmfx reload <app>`"
+  deploy: "pmfx supervises apps, it does not deploy code: use your deployment tool, then `pmfx reload <app>`",
+  install:
+    "pmfx has no modules; log rotation is built in (pm2-logrotate's max_size, retain, compress, rotateInterval are each app's max_log_size, max_log_files, compress_logs, rotation_schedule in its ecosystem file; docs/configuration.md)",
+  set: "pmfx has no module settings: for pm2-logrotate's, set max_log_size, max_log_files, compress_logs or rotation_schedule on each app in its ecosystem file and `pmfx apply` it",
+  init: "pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with `pmfx validate <file>`",
+  ecosystem:
+    "pmfx writes no sample file: start from examples/ecosystem.json or docs/configuration.md (a PM2 ecosystem.config.js works as it is), then check it with `pmfx validate <file>`"
+}
+
+const NO_COUNTERPART = "has no counterpart in pmfx (it collects no git or APM data): drop it"
+
+/** PM2's `start` options pmfx does without, and what to do instead (the option is still refused, exit 2). */
+const PM2_START_OPTIONS: Readonly<Record<string, string>> = {
+  "--no-daemon":
+    "pmfx runs apps in the foreground with `pmfx-runtime <file|script>` (a container's entry point, docs/containers.md), or `pmfx daemon --config <file>` (under systemd)",
+  "-f": "pmfx never starts an app twice under one name: `pmfx restart <name>`, or give another --name",
+  "--force": "pmfx never starts an app twice under one name: `pmfx restart <name>`, or give another --name",
+  "--no-vizion": `PM2's --no-vizion ${NO_COUNTERPART}`,
+  "--no-pmx": `PM2's --no-pmx ${NO_COUNTERPART}`,
+  "--no-automation": `PM2's --no-automation ${NO_COUNTERPART}`,
+  "--disable-trace": `PM2's --disable-trace ${NO_COUNTERPART}`,
+  "--trace": `PM2's --trace ${NO_COUNTERPART}`
 }
 
 const helpOf = (line: CommandLine): string =>
@@ -51,6 +70,8 @@ export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | 
   }
   if (line.unknownOption !== undefined) {
     const word = line.unknownOption
+    const pm2 = line.command?.path.join(" ") === "start" ? PM2_START_OPTIONS[word] : undefined
+    if (pm2 !== undefined) return badRequest(word, "PM2's option is not one of pmfx start", pm2)
     const close = closestOption(model, line.command, word)
     const where =
       line.command === undefined || line.command.path.length === 0 ? "pmfx" : `pmfx ${line.command.path.join(" ")}`
