@@ -1,3 +1,5 @@
+import { commandWordAt } from "./commandWordAt"
+
 /**
  * PM2's other names for pmfx commands (docs/cli.md, "Aliases"): `ls`, `l` and `ps` are `list`,
  * `jlist` and `prettylist` are `list --json`, `describe` and `info` are `show`, and a deploy
@@ -23,9 +25,7 @@ export const ALIASES: Readonly<Record<string, ReadonlyArray<string>>> = {
 /** `argv` (node, script, ...args) with an alias at the command's place replaced by its command. */
 export const expandAliases = (argv: ReadonlyArray<string>): Array<string> => {
   const out = [...argv]
-  let at = 2
-  // The command is the first word that is neither a root option nor the value of one.
-  while (at < out.length && out[at]!.startsWith("-")) at += out[at] === "--url" || out[at] === "--api-key" ? 2 : 1
+  const at = 2 + commandWordAt(out.slice(2))
   const expansion = at < out.length ? ALIASES[out[at]!] : undefined
   if (expansion !== undefined) out.splice(at, 1, ...expansion)
   return out

@@ -5,15 +5,14 @@
  * the command before parsing, where they mean the same thing. Not moved: anything after `--`, and
  * `--api-key` of `pmfx web` and `pmfx daemon`, which is the key of the listener they open.
  */
+import { commandWordAt } from "./commandWordAt"
+
 const OWN_API_KEY = new Set(["web", "daemon"])
 
 /** `argv` as Node gives it (node, script, ...args), with the global options before the command. */
 export const hoistGlobalOptions = (argv: ReadonlyArray<string>): Array<string> => {
   const [node = "node", script = "pmfx", ...args] = argv
-  // The command is the first word that is neither a root option nor the value of one.
-  let command = 0
-  while (command < args.length && args[command]!.startsWith("-"))
-    command += args[command] === "--url" || args[command] === "--api-key" ? 2 : 1
+  const command = commandWordAt(args)
   if (command >= args.length) return [...argv]
   const front = args.slice(0, command)
   const rest = args.slice(command)

@@ -5,6 +5,7 @@
  * decides that a command line is valid — @effect/cli does — it only explains why one is not.
  */
 import { closestKey } from "../../config/closestKey"
+import { commandWordAt } from "../commandWordAt"
 import type { CommandModel, OptionModel, ProgramModel } from "./commandModel"
 import { findOption } from "./commandModel"
 
@@ -140,9 +141,7 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
  * words after `pmfx`, global options in front.
  */
 export const helpWordAsOption = (args: ReadonlyArray<string>): ReadonlyArray<string> => {
-  let at = 0
-  while (at < args.length && args[at]!.startsWith("-") && args[at] !== "--")
-    at += args[at] === "--url" || args[at] === "--api-key" ? 2 : 1
+  const at = commandWordAt(args)
   return args[at] === "help" ? [...args.slice(0, at), ...args.slice(at + 1), "--help"] : args
 }
 
