@@ -7,31 +7,21 @@
  * error (exit 3) and nothing is acted on.
  */
 import { Effect, Option } from "effect"
-import * as fs from "node:fs"
 import * as path from "node:path"
-import { looksLikeEcosystemFile } from "../../config/ConfigFormat"
 import { CallerEnvironment } from "../CallerEnvironment"
+import { isEcosystemFile } from "./applyFile"
 import { loadFileForCommand } from "./configOptions"
-
-const isFile = (file: string): boolean => {
-  try {
-    return fs.statSync(file).isFile()
-  } catch {
-    return false
-  }
-}
 
 export const expandFileTargets = (targets: ReadonlyArray<string>, json: boolean) =>
   Effect.gen(function* () {
     const caller = yield* CallerEnvironment
     const expanded: Array<string> = []
     for (const target of targets) {
-      const file = path.resolve(caller.cwd, target)
-      if (!looksLikeEcosystemFile(target) || !isFile(file)) {
+      if (!isEcosystemFile(target, caller.cwd)) {
         expanded.push(target)
         continue
       }
-      const loaded = yield* loadFileForCommand(file, Option.none(), json)
+      const loaded = yield* loadFileForCommand(path.resolve(caller.cwd, target), Option.none(), json)
       expanded.push(...new Set(loaded.apps.map((app) => app.name)))
     }
     return expanded
