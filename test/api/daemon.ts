@@ -1,5 +1,5 @@
 /**
- * Runs the built daemon (`dist/daemon.cjs`) in a fresh temporary `PMFX_HOME` and talks HTTP to it
+ * Runs the built daemon (`pmfx daemon`, test/support/daemonCommand.ts) in a fresh temporary `PMFX_HOME` and talks HTTP to it
  * over its unix socket, as the CLI does. Teardown stops it with `POST /daemon/kill`; if that does
  * not end it, the daemon is killed and so is the process group of every app pid the tests saw.
  */
@@ -8,9 +8,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { daemonCommand } from "../support/daemonCommand"
 import { isAlive, sleep } from "../support/processes"
-
-export const DAEMON_BIN = path.resolve(__dirname, "../../dist/daemon.cjs")
 
 /**
  * An app that stays up doing nothing: `sleep`, whose start costs ~1 ms of CPU where Node's costs
@@ -171,7 +170,7 @@ export const startDaemon = async (
   } = {}
 ): Promise<Daemon> => {
   const socket = path.join(home, "pmfx.sock")
-  const command = [...(options.wrapper ?? []), process.execPath, DAEMON_BIN, ...(options.args ?? [])]
+  const command = [...(options.wrapper ?? []), ...daemonCommand(options.args)]
   const child = spawn(command[0]!, command.slice(1), {
     env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
     stdio: ["ignore", "pipe", "pipe"]

@@ -10,7 +10,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as net from "node:net"
 import { connectWs } from "../support/wsClient"
-import { DAEMON_BIN, type Daemon, eventually, makeHome, startDaemon } from "./daemon"
+import { daemonCommand } from "../support/daemonCommand"
+import { type Daemon, eventually, makeHome, startDaemon } from "./daemon"
 import { freeListenerPort, openWeb, tcp } from "./tcp"
 
 const HEADER_TIMEOUT_MS = 1_000
@@ -146,7 +147,8 @@ describe("listener limit options", () => {
   ])("refuses %j with a usage error and starts nothing", (args, message) => {
     const home = makeHome()
     try {
-      const result = spawnSync(process.execPath, [DAEMON_BIN, ...args], {
+      const [node, ...daemonArgs] = daemonCommand(args)
+      const result = spawnSync(node, daemonArgs, {
         env: { PMFX_HOME: home, PATH: process.env.PATH },
         encoding: "utf8",
         timeout: 20_000

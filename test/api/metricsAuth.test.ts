@@ -10,6 +10,7 @@ import * as path from "node:path"
 import { spawnSync } from "node:child_process"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { parseExposition } from "../support/prometheus"
+import { daemonCommand } from "../support/daemonCommand"
 import { type Daemon, idleApp, startDaemon } from "./daemon"
 import { sharedDaemon } from "./sharedDaemon"
 import { freeListenerPort, openWeb, tcp } from "./tcp"
@@ -149,15 +150,12 @@ describe("--metrics-public on the command line", () => {
     expect(parseExposition(scraped.raw).families.has("pmfx_daemon_cpu_seconds_total")).toBe(true)
     expect((await tcp(port, "GET", "/api/processes")).status).toBe(401)
 
-    const refused = spawnSync(
-      process.execPath,
-      [path.resolve(__dirname, "../../dist/daemon.cjs"), "--metrics-public"],
-      {
-        env: { ...process.env, PMFX_HOME: path.join(sandbox.dir, "unused-home") },
-        encoding: "utf8",
-        timeout: 30_000
-      }
-    )
+    const [node, ...args] = daemonCommand(["--metrics-public"])
+    const refused = spawnSync(node, args, {
+      env: { ...process.env, PMFX_HOME: path.join(sandbox.dir, "unused-home") },
+      encoding: "utf8",
+      timeout: 30_000
+    })
     expect(refused.status).toBe(2)
     expect(refused.stderr).toContain("pmfx daemon: --metrics-public configures the web listener: add --web to open it")
   })

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DAEMON_BIN, isAlive, makeTestDaemon, processesWith, type TestDaemon, waitFor } from "../support/daemon"
+import { isAlive, makeTestDaemon, processesWith, type TestDaemon, waitFor } from "../support/daemon"
+import { daemonCommand } from "../support/daemonCommand"
 
 let daemon: TestDaemon
 beforeEach(() => {
@@ -31,7 +32,8 @@ describe("the daemon", () => {
     expect(mode(daemon.socket)).toBe("600")
     await waitFor(() => fs.existsSync(path.join(daemon.home, "state.json")), "state.json")
     expect(mode(path.join(daemon.home, "state.json"))).toBe("600")
-    const second = spawnSync(process.execPath, [DAEMON_BIN], {
+    const [node, ...args] = daemonCommand()
+    const second = spawnSync(node, args, {
       env: { PMFX_HOME: daemon.home, PATH: process.env.PATH },
       encoding: "utf8",
       timeout: 20_000

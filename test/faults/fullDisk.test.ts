@@ -14,7 +14,8 @@ import * as path from "node:path"
 import { readStateFile } from "../../src/daemon/StateFile"
 import { Effect } from "effect"
 import { type CliResult, makeSandbox, type Sandbox, stopEverything } from "../support/cli"
-import { DAEMON_BIN, request, waitFor } from "../support/daemon"
+import { request, waitFor } from "../support/daemon"
+import { daemonCommand } from "../support/daemonCommand"
 import { fillDisk, mountTmpfs, type Tmpfs } from "../support/tmpfs"
 
 let sandbox: Sandbox | undefined
@@ -192,7 +193,8 @@ describe("a daemon starting on a full disk", () => {
     const home = disk.dir
     fillDisk(path.join(home, "filler"))
     const started = Date.now()
-    const daemon = spawnSync(process.execPath, [DAEMON_BIN], {
+    const [node, ...args] = daemonCommand()
+    const daemon = spawnSync(node, args, {
       env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
       encoding: "utf8",
       timeout: 30_000

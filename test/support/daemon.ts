@@ -7,9 +7,8 @@ import * as fs from "node:fs"
 import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
+import { daemonCommand } from "./daemonCommand"
 import { isAlive, sleep } from "./processes"
-
-export const DAEMON_BIN = path.resolve(__dirname, "../../dist/daemon.cjs")
 
 export interface Reply {
   readonly status: number
@@ -120,7 +119,8 @@ export const makeTestDaemon = (): TestDaemon => {
     pid,
     output: () => printed,
     start: async () => {
-      const child = spawn(process.execPath, [DAEMON_BIN], {
+      const [node, ...args] = daemonCommand()
+      const child = spawn(node, args, {
         env: { PMFX_HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
         stdio: ["ignore", "pipe", "pipe"],
         detached: true

@@ -10,7 +10,8 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { DAEMON_BIN, isAlive, processesWith, type TestDaemon, waitFor } from "./daemon"
+import { isAlive, processesWith, type TestDaemon, waitFor } from "./daemon"
+import { daemonCommand } from "./daemonCommand"
 import { sleep } from "./processes"
 
 const fixtures = path.resolve(__dirname, "../fixtures")
@@ -115,7 +116,8 @@ export const daemonKillLoop = async (
         await waitFor(() => !isAlive(current), "the daemon to die")
       }
       // A daemon of our own, killed at a random moment of its start or its life.
-      const child = spawn(process.execPath, [DAEMON_BIN], {
+      const [node, ...args] = daemonCommand()
+      const child = spawn(node, args, {
         env: { PMFX_HOME: daemon.home, PATH: process.env.PATH ?? "/usr/bin:/bin" },
         stdio: "ignore",
         detached: true
