@@ -4,6 +4,7 @@
  */
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import * as fs from "node:fs"
+import * as net from "node:net"
 import * as path from "node:path"
 import { type Daemon, eventually, idleApp, isAlive, makeHome, startDaemon } from "./daemon"
 import { actionResult, structured, summary } from "./shapes"
@@ -122,6 +123,30 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     expect(await daemon.exited).toBe(0)
     expect(isAlive(pids.child)).toBe(false)
     expect(isAlive(pids.grandchild)).toBe(false)
+  })
+
+  it("kill ends the daemon and its apps even when the client hangs up before the answer", async () => {
+    // The daemon starts its end once its answer has gone (src/api/afterResponse.ts): a client that
+    // closes its connection right after the request must not leave it waiting.
+    const daemon = await startDaemon()
+    started.push(daemon)
+    expect((await daemon.request("POST", "/api/processes", idleApp("hang-up"))).status).toBe(201)
+    expect((await daemon.request("GET", "/api/processes/hang-up/ready?timeout=30s")).status).toBe(200)
+    const app = ((await daemon.request("GET", "/api/processes")).body as Array<{ pid: number }>)[0]!.pid
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.createConnection(daemon.socket, () =>
+        socket.end("POST /daemon/kill HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", () => {
+          socket.destroy()
+          resolve()
+        })
+      )
+      socket.once("error", reject)
+    })
+    expect(
+      await Promise.race([daemon.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000))])
+    ).toBe(0)
+    await eventually(() => !isAlive(app), "the app to exit", 15_000)
+    expect(fs.existsSync(daemon.socket)).toBe(false)
   })
 
   it("resurrect with nothing to start answers an empty list", async () => {

@@ -17,6 +17,7 @@ import { ProcessManager } from "../../supervisor/ProcessManager"
 import { PmfxApi } from "../../shared/Api"
 import { parseBooleanParam } from "../requestValues"
 import { listenerUrl } from "../webGuard"
+import { afterResponse } from "../afterResponse"
 
 /**
  * `GET /`'s `endpoints`: one path for each part of the API (docs/api.md §3) — every route group of
@@ -169,14 +170,12 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
     const daemon = yield* DaemonInfo
     const web = yield* WebListener
     return handlers
-      .handle("kill", () =>
+      .handle("kill", ({ request }) =>
         Effect.gen(function* () {
           const rows = yield* manager.list()
           yield* Ref.set(daemon.killed, true)
-          // The daemon stops every app and exits once this response is on its way.
-          yield* Effect.forkDaemon(
-            Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined)))
-          )
+          // The daemon stops every app and exits once this response has been sent.
+          yield* afterResponse(request, Deferred.succeed(daemon.shutdown, undefined))
           // Every row that runs or is about to run again: one waiting out its restart delay has no
           // pid for a moment, yet kill stops it as surely as an online one.
           const stopped = rows.filter((row) => row.pid !== null || isRunningStatus(row.status)).map((row) => row.id)
@@ -189,7 +188,7 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           }
         })
       )
-      .handle("handOver", () =>
+      .handle("handOver", ({ request }) =>
         Effect.gen(function* () {
           if (daemon.host === "runtime") {
             // Its apps would be left to a background daemon and the container would end with PID 1.
@@ -206,10 +205,8 @@ export const DaemonHandlers = HttpApiBuilder.group(PmfxApi, "daemon", (handlers)
           }
           const rows = yield* manager.list()
           yield* Ref.set(daemon.handOver, true)
-          // The daemon lets go of its apps and exits once this response is on its way.
-          yield* Effect.forkDaemon(
-            Effect.sleep("50 millis").pipe(Effect.zipRight(Deferred.succeed(daemon.shutdown, undefined)))
-          )
+          // The daemon lets go of its apps and exits once this response has been sent.
+          yield* afterResponse(request, Deferred.succeed(daemon.shutdown, undefined))
           const running = rows.filter((row) => row.pid !== null).map((row) => row.id)
           return {
             success: true as const,
