@@ -309,6 +309,7 @@ describe("pmfx kill / resurrect", () => {
     const killed = sandbox.pmfx(["kill"])
     expect(killed.code, killed.stderr).toBe(0)
     expect(killed.stdout).toContain("stopped 2 processes and the daemon")
+    expect(killed.stdout).toContain("`pmfx resurrect` starts them again")
     expect(processesOfHome(sandbox.home)).toEqual([])
     // The JSON shape names the same rows (a new daemon keeps them stopped; kill it again).
     ok(sandbox, ["resurrect"])
@@ -317,6 +318,14 @@ describe("pmfx kill / resurrect", () => {
     )
     const again = json<{ stopped: Array<number> }>(sandbox.pmfx(["kill", "--json"]))
     expect([...again.stopped].sort((a, b) => a - b)).toEqual(ids)
+  })
+
+  it("kill of a daemon without apps names no resurrect", () => {
+    ok(sandbox, ["ping"])
+    const killed = sandbox.pmfx(["kill"])
+    expect(killed.code, killed.stderr).toBe(0)
+    expect(killed.stdout).toMatch(/^stopped 0 processes and the daemon \(pid \d+\)\n$/)
+    expect(processesOfHome(sandbox.home)).toEqual([])
   })
 
   it("kill without a daemon does nothing and starts none", () => {

@@ -83,7 +83,9 @@ export const killCommand = Command.make("kill", { json: jsonOption }, ({ json })
     yield* Console.log(
       result.host === "runtime"
         ? `${stopped} and pmfx-runtime (pid ${pid}): the container ends with it`
-        : `${stopped} and the daemon (pid ${pid}); \`pmfx resurrect\` starts them again`
+        : result.stopped.length === 0
+          ? `${stopped} and the daemon (pid ${pid})`
+          : `${stopped} and the daemon (pid ${pid}); \`pmfx resurrect\` starts them again`
     )
   })
 ).pipe(
