@@ -51,7 +51,7 @@ const common = {
  * cache (a warning).
  */
 const makeDaemonCodeCache = async () => {
-  const { DAEMON_NODE_FLAGS } = createRequire(import.meta.url)(path.resolve(out("daemon.cjs")))
+  const { daemonArguments } = createRequire(import.meta.url)(path.resolve(out("daemon.cjs")))
   const home = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
   const env = { PATH: process.env.PATH, PMFX_HOME: home, NO_COLOR: "1" }
   const cli = (args, extraEnv = {}) =>
@@ -73,7 +73,7 @@ const makeDaemonCodeCache = async () => {
       request.on("error", () => resolve(false))
       request.on("timeout", () => request.destroy())
     })
-  const daemon = spawn(process.execPath, [...DAEMON_NODE_FLAGS, out("pmfx.cjs"), "daemon"], {
+  const daemon = spawn(process.execPath, daemonArguments(out("pmfx.cjs")), {
     env: { ...env, PMFX_WRITE_CODE_CACHE: "1" },
     stdio: "ignore"
   })

@@ -97,4 +97,4 @@ export const main = (args: ReadonlyArray<string>): void => {
 }
 
 if (require.main === module) main(process.argv.slice(2))
-export { DAEMON_NODE_FLAGS } from "./daemon/daemonNodeFlags"
+export { daemonArguments } from "./daemon/daemonNodeFlags"

@@ -13,7 +13,7 @@ import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { lockHolder } from "../daemon/DaemonLock"
-import { DAEMON_NODE_FLAGS } from "../daemon/daemonNodeFlags"
+import { daemonArguments } from "../daemon/daemonNodeFlags"
 import { environmentForDaemon } from "../daemon/daemonEnvironment"
 import { Paths } from "../shared/Paths"
 import { fromSystemError, HOME_ROLE, prepareDirectory } from "../daemon/prepareDirectory"
@@ -80,7 +80,7 @@ export class DaemonClient extends Effect.Service<DaemonClient>()("pmfx/DaemonCli
       ),
       Effect.flatMap((log) =>
         Effect.sync(() => {
-          const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, launcherScript(), "daemon"], {
+          const child = spawn(process.execPath, daemonArguments(launcherScript()), {
             detached: true,
             stdio: ["ignore", log, log],
             env: environmentForDaemon(caller.env, paths.home),

@@ -30,3 +30,15 @@ export const DAEMON_NODE_FLAGS: ReadonlyArray<string> = [
   "--no-sparkplug",
   "--expose-gc"
 ]
+
+/**
+ * Node's arguments for a daemon — these flags, the `pmfx` launcher (`dist/pmfx.cjs`, which loads
+ * the daemon bundle from its code cache, made under the same flags), `daemon` and its options —
+ * in one place for everything that starts one: the CLI, the systemd unit, the build, the tests.
+ */
+export const daemonArguments = (launcher: string, options: ReadonlyArray<string> = []): ReadonlyArray<string> => [
+  ...DAEMON_NODE_FLAGS,
+  launcher,
+  "daemon",
+  ...options
+]

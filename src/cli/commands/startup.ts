@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { DAEMON_MALLOC_TUNABLES } from "../../daemon/daemonEnvironment"
-import { DAEMON_NODE_FLAGS } from "../../daemon/daemonNodeFlags"
+import { daemonArguments } from "../../daemon/daemonNodeFlags"
 import { Paths } from "../../shared/Paths"
 import { ExitCode } from "../../domain/errors"
 import { requireLocal } from "../DaemonTarget"
@@ -85,7 +85,7 @@ export const renderUnit = (settings: UnitSettings): string =>
     "# To serve the API over TCP at boot, add --web (and --host, --port) to ExecStart, with the key in",
     "# a file only root reads (EnvironmentFile=/etc/pmfx/api.env holding PMFX_API_KEY=...): an --api-key",
     "# on the command line shows in `ps`. --config <file> also starts the apps of an ecosystem file.",
-    `ExecStart=${[settings.node, ...DAEMON_NODE_FLAGS, settings.script, "daemon"].map((word) => unitWord(word, true)).join(" ")}`,
+    `ExecStart=${[settings.node, ...daemonArguments(settings.script)].map((word) => unitWord(word, true)).join(" ")}`,
     "Restart=on-failure",
     "RestartSec=2",
     // How the unit stops. The apps run in the daemon's control group, each in its own process
