@@ -8,11 +8,9 @@
  * get, never as literal numbers. A test that stops the daemon, starts it with flags, or reads what
  * an earlier request left in its state, keeps a daemon of its own (`startDaemon`).
  */
-import * as fs from "node:fs"
-import * as path from "node:path"
-import { afterAll, afterEach, beforeAll, expect } from "@effect/vitest"
-import { processesOfHome } from "../support/cli"
-import { type Daemon, eventually, startDaemon } from "./daemon"
+import { afterAll, afterEach, beforeAll } from "@effect/vitest"
+import { emptySharedHome } from "../support/emptySharedHome"
+import { type Daemon, startDaemon } from "./daemon"
 
 /**
  * Registers the hooks in the calling describe block (or file); the getter returns the daemon.
@@ -27,18 +25,7 @@ export const sharedDaemon = (afterEachTest: () => void | Promise<void> = () => {
   afterEach(async () => {
     await afterEachTest()
     if (shared === undefined) return
-    const daemon = shared
-    const deleted = await daemon.request("DELETE", "/api/processes/all")
-    expect(deleted.status, deleted.raw).toBe(204)
-    // Nothing of this home runs but the daemon: every app and its children are gone.
-    await eventually(
-      () => processesOfHome(daemon.home).filter((pid) => pid !== daemon.pid).length === 0,
-      "the shared daemon's apps to be gone"
-    )
-    // A deleted app's log files stay: the next test's app of that name starts with empty ones.
-    const logs = path.join(daemon.home, "logs")
-    for (const file of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
-      fs.rmSync(path.join(logs, file), { force: true, recursive: true })
+    await emptySharedHome(shared.home, shared.socket, shared.pid)
   }, 60_000)
   afterAll(async () => {
     await shared?.stop()

@@ -12,10 +12,9 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest"
-import { makeSandbox, processesOfHome, type Sandbox, sandboxOver } from "../support/cli"
-import { request } from "../support/daemon"
-import { eventually } from "./helpers"
+import { afterAll, afterEach, beforeAll, beforeEach } from "vitest"
+import { makeSandbox, type Sandbox, sandboxOver } from "../support/cli"
+import { emptySharedHome } from "../support/emptySharedHome"
 
 /** Registers the hooks in the calling describe block (or file); the getter returns this test's sandbox. */
 export const sharedSandbox = (): (() => Sandbox) => {
@@ -35,17 +34,8 @@ export const sharedSandbox = (): (() => Sandbox) => {
     if (shared === undefined) return
     const socket = path.join(shared.home, "pmfx.sock")
     if (fs.existsSync(socket)) {
-      const deleted = await request(socket, "DELETE", "/api/processes/all")
-      expect(deleted.status, JSON.stringify(deleted.body)).toBe(204)
-      // Nothing of this home runs but the daemon: every app and its children are gone.
       const daemon = Number(fs.readFileSync(path.join(shared.home, "daemon.pid"), "utf8").trim())
-      const home = shared.home
-      await eventually(() => expect(processesOfHome(home).filter((pid) => pid !== daemon)).toEqual([]), 30_000)
-      // A deleted app's log files stay (as PM2's do): the next test's app of that name starts
-      // with empty ones, as it would under a new home.
-      const logs = path.join(home, "logs")
-      for (const file of fs.existsSync(logs) ? fs.readdirSync(logs) : [])
-        fs.rmSync(path.join(logs, file), { force: true })
+      await emptySharedHome(shared.home, socket, daemon)
     }
     current?.cleanup()
     current = undefined
