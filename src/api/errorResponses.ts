@@ -20,7 +20,7 @@ import {
   HttpServerResponse
 } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Effect, Option, Stream } from "effect"
 import { toWire } from "../domain/ErrorWire"
 import { BadRequest, errorMeta, InternalError, isPmfxError } from "../domain/errors"
 import { API_ROUTES } from "../shared/apiRoutes"
@@ -119,6 +119,12 @@ const checkBody = (
     // A whole ecosystem file goes to /api/apply in one request: it may be bigger.
     const limit = method === "POST" && pathOf(request) === "/api/apply" ? MAX_APPLY_BODY_BYTES : MAX_BODY_BYTES
     if (length > limit) {
+      // The body is read (and dropped) before the 413: a client that sends its whole body before it
+      // reads the answer (Node's http.request, most scripts) would otherwise be cut off mid-write —
+      // the connection closes after the answer, with its body unread, and the client gets EPIPE or
+      // a reset instead of the 413. A body declared bigger than the chunked read limit is not read.
+      if (declared !== undefined && length <= CHUNKED_READ_LIMIT)
+        yield* request.stream.pipe(Stream.runDrain, Effect.ignore)
       return Option.some(
         bad(
           413,

@@ -4,6 +4,7 @@
  * trace or dead daemon for several hundred malformed requests.
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import * as http from "node:http"
 import { type Daemon, idleApp, isAlive, startDaemon } from "./daemon"
 import { makeAttempts, problemWith, rawRequests, STACK_TRACE } from "./malformed"
 import { badRequest, ROUTES_WITH_AN_ID, simpleError, structured } from "./shapes"
@@ -130,6 +131,56 @@ describe("bodies", () => {
       { "content-type": "application/json" }
     )
     expect(under.status).toBe(422)
+  })
+
+  it("answers 413 to a client that writes its whole oversized body before reading (no broken pipe)", async () => {
+    // 4 MiB declared, written in 64 KiB pieces, each once the one before is handed to the socket:
+    // were the 413 sent before the body was read, the connection would close while the client
+    // still writes, and it would get EPIPE or a reset instead of the answer.
+    const piece = Buffer.alloc(64 * 1024, "x")
+    const pieces = 64
+    let sent: Promise<Error | "sent"> = Promise.resolve("sent")
+    const reply = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const req = http.request(
+        {
+          socketPath: daemon.socket,
+          method: "POST",
+          path: "/api/processes",
+          agent: false,
+          headers: { "content-type": "application/json", "content-length": String(piece.length * pieces) }
+        },
+        (res) => {
+          let text = ""
+          res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+          res.on("error", reject)
+        }
+      )
+      // How the sending ended, awaited apart: an answer that came while the body was cut off is not enough.
+      sent = new Promise((settle) => {
+        req.on("error", settle)
+        req.on("close", () => settle(req.writableFinished ? "sent" : new Error("the body was cut off")))
+      })
+      let written = 0
+      const writeNext = (): void => {
+        if (written === pieces) {
+          req.end()
+          return
+        }
+        written++
+        req.write(piece, (error) => {
+          if (!error) setImmediate(writeNext)
+        })
+      }
+      writeNext()
+    })
+    expect(await sent).toBe("sent")
+    expect(reply.status).toBe(413)
+    expect(reply.body).toEqual(badRequest("body"))
+    // The daemon still answers, and the app it had is still there.
+    const listed = await daemon.request("GET", "/api/processes/keep")
+    expect(listed.status).toBe(200)
+    expect(listed.body.pid).toBe(keep.pid)
   })
 
   it("reads a chunked body under the limit once, and uses it", async () => {

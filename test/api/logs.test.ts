@@ -249,7 +249,9 @@ describe("GET /api/processes/{id}/logs", () => {
           })
           res.on("error", () => undefined)
           // The line is written only once the stream is open, so it can only arrive as a new line.
-          fs.writeFileSync(sayFile, marker)
+          // Renamed into place: the app could read a file still empty, print "", and remove it.
+          fs.writeFileSync(`${sayFile}.tmp`, marker)
+          fs.renameSync(`${sayFile}.tmp`, sayFile)
         }
       )
       req.on("error", (error) => {
