@@ -20,10 +20,10 @@ export default defineConfig({
     // Four files at a time on two cores: the suite waits on the processes it starts part of the
     // time, and with three forks the cores were busy ~83 % of it (docs/decisions.md, "The suite,
     // eighth pass": in paired runs a fourth fork saved 6 s of the suite's ~190 s twice, and 23 s of
-    // one `npm test`; the type checks beside it still fit). minForks equals maxForks: vitest 3.2.7 recycles an idle fork
-    // while a file is handed to it ("Terminating worker thread") when the pool may shrink. The
-    // forks answer vitest's RPC between tests; a test that blocks its loop long is named by
-    // test/support/eventLoopStalls.ts.
+    // one `npm test`; the type checks beside it still fit). minForks equals maxForks: vitest 3.2.7
+    // recycles an idle fork while a file is handed to it ("Terminating worker thread") when the
+    // pool may shrink. The forks answer vitest's RPC between tests; a test that blocks its loop
+    // long is named by test/support/eventLoopStalls.ts.
     poolOptions: { forks: { maxForks: 4, minForks: 4 } }
   }
 })

@@ -30,12 +30,14 @@ import { WEBSOCKET_PATH } from "./websocket/webSocketRoute"
 export { MAX_BODY_BYTES }
 
 /**
- * How much of a body sent without `content-length` (chunked) is read to find out whether it is
- * over `MAX_BODY_BYTES`. The platform destroys the connection of a request whose body passes the
- * read limit — no response can be sent then — so the limit for this first read is well above
- * `MAX_BODY_BYTES`: a chunked body up to this size gets its 413, a bigger one loses its connection.
+ * How much of an oversized body is read before its 413. A chunked body (no `content-length`) is
+ * read to learn its size; the platform destroys the connection of a request whose body passes the
+ * read limit — no response can be sent then — so the limit is well above `MAX_BODY_BYTES`: a
+ * chunked body up to this size gets its 413, a bigger one loses its connection. A body declared
+ * over the limit is read and dropped up to this size too (see `checkBody`), and one declared bigger
+ * is answered at once.
  */
-const CHUNKED_READ_LIMIT = 16 * MAX_BODY_BYTES
+const OVERSIZED_READ_LIMIT = 16 * MAX_BODY_BYTES
 
 const OPENAPI_PATH = "/api/openapi.json"
 
@@ -100,7 +102,7 @@ const checkBody = (
       length = Number(declared)
     } else if (request.headers["transfer-encoding"] !== undefined) {
       const text = yield* request.text.pipe(
-        HttpIncomingMessage.withMaxBodySize(Option.some(CHUNKED_READ_LIMIT)),
+        HttpIncomingMessage.withMaxBodySize(Option.some(OVERSIZED_READ_LIMIT)),
         Effect.either
       )
       if (text._tag === "Left")
@@ -122,8 +124,8 @@ const checkBody = (
       // The body is read (and dropped) before the 413: a client that sends its whole body before it
       // reads the answer (Node's http.request, most scripts) would otherwise be cut off mid-write —
       // the connection closes after the answer, with its body unread, and the client gets EPIPE or
-      // a reset instead of the 413. A body declared bigger than the chunked read limit is not read.
-      if (declared !== undefined && length <= CHUNKED_READ_LIMIT)
+      // a reset instead of the 413.
+      if (declared !== undefined && length <= OVERSIZED_READ_LIMIT)
         yield* request.stream.pipe(Stream.runDrain, Effect.ignore)
       return Option.some(
         bad(

@@ -1,7 +1,8 @@
 /**
- * Runs the built daemon (`pmfx daemon`, test/support/daemonCommand.ts) in a fresh temporary `PMFX_HOME` and talks HTTP to it
- * over its unix socket, as the CLI does. Teardown stops it with `POST /daemon/kill`; if that does
- * not end it, the daemon is killed and so is the process group of every app pid the tests saw.
+ * Runs the built daemon (`pmfx daemon`, test/support/daemonCommand.ts) in a fresh temporary
+ * `PMFX_HOME` and talks HTTP to it over its unix socket, as the CLI does. Teardown stops it with
+ * `POST /daemon/kill`; if that does not end it, the daemon is killed and so is the process group of
+ * every app pid the tests saw.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"

@@ -139,44 +139,42 @@ describe("bodies", () => {
     // still writes, and it would get EPIPE or a reset instead of the answer.
     const piece = Buffer.alloc(64 * 1024, "x")
     const pieces = 64
-    let sent: Promise<Error | "sent"> = Promise.resolve("sent")
-    const reply = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
-      const req = http.request(
-        {
-          socketPath: daemon.socket,
-          method: "POST",
-          path: "/api/processes",
-          agent: false,
-          headers: { "content-type": "application/json", "content-length": String(piece.length * pieces) }
-        },
-        (res) => {
-          let text = ""
-          res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
-          res.on("error", reject)
-        }
-      )
-      // How the sending ended, awaited apart: an answer that came while the body was cut off is not enough.
-      sent = new Promise((settle) => {
-        req.on("error", settle)
-        req.on("close", () => settle(req.writableFinished ? "sent" : new Error("the body was cut off")))
-      })
-      let written = 0
-      const writeNext = (): void => {
-        if (written === pieces) {
-          req.end()
-          return
-        }
-        written++
-        req.write(piece, (error) => {
-          if (!error) setImmediate(writeNext)
-        })
-      }
-      writeNext()
+    const req = http.request({
+      socketPath: daemon.socket,
+      method: "POST",
+      path: "/api/processes",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": String(piece.length * pieces) }
     })
+    const reply = new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      req.on("response", (res) => {
+        let text = ""
+        res.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")))
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }))
+        res.on("error", reject)
+      })
+    })
+    // How the sending ended, awaited apart: an answer that came while the body was cut off is not enough.
+    const sent = new Promise<Error | "sent">((settle) => {
+      req.on("error", settle)
+      req.on("close", () => settle(req.writableFinished ? "sent" : new Error("the body was cut off")))
+    })
+    let written = 0
+    const writeNext = (): void => {
+      if (written === pieces) {
+        req.end()
+        return
+      }
+      written++
+      req.write(piece, (error) => {
+        if (!error) setImmediate(writeNext)
+      })
+    }
+    writeNext()
     expect(await sent).toBe("sent")
-    expect(reply.status).toBe(413)
-    expect(reply.body).toEqual(badRequest("body"))
+    const answer = await reply
+    expect(answer.status).toBe(413)
+    expect(answer.body).toEqual(badRequest("body"))
     // The daemon still answers, and the app it had is still there.
     const listed = await daemon.request("GET", "/api/processes/keep")
     expect(listed.status).toBe(200)
