@@ -99,7 +99,7 @@ describe("the daemon lock", () => {
     expect(daemonPid()).not.toBe(zombie)
   })
 
-  it("while a daemon is still stopping its apps after SIGTERM, the next command waits for it and starts a new one", () => {
+  it("while a daemon is still stopping its apps after SIGTERM, the next command waits for it and starts a new one", async () => {
     const file = sandbox.write(
       "eco.json",
       JSON.stringify({
@@ -116,8 +116,13 @@ describe("the daemon lock", () => {
     ok(sandbox, ["start", file])
     const before = daemonPid()
     process.kill(before, "SIGTERM")
-    // The old daemon holds its lock for up to 3 s more (the app ignores SIGTERM); the CLI's
+    // A signal is handled on the daemon's event loop: on a loaded machine a command sent at once
+    // could still be answered as before it, by a daemon not yet stopping. Once its log says so,
+    // the old daemon holds its lock for up to 3 s more (the app ignores SIGTERM); the CLI's
     // daemon leaves at once, and the CLI starts another until one takes over.
+    await eventually(() =>
+      expect(fs.readFileSync(path.join(sandbox.home, "daemon.log"), "utf8")).toContain("SIGTERM: shutting down")
+    )
     const listed = sandbox.pmfx(["list", "--json"])
     expect(listed.code, listed.stderr).toBe(0)
     expect(json(listed).map((row) => row.name)).toEqual(["stubborn"])

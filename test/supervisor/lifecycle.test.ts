@@ -53,7 +53,9 @@ describe("restarts", () => {
         const pm = yield* ProcessManager
         const events = yield* recordEvents()
         const apps = yield* definitions([
-          { name: "flaky", script: node, args: ["-e", "process.exit(2)"], max_restarts: 3 }
+          // min_uptime far above any boot: with the default 1 s, a Node boot slowed past it on a
+          // loaded machine counted as a stable run and the restarts went on (6 instead of 3).
+          { name: "flaky", script: node, args: ["-e", "process.exit(2)"], max_restarts: 3, min_uptime: "1h" }
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         yield* eventually(
