@@ -135,11 +135,10 @@ const spawnAtOnce = (n, cmd, args) =>
     }
   })
 
-/** Gaps (ms) between each `exit` stamp and the next `start` stamp of a crash file. */
 /**
- * Each crash's gaps: the last line → the replacement's first line (`total`), and → the
- * replacement's `performance.timeOrigin` (`toExec`: the manager's own part, without the
- * replacement's Node start, which moves by ±8 ms from run to run).
+ * Each crash's gaps in ms, from an `exit` stamp of a crash file to the `start` stamp after it: to
+ * the replacement's first line (`total`), and to its `performance.timeOrigin` (`toExec`: the
+ * manager's own part, without the replacement's Node start, which moves by ±8 ms from run to run).
  */
 const crashGaps = (stampFile) => {
   const rows = fs
