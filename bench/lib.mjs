@@ -13,6 +13,8 @@ import WebSocket from "ws"
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
 export const CLI = path.join(ROOT, "dist", "pmfx.cjs")
+/** What users run (package.json "bin"): the CLI from its startup snapshot, or through CLI (src/pmfx.sh). */
+export const EXECUTABLE = path.join(ROOT, "dist", "pmfx")
 export const NODE = process.execPath
 export const IDLE_ARGS = ["-e", "setInterval(()=>{},1000)"]
 export const CLK_TCK = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout.trim()) || 100
@@ -133,7 +135,7 @@ export const homeEnv = (home) => ({ ...process.env, PMFX_HOME: home, NO_COLOR: "
 /** Runs the CLI synchronously; `ms` is the wall time of the whole process as seen from here. */
 export const cli = (home, args, timeout = 60_000) => {
   const t0 = now()
-  const r = spawnSync(NODE, [CLI, ...args], { env: homeEnv(home), encoding: "utf8", timeout })
+  const r = spawnSync(EXECUTABLE, args, { env: homeEnv(home), encoding: "utf8", timeout })
   return { status: r.status, stdout: r.stdout ?? "", stderr: r.stderr ?? "", ms: now() - t0, error: r.error }
 }
 

@@ -1,6 +1,9 @@
 // Builds dist/ (run by `npm install` through `prepare`, by `npm run build`, and before the tests):
-//   pmfx.cjs        the executable: a small launcher that starts pmfx-main.cjs from V8's code cache
+//   pmfx            the executable (a shell script): the CLI from its startup snapshot, else pmfx.cjs
+//   pmfx-main.blob  the CLI's startup snapshot, made by this machine's Node (+ .node: which Node)
+//   pmfx.cjs        the Node launcher: starts pmfx-main.cjs from V8's code cache, or the daemon
 //   pmfx-main.cjs   the CLI bundle (an unbundled Effect CLI takes ~0.8 s to start)
+//   importModule.cjs  `import()` for a CLI started from its snapshot (ES module ecosystem files)
 //   daemon.cjs      the daemon: engine and HTTP server, kept out of the everyday CLI path
 //   runtime.cjs     `pmfx-runtime`, the container entry point: the daemon's graph in the foreground
 //   cluster-primary.cjs  the node:cluster primary the daemon runs for each cluster-mode app
@@ -18,6 +21,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -105,6 +109,44 @@ const makeDaemonCodeCache = async () => {
       daemon.kill("SIGKILL")
       await exited
     }
+    rmSync(home, { recursive: true, force: true })
+  }
+}
+
+/**
+ * The CLI's startup snapshot (dist/pmfx-main.blob; src/cliSnapshot.ts, docs/architecture.md §10):
+ * `node --build-snapshot` evaluates the snapshot bundle, runs `pmfx validate` on the example file
+ * (so that what every command runs is compiled in it), and saves the heap. It is tried once before
+ * it is kept: started from it, `pmfx --version` must print this version. Beside it,
+ * pmfx-main.blob.node names the Node that made it — the only one that can start from it — for
+ * `dist/pmfx` to compare with the Node it finds. A failure only costs the snapshot (a warning):
+ * `dist/pmfx` then starts the CLI through the launcher, as without one.
+ */
+const makeCliSnapshot = (version) => {
+  const blob = out("pmfx-main.blob")
+  const home = mkdtempSync(path.join(tmpdir(), "pmfx-build-"))
+  const env = { PATH: process.env.PATH, PMFX_HOME: home, HOME: home, NO_COLOR: "1" }
+  try {
+    execFileSync(
+      process.execPath,
+      ["--no-warnings", "--snapshot-blob", blob, "--build-snapshot", out("pmfx-snapshot.cjs")],
+      {
+        env: { ...env, PMFX_SNAPSHOT_WARM_UP: JSON.stringify(["validate", path.resolve("examples/ecosystem.json")]) },
+        stdio: "ignore",
+        timeout: 60_000
+      }
+    )
+    const tried = spawnSync(process.execPath, ["--snapshot-blob", blob, out("pmfx.cjs"), "--version"], {
+      env,
+      encoding: "utf8",
+      timeout: 15_000
+    })
+    if (tried.status !== 0 || tried.stdout.trim() !== version)
+      throw new Error(
+        `started from it, pmfx --version ${tried.status === 0 ? `printed ${JSON.stringify(tried.stdout.trim())}` : `failed (${tried.signal ?? `exit ${tried.status}`}): ${tried.stderr.trim().split("\n").slice(0, 12).join(" | ")}`}`
+      )
+    writeFileSync(out("pmfx-main.blob.node"), `${realpathSync(process.execPath)}\n`)
+  } finally {
     rmSync(home, { recursive: true, force: true })
   }
 }
@@ -263,7 +305,7 @@ const buildVendorPackages = (folder) =>
  * daemon's memory, sixth pass").
  */
 const LAZY_BUILTINS = ["https", "zlib", "readline", "crypto"]
-const sharedBuiltins = {
+const sharedBuiltinsWith = (lazyBuiltins) => ({
   name: "shared-builtins",
   setup(builder) {
     builder.onResolve({ filter: /^[a-z_:/]+$/ }, (args) => {
@@ -273,11 +315,40 @@ const sharedBuiltins = {
       return { path: args.path.replace(/^node:/, ""), namespace: "shared-builtin" }
     })
     builder.onLoad({ filter: /.*/, namespace: "shared-builtin" }, (args) => ({
-      contents: LAZY_BUILTINS.includes(args.path)
+      contents: lazyBuiltins.includes(args.path)
         ? getterModule(JSON.stringify(`node:${args.path}`), topRequire(`node:${args.path}`), "return load()")
         : `export * from "node:${args.path}"; export default require("node:${args.path}")`,
       loader: "js"
     }))
+  }
+})
+const sharedBuiltins = sharedBuiltinsWith(LAZY_BUILTINS)
+
+/**
+ * For the CLI's startup snapshot (makeCliSnapshot), whose heap must not depend on the build:
+ * - `http` is loaded on first use too: Node 20's snapshot builder cannot save it once loaded (the
+ *   CLI's first request loads it, after the start).
+ * - Effect's clock (`effect/internal/clock.js`) anchors its nanosecond clock (`Clock.currentTimeNanos`,
+ *   span times) to the monotonic clock once, when the module is evaluated: in the snapshot, the
+ *   build's moment, wrong after a reboot. Here the anchor is taken at its first use after the start.
+ *   The build fails if another Effect version words the module differently.
+ */
+const snapshotBuiltins = sharedBuiltinsWith([...LAZY_BUILTINS, "http"])
+const EAGER_CLOCK_ANCHOR = `  const origin = /*#__PURE__*/performanceNowNanos() - /*#__PURE__*/processHrtime.bigint();
+  return () => origin + processHrtime.bigint();`
+const LAZY_CLOCK_ANCHOR = `  let origin;
+  if (require("node:v8").startupSnapshot.isBuildingSnapshot())
+    require("node:v8").startupSnapshot.addDeserializeCallback(() => { origin = undefined });
+  return () => (origin ??= BigInt(Date.now()) * BigInt(1000000) - processHrtime.bigint()) + processHrtime.bigint();`
+const snapshotClock = {
+  name: "snapshot-clock",
+  setup(builder) {
+    builder.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/]internal[\\/]clock\.js$/ }, (args) => {
+      const text = readFileSync(args.path, "utf8")
+      if (!text.includes(EAGER_CLOCK_ANCHOR))
+        throw new Error(`${args.path}: the clock's anchor is not where the CLI's snapshot build expects it`)
+      return { contents: text.replace(EAGER_CLOCK_ANCHOR, LAZY_CLOCK_ANCHOR), loader: "js" }
+    })
   }
 }
 
@@ -384,6 +455,20 @@ try {
     banner: { js: "#!/usr/bin/env node" }
   })
   chmodSync(out("pmfx.cjs"), 0o755)
+  // The executable (package.json "bin"): starts the CLI from its snapshot, or through pmfx.cjs.
+  writeFileSync(out("pmfx"), readFileSync("src/pmfx.sh"))
+  chmodSync(out("pmfx"), 0o755)
+  // The CLI's startup snapshot's bundle (makeCliSnapshot; not kept in dist/), and the module through
+  // which a CLI started from it imports ES modules (src/cliSnapshot.ts).
+  await build({
+    ...common,
+    sourcemap: false,
+    entryPoints: ["src/cliSnapshot.ts"],
+    outfile: out("pmfx-snapshot.cjs"),
+    external: ["./importModule.cjs"],
+    plugins: [snapshotClock, effectModules, vendorPackages, snapshotBuiltins]
+  })
+  writeFileSync(out("importModule.cjs"), "module.exports = (specifier) => import(specifier)\n")
   await build({
     ...common,
     entryPoints: ["src/daemonMain.ts"],
@@ -435,12 +520,36 @@ try {
       `pmfx build: no daemon code cache (${error.message}); the daemon still works, it starts a little slower and uses more memory`
     )
   }
+  try {
+    makeCliSnapshot(JSON.parse(readFileSync("package.json", "utf8")).version)
+  } catch (error) {
+    rmSync(out("pmfx-main.blob"), { force: true })
+    console.warn(
+      `pmfx build: no startup snapshot for the CLI (${error.message.split("\n")[0]}); the CLI still works, each command starts ~25-40 ms slower`
+    )
+  }
+  rmSync(out("pmfx-snapshot.cjs"), { force: true })
+  // A snapshot of an older build must not outlive it: dist/pmfx would start that build's CLI.
+  if (!existsSync(out("pmfx-main.blob.node"))) {
+    rmSync(path.join("dist", "pmfx-main.blob.node"), { force: true })
+    rmSync(path.join("dist", "pmfx-main.blob"), { force: true })
+  }
   // The vendor files before the bundles that require them, the bundle before the launcher and the
-  // cache that goes with it, so no reader mixes versions.
+  // cache that goes with it, so no reader mixes versions; a snapshot before the file that vouches
+  // for it, and both before the executable that reads them.
   mkdirSync(path.join("dist", "vendor"), { recursive: true })
   for (const name of readdirSync(out("vendor"))) renameSync(out(`vendor/${name}`), path.join("dist", "vendor", name))
   rmSync(out("vendor"), { recursive: true })
-  const order = (name) => (name.startsWith("pmfx-main.cjs") ? 0 : name.startsWith("pmfx.cjs") ? 2 : 1)
+  const order = (name) =>
+    name.startsWith("pmfx-main.cjs")
+      ? 0
+      : name === "pmfx-main.blob.node"
+        ? 2
+        : name.startsWith("pmfx.cjs")
+          ? 3
+          : name === "pmfx"
+            ? 4
+            : 1
   for (const name of readdirSync(staging).sort((a, b) => order(a) - order(b))) {
     // A folder (the dashboard's) cannot be renamed over a non-empty one: the old one goes first.
     if (name === "ui") rmSync(path.join("dist", "ui"), { recursive: true, force: true })

@@ -4,20 +4,18 @@ import { humanBytes } from "../domain/Size"
 import { shortUptime } from "../shared/uptime"
 import { columns, style } from "./style"
 
-const out = process.stdout
-
 /** The color of a status word on stdout: green online, red errored, dim stopped, yellow in between. */
 export const statusColor = (status: ProcessSummary["status"]) =>
   status === "online"
-    ? style.green(out)
+    ? style.green(process.stdout)
     : status === "errored"
-      ? style.red(out)
+      ? style.red(process.stdout)
       : status === "stopped"
-        ? style.dim(out)
-        : style.yellow(out)
+        ? style.dim(process.stdout)
+        : style.yellow(process.stdout)
 
 export const renderProcessTable = (rows: ReadonlyArray<ProcessSummary>): string => {
-  if (rows.length === 0) return style.dim(out)("no processes: start one with `pmfx start <command|file>`")
+  if (rows.length === 0) return style.dim(process.stdout)("no processes: start one with `pmfx start <command|file>`")
   const header = [
     "ID",
     "Name",
@@ -30,7 +28,7 @@ export const renderProcessTable = (rows: ReadonlyArray<ProcessSummary>): string 
     "Uptime",
     "Restarts",
     "Health"
-  ].map((h) => style.bold(out)(h))
+  ].map((h) => style.bold(process.stdout)(h))
   const body = rows.map((row) => [
     String(row.id),
     row.name,

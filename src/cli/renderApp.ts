@@ -12,7 +12,6 @@ import { commandLineFor } from "../supervisor/commandLine"
 import { formatLocal } from "./renderProcess"
 import { columns, style } from "./style"
 
-const out = process.stdout
 const none = "-"
 
 const orNone = (value: string | null | undefined) =>
@@ -101,6 +100,8 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     if (files.log_file !== null) rows.push([`log${label}`, files.log_file])
     rows.push([`pid${label}`, files.pid_file])
   }
-  const heading = `${style.bold(out)(app.name)} ${style.dim(out)(`namespace ${app.namespace}`)}`
-  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
+  const heading = `${style.bold(process.stdout)(app.name)} ${style.dim(process.stdout)(`namespace ${app.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(process.stdout)(k), v])).map((line) => `  ${line}`)].join(
+    "\n"
+  )
 }

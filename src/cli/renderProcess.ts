@@ -9,7 +9,6 @@ import { commandText } from "./commandText"
 import { statusColor } from "./processTable"
 import { columns, style } from "./style"
 
-const out = process.stdout
 const none = "-"
 
 /** `12s ago`, `3m ago`, `2h ago` from an ISO time. */
@@ -29,10 +28,10 @@ export const healthLine = (health: ProcessDetail["health_check"], now: number): 
   const result = health.status ?? "unknown"
   const painted =
     result === "healthy"
-      ? style.green(out)(result)
+      ? style.green(process.stdout)(result)
       : result === "unhealthy"
-        ? style.red(out)(result)
-        : style.yellow(out)(result)
+        ? style.red(process.stdout)(result)
+        : style.yellow(process.stdout)(result)
   const when = health.last_check === null ? "not checked yet" : `checked ${ago(health.last_check, now)}`
   const took = health.response_time === null ? "" : ` in ${health.response_time} ms`
   return `${health.check_type ?? "check"}${target}: ${painted}, ${when}${took}`
@@ -102,6 +101,8 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]
   ]
-  const heading = `${style.bold(out)(detail.name)} ${style.dim(out)(`id ${detail.id}, instance ${detail.instance}, namespace ${detail.namespace}`)}`
-  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
+  const heading = `${style.bold(process.stdout)(detail.name)} ${style.dim(process.stdout)(`id ${detail.id}, instance ${detail.instance}, namespace ${detail.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(process.stdout)(k), v])).map((line) => `  ${line}`)].join(
+    "\n"
+  )
 }

@@ -11,7 +11,15 @@ import { checkNesting, toPlainData } from "./parseConfigText"
 
 // Hidden from the bundler, which would otherwise turn `import()` into `require()` in the CJS bundle
 // and so lose the ability to load ES modules.
-const importModule = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>
+let importModule = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>
+
+/**
+ * Replaces how ES modules are imported. A CLI started from its startup snapshot needs it: code
+ * evaluated while the snapshot was made has no `import()` (src/cliSnapshot.ts).
+ */
+export const useModuleImporter = (importer: (specifier: string) => Promise<unknown>): void => {
+  importModule = importer
+}
 
 let imports = 0
 

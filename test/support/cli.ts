@@ -6,6 +6,11 @@ import { spawnSmall, spawnSyncSmall } from "./smallSpawner"
 import { pauseSync, requestSync } from "./syncRequest"
 
 export const PMFX_BIN = path.resolve(__dirname, "../../dist/pmfx.cjs")
+/**
+ * The executable users run (package.json "bin"): a shell script that starts the CLI from its
+ * startup snapshot, or through PMFX_BIN (src/pmfx.sh). The sandboxes' commands run it.
+ */
+export const PMFX_EXECUTABLE = path.resolve(__dirname, "../../dist/pmfx")
 
 export interface CliResult {
   readonly code: number | null
@@ -150,8 +155,8 @@ const runPmfxIn =
   (args: ReadonlyArray<string>, env: Readonly<Record<string, string>> = {}): CliResult => {
     // From a small helper process: a spawn from the test's own ~400 MB process costs much more (see there).
     const result = spawnSyncSmall({
-      file: process.execPath,
-      args: [PMFX_BIN, ...args],
+      file: PMFX_EXECUTABLE,
+      args,
       cwd: dir,
       env: envIn(userHome, home, env),
       timeoutMs: 30_000
@@ -183,8 +188,8 @@ export const sandboxOver = (dir: string, home: string, cleanup: () => void, user
   pmfx: runPmfxIn(dir, home, userHome),
   pmfxAsync: (args, env = {}) =>
     spawnSmall({
-      file: process.execPath,
-      args: [PMFX_BIN, ...args],
+      file: PMFX_EXECUTABLE,
+      args,
       cwd: dir,
       env: envIn(userHome, home, env),
       timeoutMs: 30_000

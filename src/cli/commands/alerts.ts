@@ -16,8 +16,6 @@ import { columns, style } from "../style"
 import { optionValue } from "../usage"
 import { jsonOption } from "./configOptions"
 
-const out = process.stdout
-
 const webhooksOption = Options.boolean("webhooks").pipe(
   Options.withDescription(
     "the webhook deliveries (outcome, target with secrets redacted, attempts) instead of the alerts"
@@ -58,29 +56,31 @@ const alertLines = (alerts: ReadonlyArray<AlertRecord>): Array<string> =>
     [...alerts]
       .reverse()
       .map((alert) => [
-        style.dim(out)(alert.timestamp),
+        style.dim(process.stdout)(alert.timestamp),
         alert.kind === "process_crash" || alert.kind === "restart_loop"
-          ? style.red(out)(alert.kind)
-          : style.yellow(out)(alert.kind),
+          ? style.red(process.stdout)(alert.kind)
+          : style.yellow(process.stdout)(alert.kind),
         alert.message
       ])
   )
 
 const outcome = (delivery: WebhookDeliveryRecord): string =>
   delivery.outcome === "delivered"
-    ? style.green(out)(`delivered ${delivery.status ?? ""}`.trimEnd())
-    : style.red(out)(`${delivery.outcome}: ${delivery.error ?? "no answer"}`)
+    ? style.green(process.stdout)(`delivered ${delivery.status ?? ""}`.trimEnd())
+    : style.red(process.stdout)(`${delivery.outcome}: ${delivery.error ?? "no answer"}`)
 
 const deliveryLines = (deliveries: ReadonlyArray<WebhookDeliveryRecord>): Array<string> =>
   columns(
     [...deliveries]
       .reverse()
       .map((delivery) => [
-        style.dim(out)(delivery.timestamp),
+        style.dim(process.stdout)(delivery.timestamp),
         outcome(delivery),
         `${delivery.event} of ${delivery.process.name}`,
         delivery.url,
-        style.dim(out)(`${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}, ${delivery.duration_ms} ms`)
+        style.dim(process.stdout)(
+          `${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}, ${delivery.duration_ms} ms`
+        )
       ])
   )
 
@@ -90,7 +90,7 @@ const forApp = (app: Option.Option<string>) => Option.match(app, { onNone: () =>
 /** A line under the list when the daemon has forgotten older entries. */
 const dropped = (recorded: number, shown: number, capacity: number, what: string): Array<string> =>
   recorded > capacity && shown === capacity
-    ? [style.dim(out)(`(${recorded - capacity} older ${what} since the daemon started are no longer kept)`)]
+    ? [style.dim(process.stdout)(`(${recorded - capacity} older ${what} since the daemon started are no longer kept)`)]
     : []
 
 export const alertsCommand = Command.make(

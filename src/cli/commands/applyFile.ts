@@ -79,27 +79,25 @@ export interface FileRequest {
   readonly waitReadyMs?: number | undefined
 }
 
-const out = process.stdout
-
 const resultText = (app: ApplyResult["apps"][number]): string =>
   app.ok
     ? app.restarted_instead === true
-      ? style.green(out)("ok (one instance: restarted)")
-      : style.green(out)("ok")
-    : `${style.red(out)(app.error?.code ?? "FAILED")} ${app.error?.message ?? ""}`
+      ? style.green(process.stdout)("ok (one instance: restarted)")
+      : style.green(process.stdout)("ok")
+    : `${style.red(process.stdout)(app.error?.code ?? "FAILED")} ${app.error?.message ?? ""}`
 
 const actionText = (action: string): string =>
   action === "unchanged"
-    ? style.dim(out)(action)
+    ? style.dim(process.stdout)(action)
     : action === "changed"
-      ? style.yellow(out)(action)
+      ? style.yellow(process.stdout)(action)
       : action === "delete"
-        ? style.red(out)(action)
+        ? style.red(process.stdout)(action)
         : action
 
 /** The per-app table, the hints it calls for, and (unless a dry run) the rows. */
 const renderResult = (file: string, mode: ApplyMode, result: ApplyResult): string => {
-  const header = ["App", "Namespace", "Action", "Changed", "Result"].map((h) => style.bold(out)(h))
+  const header = ["App", "Namespace", "Action", "Changed", "Result"].map((h) => style.bold(process.stdout)(h))
   const body = result.apps.map((app) => [
     app.name,
     app.namespace,
@@ -114,13 +112,13 @@ const renderResult = (file: string, mode: ApplyMode, result: ApplyResult): strin
   const changed = result.apps.filter((app) => app.action === "changed").map((app) => app.name)
   if (changed.length > 0) {
     lines.push(
-      `${style.yellow(out)("hint")} ${changed.join(", ")} ${changed.length === 1 ? "runs" : "run"} an older definition and ${changed.length === 1 ? "was" : "were"} left running: \`pmfx reload ${file}\` (or \`restart\`, or \`apply\`, with the same --only and --env) runs the file's current definition`
+      `${style.yellow(process.stdout)("hint")} ${changed.join(", ")} ${changed.length === 1 ? "runs" : "run"} an older definition and ${changed.length === 1 ? "was" : "were"} left running: \`pmfx reload ${file}\` (or \`restart\`, or \`apply\`, with the same --only and --env) runs the file's current definition`
     )
   }
   for (const app of result.apps) {
     const suggestion = app.error?.details.suggestion
     if (!app.ok && typeof suggestion === "string")
-      lines.push(`  ${app.name}: ${style.cyan(out)("suggestion:")} ${suggestion}`)
+      lines.push(`  ${app.name}: ${style.cyan(process.stdout)("suggestion:")} ${suggestion}`)
   }
   if (!result.dry_run) lines.push(renderProcessTable(result.processes))
   return lines.join("\n")

@@ -20,8 +20,6 @@ import { columns, style } from "../style"
 import { classifyTarget, targetDescription } from "../target"
 import { envOption, jsonOption, loadFileForCommand } from "./configOptions"
 
-const out = process.stdout
-
 /** The rows a target names, in the daemon's order (docs/architecture.md §4): an id, `all`, an app name, a namespace. */
 export const selectRows = (rows: ReadonlyArray<ProcessSummary>, target: string): Array<ProcessSummary> => {
   const trimmed = target.trim()
@@ -46,12 +44,12 @@ const daemonStatus = (json: boolean) =>
       .map((state) => `${status.processes.by_status[state]} ${state}`)
     const web =
       status.web === null
-        ? style.dim(out)("off (pmfx web to open it)")
-        : `http://${status.web.host.includes(":") ? `[${status.web.host}]` : status.web.host}:${status.web.port} ${style.dim(out)(status.web.auth ? "(API key required)" : "(no API key)")}`
+        ? style.dim(process.stdout)("off (pmfx web to open it)")
+        : `http://${status.web.host.includes(":") ? `[${status.web.host}]` : status.web.host}:${status.web.port} ${style.dim(process.stdout)(status.web.auth ? "(API key required)" : "(no API key)")}`
     const socketNote =
       path.dirname(status.socket) === status.home
         ? ""
-        : ` ${style.dim(out)("(a short path: the home's path is too long for a unix socket)")}`
+        : ` ${style.dim(process.stdout)("(a short path: the home's path is too long for a unix socket)")}`
     const rows: Array<[string, string]> = [
       ["pid", String(status.pid)],
       ["uptime", status.uptime],
@@ -65,8 +63,8 @@ const daemonStatus = (json: boolean) =>
       status.processes.total === 0 ? [] : yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
     yield* Console.log(
       [
-        `${style.green(out)("running")} pmfx ${status.version} daemon`,
-        ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`),
+        `${style.green(process.stdout)("running")} pmfx ${status.version} daemon`,
+        ...columns(rows.map(([k, v]) => [style.dim(process.stdout)(k), v])).map((line) => `  ${line}`),
         ...(processes.length === 0 ? [] : ["", renderProcessTable(processes)])
       ].join("\n")
     )
@@ -94,7 +92,7 @@ const processStatus = (target: string, json: boolean) =>
     const lines = [renderProcessTable(details)]
     const checked = details.filter((detail) => detail.health_check.enabled)
     if (checked.length > 0) {
-      lines.push("", style.bold(out)("health"))
+      lines.push("", style.bold(process.stdout)("health"))
       lines.push(
         ...columns(
           checked.map((detail) => [`${detail.name}[${detail.instance}]`, healthLine(detail.health_check, now)])
@@ -135,14 +133,14 @@ const fileStatus = (file: string, env: Option.Option<string>, json: boolean) =>
     if (json) return yield* printJson({ success: true, file: loaded.file, apps })
     const paint = (state: ReturnType<typeof appState>) =>
       state === "running"
-        ? style.green(out)(state)
+        ? style.green(process.stdout)(state)
         : state === "partly running"
-          ? style.yellow(out)(state)
-          : style.dim(out)(state)
+          ? style.yellow(process.stdout)(state)
+          : style.dim(process.stdout)(state)
     const table = apps.map((app) => {
       const online = app.processes.filter((row) => row.status === "online").length
       return [
-        style.bold(out)(app.name),
+        style.bold(process.stdout)(app.name),
         paint(app.state),
         app.processes.length === 0 ? "" : `${online}/${app.processes.length} online`,
         app.processes.length === 0
