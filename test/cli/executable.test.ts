@@ -93,11 +93,16 @@ describe("dist/pmfx", () => {
       expect(result.stderr, args.join(" ")).toBe(`pmfx: the CLI starts without its snapshot: ${reason}\n`)
       expect(result.code, args.join(" ")).toBe(0)
     }
-    // No daemon runs: the launcher's `list --json` falls back to the CLI, which says so.
-    const list = run(PMFX_EXECUTABLE, ["list", "--json"])
-    expect(list.stderr.split("\n")[0]).toBe(
-      "pmfx: the CLI starts without its snapshot: the launcher answers this command itself"
-    )
+    // Aimed at a remote daemon that is not there (so no local daemon is started): the launcher
+    // hands `list --json` to the CLI, which says it cannot reach it.
+    for (const args of [["list", "--json"], ["jlist"]]) {
+      const list = run(PMFX_EXECUTABLE, args, { PMFX_URL: "http://127.0.0.1:9" })
+      expect(list.stderr.split("\n")[0], args.join(" ")).toBe(
+        "pmfx: the CLI starts without its snapshot: the launcher answers this command itself"
+      )
+      expect(list.code, args.join(" ")).toBe(7)
+    }
+    expect(fs.existsSync(path.join(scratch, "home"))).toBe(false)
   })
 
   it("starts it through the Node launcher when the snapshot is another Node's, older than this Node, or missing", () => {
