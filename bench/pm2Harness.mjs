@@ -38,6 +38,8 @@ const makeHarness = (dir, home) => {
   const bin = path.join(dir, "node_modules", "pm2", "bin", "pm2")
   const env = { ...process.env, PM2_HOME: home, PM2_DISCRETE_MODE: "true" }
   delete env.PMFX_HOME
+  // As for pmfx's side (vsPm2.mjs): no certificate bundle read at every Node start PM2 makes.
+  delete env.NODE_EXTRA_CA_CERTS
   let cleaned = false
   const run = (args, timeout = 120_000) => {
     const t0 = L.now()

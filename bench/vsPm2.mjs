@@ -201,6 +201,11 @@ const add = (figure, unit, pmfxValue, pm2Value, reference = null, note = "") => 
 
 try {
   pm2 = installPm2()
+  // Node reads the file NODE_EXTRA_CA_CERTS names at every start (~50 ms of each Node start on a
+  // machine whose shell sets it for a proxy). Nothing measured makes a TLS connection: once npm has
+  // installed PM2 it leaves the environment that both managers, their apps and the references
+  // inherit, so the figures are the managers', not the certificate bundle's.
+  delete process.env.NODE_EXTRA_CA_CERTS
   const pm2Version = pm2.version()
   L.log(`PM2 ${pm2Version} in ${pm2.dir}; pmfx home ${pmfxHome}\n`)
 

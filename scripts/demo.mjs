@@ -9,18 +9,19 @@ import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..")
-const pmfx = path.join(root, "dist", "pmfx.cjs")
+// The executable users run (package.json "bin"): the CLI from its startup snapshot when it can.
+const pmfx = path.join(root, "dist", "pmfx")
 const home = path.join(root, ".tmp", "demo")
 const env = { ...process.env, PMFX_HOME: home }
 // A fresh demo each time: stop a daemon a previous demo may have left, and forget its apps.
-spawnSync(process.execPath, [pmfx, "kill"], { stdio: "ignore", cwd: root, env })
+spawnSync(pmfx, ["kill"], { stdio: "ignore", cwd: root, env })
 fs.rmSync(home, { recursive: true, force: true })
 fs.mkdirSync(home, { recursive: true, mode: 0o700 })
 
 const show = (args) => console.log(`\n$ PMFX_HOME=.tmp/demo pmfx ${args.join(" ")}`)
 const run = (args, { quiet = false } = {}) => {
   if (!quiet) show(args)
-  return spawnSync(process.execPath, [pmfx, ...args], {
+  return spawnSync(pmfx, args, {
     stdio: quiet ? "pipe" : "inherit",
     cwd: root,
     env,
@@ -77,7 +78,7 @@ Try, in another terminal (same demo home):
 if (process.stdout.isTTY) {
   console.log("\nFollowing the worker's logs; press Ctrl-C to stop the demo.")
   show(["logs", "worker", "--follow", "--lines", "0"])
-  const follow = spawn(process.execPath, [pmfx, "logs", "worker", "--follow", "--lines", "0"], {
+  const follow = spawn(pmfx, ["logs", "worker", "--follow", "--lines", "0"], {
     stdio: "inherit",
     cwd: root,
     env
