@@ -11,8 +11,10 @@
 # With PMFX_DEBUG=1 it says on stderr which way it went.
 
 # npm links this file into node_modules/.bin: the files it starts are next to the file itself.
-self=$(readlink -f -- "$0" 2>/dev/null) || self=$0
-dist=${self%/*}
+# (`readlink` only for a link: each program run here adds to every command's start.)
+self=$0
+[ -L "$self" ] && { self=$(readlink -f -- "$0" 2>/dev/null) || self=$0; }
+case "$self" in */*) dist=${self%/*} ;; *) dist=. ;; esac
 
 node=$(command -v node) || {
   echo "pmfx: node was not found on the PATH: install Node.js 20 or later, or add it to the PATH" >&2
@@ -35,7 +37,8 @@ if [ -z "$without" ]; then
   elif ! [ -r "$dist/pmfx-main.blob" ] || ! [ -r "$dist/pmfx-main.blob.node" ]; then
     without="the build made none (npm run build makes it)"
   else
-    real=$(readlink -f -- "$node" 2>/dev/null) || real=$node
+    real=$node
+    [ -L "$real" ] && { real=$(readlink -f -- "$node" 2>/dev/null) || real=$node; }
     IFS= read -r made_by <"$dist/pmfx-main.blob.node" || made_by=
     if [ "$real" != "$made_by" ]; then
       without="it was made by $made_by, and node on the PATH is $real (npm run build makes one for it)"
