@@ -29,6 +29,7 @@ import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
 import { CliExit, printJson, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
+import { colorEnabled } from "./cli/style"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { Paths } from "./shared/Paths"
 import type { BadRequest } from "./domain/errors"
@@ -48,7 +49,9 @@ const debugIn = (env: NodeJS.ProcessEnv): boolean =>
   env.PMFX_DEBUG !== undefined && env.PMFX_DEBUG !== "" && env.PMFX_DEBUG !== "0"
 const logging = (debug: boolean) =>
   Layer.merge(
-    Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })),
+    // Colours by the stream written to, asked now: Effect's default asks whether stdout was a
+    // terminal when its module was evaluated (for a CLI started from its snapshot, at build time).
+    Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true, colors: colorEnabled(process.stderr) })),
     Logger.minimumLogLevel(debug ? LogLevel.Debug : LogLevel.Info)
   )
 
