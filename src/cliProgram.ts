@@ -12,7 +12,7 @@ import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel } from "effect"
+import { Cause, Console, Effect, Exit, Layer, Logger, LogLevel, Random } from "effect"
 import packageJson from "../package.json"
 import { CallerEnvironment } from "./cli/CallerEnvironment"
 import { helpWordAsOption, readCommandLine } from "./cli/help/commandLine"
@@ -159,7 +159,10 @@ export const runCli = (commandLine: ReadonlyArray<string>): void => {
         Layer.succeed(StartAppArguments, startLine.appArgs)
       ).pipe(Layer.provideMerge(Paths.Default))
     ),
-    Effect.provide(logging(debug))
+    Effect.provide(logging(debug)),
+    // Effect seeds its default Random when its module is evaluated: in the snapshot, once for every
+    // command. Seeded now, each command draws its own numbers (a jittered retry, say).
+    Effect.withRandom(Random.make(Math.random()))
   )
 
   NodeRuntime.runMain(program, {
