@@ -444,6 +444,7 @@ try {
     ...common,
     entryPoints: ["src/bin.ts"],
     outfile: out("pmfx-main.cjs"),
+    external: ["./importModule.cjs"],
     plugins: [effectModules, vendorPackages, sharedBuiltins]
   })
   await build({

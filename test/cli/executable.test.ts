@@ -88,7 +88,11 @@ describe("dist/pmfx", () => {
       [["completion", "--list-names"], {}, "the launcher answers this command itself"],
       [["daemon", "--help"], {}, "the launcher runs this command itself"]
     ]
-    for (const [args, env, reason] of cases) {
+    for (const [args, env, reason] of [
+      ...cases,
+      // An ES module file through the launcher under a Node flag: no experimental-API warning either.
+      [["validate", "apps.mjs"], { NODE_OPTIONS: "--max-old-space-size=256" }, "NODE_OPTIONS is set"] as const
+    ]) {
       const result = run(PMFX_EXECUTABLE, args, env)
       expect(result.stderr, args.join(" ")).toBe(`pmfx: the CLI starts without its snapshot: ${reason}\n`)
       expect(result.code, args.join(" ")).toBe(0)
