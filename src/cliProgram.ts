@@ -101,6 +101,9 @@ export const runCli = (commandLine: ReadonlyArray<string>): void => {
    * without @effect/cli (its help is not readable; docs/decisions.md, "The CLI's help").
    */
   const answeredWithoutParsing = (): Effect.Effect<number> | undefined => {
+    // The version and one newline, as `pm2 --version` prints it (@effect/cli's answer adds a blank line).
+    if (words.length === 1 && words[0] === "--version")
+      return Console.log(packageJson.version).pipe(Effect.as(ExitCode.ok as number))
     const mayBeHelp = beforeDashes.some(
       (word) => word === "-h" || word === "--help" || word === "--wizard" || word === "--completions"
     )

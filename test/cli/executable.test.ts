@@ -61,7 +61,7 @@ describe("dist/pmfx", () => {
       `${fs.realpathSync(process.execPath)}\n`
     )
     const version = run(PMFX_EXECUTABLE, ["--version"])
-    expect(version).toEqual({ code: 0, stdout: `${packageJson.version}\n\n`, stderr: FROM_SNAPSHOT })
+    expect(version).toEqual({ code: 0, stdout: `${packageJson.version}\n`, stderr: FROM_SNAPSHOT })
     // A YAML file (a package loaded on first use, next to the bundle) and an ES module (import()).
     for (const file of ["apps.yaml", "apps.mjs"]) {
       const valid = run(PMFX_EXECUTABLE, ["validate", file, "--json"])
@@ -130,7 +130,7 @@ describe("dist/pmfx", () => {
       const result = run(executable, ["--version"])
       expect(result).toEqual({
         code: 0,
-        stdout: `${packageJson.version}\n\n`,
+        stdout: `${packageJson.version}\n`,
         stderr: `pmfx: the CLI starts without its snapshot: ${reason}\n`
       })
     }

@@ -15,7 +15,7 @@ describe("pmfx basics", () => {
   it("prints its version", () => {
     const result = sandbox.pmfx(["--version"])
     expect(result.code).toBe(0)
-    expect(result.stdout.trim()).toBe(packageJson.version)
+    expect(result.stdout).toBe(`${packageJson.version}\n`)
   })
 
   it("lists its commands in --help, without color codes when not on a terminal", () => {
