@@ -522,7 +522,7 @@ try {
     )
   }
   try {
-    makeCliSnapshot(JSON.parse(readFileSync("package.json", "utf8")).version)
+    makeCliSnapshot(packageJson.version)
   } catch (error) {
     rmSync(out("pmfx-main.blob"), { force: true })
     console.warn(

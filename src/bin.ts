@@ -6,13 +6,6 @@
 import "./cli/deferFormData"
 import * as path from "node:path"
 import { runCli } from "./cliProgram"
-import { useModuleImporter } from "./config/loadModuleConfig"
-
-// ES module ecosystem files are imported by a module Node loads itself (dist/importModule.cjs), as
-// from the startup snapshot: not by the launcher's vm loader, whose `import()` prints Node 20's
-// "vm.USE_MAIN_CONTEXT_DEFAULT_LOADER is an experimental feature" warning when V8 compiled the bundle
-// without its code cache (any Node flag, NODE_OPTIONS too).
-useModuleImporter((specifier) => (require("./importModule.cjs") as (specifier: string) => Promise<unknown>)(specifier))
 
 const args = process.argv.slice(2)
 // (`pmfx daemon restart` is a CLI command: it talks to the daemon rather than being one.)

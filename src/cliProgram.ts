@@ -31,6 +31,7 @@ import { CliExit, printJson, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
 import { colorEnabled } from "./cli/style"
 import { ConfigLoader } from "./config/ConfigLoader"
+import { useModuleImporter } from "./config/loadModuleConfig"
 import { Paths } from "./shared/Paths"
 import type { BadRequest } from "./domain/errors"
 import { errorMeta, ExitCode, isPmfxError } from "./domain/errors"
@@ -89,6 +90,14 @@ const reportUsage = (error: BadRequest, json: boolean) =>
  */
 export const runCli = (commandLine: ReadonlyArray<string>): void => {
   const debug = debugIn(process.env)
+  // ES module ecosystem files are imported by a module Node loads itself (dist/importModule.cjs,
+  // next to the bundle), however the CLI started: code evaluated into the startup snapshot has no
+  // `import()`, and the launcher's vm loader prints Node 20's "vm.USE_MAIN_CONTEXT_DEFAULT_LOADER
+  // is an experimental feature" warning when the bundle compiled without its code cache (any Node
+  // flag). `require` is read when a file is imported: the snapshot's is replaced at start.
+  useModuleImporter((specifier) =>
+    (require("./importModule.cjs") as (specifier: string) => Promise<unknown>)(specifier)
+  )
   // PM2's names (ls, ps, jlist, describe) become their commands first (commandAliases.ts).
   const hoisted = hoistGlobalOptions(commandLine)
   // (`pmfx help ls` is `pmfx ls --help`, which is `pmfx list --help`.)

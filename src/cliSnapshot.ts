@@ -18,7 +18,6 @@ import Module from "node:module"
 import * as path from "node:path"
 import * as v8 from "node:v8"
 import { runCli } from "./cliProgram"
-import { useModuleImporter } from "./config/loadModuleConfig"
 
 /** The command the build runs before the heap is saved (JSON: the words after `pmfx`). */
 const warmUp = process.env.PMFX_SNAPSHOT_WARM_UP
@@ -35,9 +34,5 @@ v8.startupSnapshot.setDeserializeMainFunction(() => {
   // The `require` of the snapshot builder loads built-in modules only.
   // biome-ignore lint/suspicious/noGlobalAssign: the bundle's module-wrapper binding, not a global
   require = Module.createRequire(launcher)
-  // Code evaluated in the snapshot has no `import()` of its own; a module Node loads now has.
-  useModuleImporter((specifier) =>
-    (require("./importModule.cjs") as (specifier: string) => Promise<unknown>)(specifier)
-  )
   runCli(process.argv)
 })

@@ -15,13 +15,14 @@ export const printJson = (value: unknown) => Console.log(JSON.stringify(value, n
 
 /** The human form of a structured error, for stderr. */
 export const renderError = (error: PmfxError): string => {
-  const lines = [`${style.red(process.stderr)(style.bold(process.stderr)(error._tag))} ${error.message}`]
+  const err = process.stderr
+  const lines = [`${style.red(err)(style.bold(err)(error._tag))} ${error.message}`]
   if (error._tag === "INVALID_CONFIG" && error.details.problems !== undefined && error.details.problems.length > 0) {
     for (const problem of error.details.problems) {
       const value = problem.value === null || problem.value === undefined ? "" : ` = ${JSON.stringify(problem.value)}`
-      lines.push(`  ${style.bold(process.stderr)(problem.field || "(file)")}${style.dim(process.stderr)(value)}`)
+      lines.push(`  ${style.bold(err)(problem.field || "(file)")}${style.dim(err)(value)}`)
       lines.push(`    ${problem.message}`)
-      lines.push(`    ${style.cyan(process.stderr)("suggestion:")} ${problem.suggestion}`)
+      lines.push(`    ${style.cyan(err)("suggestion:")} ${problem.suggestion}`)
     }
     return lines.join("\n")
   }
@@ -30,8 +31,7 @@ export const renderError = (error: PmfxError): string => {
     const { file, line, column } = error.details
     lines.push(`  at ${file}${line > 0 ? `:${line}` : ""}${column === undefined ? "" : `:${column}`}`)
   }
-  if (typeof details.suggestion === "string")
-    lines.push(`  ${style.cyan(process.stderr)("suggestion:")} ${details.suggestion}`)
+  if (typeof details.suggestion === "string") lines.push(`  ${style.cyan(err)("suggestion:")} ${details.suggestion}`)
   return lines.join("\n")
 }
 

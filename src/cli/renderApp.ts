@@ -18,6 +18,7 @@ const orNone = (value: string | null | undefined) =>
   value === null || value === undefined || value === "" ? none : value
 
 export const renderApp = (app: AppDefinition, home: string): string => {
+  const out = process.stdout
   const cron = app.cron_restart === null ? null : nextRunOf(app.cron_restart, Date.now())
   // The command line the daemon would run (interpreter, its flags, the script), when it resolves here.
   const resolved = commandLineFor(app, process.env.PATH)
@@ -100,8 +101,6 @@ export const renderApp = (app: AppDefinition, home: string): string => {
     if (files.log_file !== null) rows.push([`log${label}`, files.log_file])
     rows.push([`pid${label}`, files.pid_file])
   }
-  const heading = `${style.bold(process.stdout)(app.name)} ${style.dim(process.stdout)(`namespace ${app.namespace}`)}`
-  return [heading, ...columns(rows.map(([k, v]) => [style.dim(process.stdout)(k), v])).map((line) => `  ${line}`)].join(
-    "\n"
-  )
+  const heading = `${style.bold(out)(app.name)} ${style.dim(out)(`namespace ${app.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
 }

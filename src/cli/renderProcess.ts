@@ -55,6 +55,7 @@ export const lastExitText = (exit: ProcessDetail["last_exit"], now: number): str
 }
 
 export const renderProcessDetail = (detail: ProcessDetail, now: number): string => {
+  const out = process.stdout
   const config = detail.config
   const env = Object.entries(config.env).map(([k, v]) => `${k}=${v}`)
   const running = detail.pid !== null
@@ -101,8 +102,6 @@ export const renderProcessDetail = (detail: ProcessDetail, now: number): string 
     ["out log", detail.logs.out_file],
     ["err log", detail.logs.error_file]
   ]
-  const heading = `${style.bold(process.stdout)(detail.name)} ${style.dim(process.stdout)(`id ${detail.id}, instance ${detail.instance}, namespace ${detail.namespace}`)}`
-  return [heading, ...columns(rows.map(([k, v]) => [style.dim(process.stdout)(k), v])).map((line) => `  ${line}`)].join(
-    "\n"
-  )
+  const heading = `${style.bold(out)(detail.name)} ${style.dim(out)(`id ${detail.id}, instance ${detail.instance}, namespace ${detail.namespace}`)}`
+  return [heading, ...columns(rows.map(([k, v]) => [style.dim(out)(k), v])).map((line) => `  ${line}`)].join("\n")
 }
