@@ -8,7 +8,7 @@
  * (`atomicWrite.ts`), is remembered for `/health`, and is tried again every few seconds until it
  * succeeds: when space comes back, the state is saved without anyone asking.
  */
-import { Duration, Effect, Queue, Ref, Schedule, Stream } from "effect"
+import { Duration, Effect, Queue, Ref, Stream } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { FileError, InsufficientResources } from "../domain/errors"
@@ -91,6 +91,8 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
     const notifications = yield* Notifications
     const lock = yield* Effect.makeSemaphore(1)
     const status = yield* Ref.make<SaveStatus>({ lastSavedAt: null, failure: null })
+    /** Offered when a save fails: wakes the retry loop, which sleeps otherwise (no timer while saves work). */
+    const failed = yield* Queue.sliding<void>(1)
 
     const write = Effect.gen(function* () {
       const engine = yield* manager.snapshot()
@@ -129,6 +131,7 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
           error
         }
         yield* Ref.update(status, (current) => ({ ...current, failure }))
+        yield* Queue.offer(failed, undefined)
         if (previous === null || previous.code !== outcome.code)
           yield* Effect.logError(
             `could not write state.json: ${outcome.reason} (${outcome.code}); trying again every ${Duration.toSeconds(SAVE_RETRY)}s`
@@ -203,10 +206,16 @@ export class StateStore extends Effect.Service<StateStore>()("pmfx/StateStore", 
       yield* Queue.takeAll(changed)
       yield* saveQuietly
     }).pipe(Effect.forever, Effect.forkScoped)
-    // While saving fails, nothing else may ask for a save: try again until it works.
+    // While saving fails, nothing else may ask for a save: try again until it works. Parked on the
+    // queue otherwise: a loop that woke every SAVE_RETRY to find nothing to do cost an idle daemon
+    // ~0.1 % of a core (docs/benchmarks.md, "Idle wakeups").
     yield* Effect.gen(function* () {
-      if ((yield* Ref.get(status)).failure !== null) yield* saveQuietly
-    }).pipe(Effect.repeat(Schedule.spaced(SAVE_RETRY)), Effect.forkScoped)
+      yield* Queue.take(failed)
+      while ((yield* Ref.get(status)).failure !== null) {
+        yield* Effect.sleep(SAVE_RETRY)
+        yield* saveQuietly
+      }
+    }).pipe(Effect.forever, Effect.forkScoped)
     // The last word when the daemon stops: what was running is still wanted.
     yield* Effect.addFinalizer(() => saveQuietly)
     return { save, status: Ref.get(status) }

@@ -19,6 +19,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import type * as net from "node:net"
+import { connectionsCheckWhileConnected } from "./connectionsCheckWhileConnected"
 
 export interface ListenerLimits {
   readonly headerTimeoutMs: number
@@ -86,14 +87,17 @@ const WARNING_INTERVAL_MS = 60_000
 
 /** An HTTP server that applies `limits`; `name` says which listener in the daemon log. */
 export const limitedServer = (limits: ListenerLimits, name: string, options: http.ServerOptions = {}): http.Server => {
+  // Node enforces the two timeouts below on this tick (30 s by default, far too coarse for them).
+  const checkingIntervalMs = Math.min(1_000, Math.max(100, Math.floor(limits.headerTimeoutMs / 5)))
   const server = http.createServer({
     ...options,
     headersTimeout: limits.headerTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     keepAliveTimeout: limits.keepAliveTimeoutMs,
-    // Node enforces the two timeouts above on this tick (30 s by default, far too coarse for them).
-    connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(limits.headerTimeoutMs / 5)))
+    connectionsCheckingInterval: checkingIntervalMs
   })
+  // ...only while there is a connection to check: an idle daemon's listener never wakes it.
+  const check = connectionsCheckWhileConnected(server, checkingIntervalMs)
   const connections = new Map<net.Socket, Tracked>()
   let lastWarning = 0
   const warn = (message: string) => {
@@ -120,7 +124,11 @@ export const limitedServer = (limits: ListenerLimits, name: string, options: htt
       warn(`${limits.maxConnections} connections open; closed the oldest one with no request in progress`)
     }
     connections.set(socket, { busy: 0, upgraded: false })
-    socket.once("close", () => connections.delete(socket))
+    check.connected()
+    socket.once("close", () => {
+      connections.delete(socket)
+      check.disconnected(connections.size)
+    })
   })
   server.on("request", (request: http.IncomingMessage, response: http.ServerResponse) => {
     const tracked = connections.get(request.socket)

@@ -40,8 +40,11 @@ export const CLK_TCK = 100
 const FALLBACK_PAGE_SIZE = 4096
 const KNOWN_PAGE_SIZES: ReadonlySet<number> = new Set([4096, 16384, 65536])
 
+/** Bytes {@link readSmallFile} reads at most: a text of this length may have been cut short. */
+export const SMALL_FILE_BYTES = 4096
+
 /** Shared read buffer: a stat line is a few hundred bytes (the command name is at most 16). */
-const buffer = Buffer.allocUnsafe(4096)
+const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES)
 
 /** Reads a small `/proc` file in one `read` call; undefined when it is gone (the process exited). */
 export const readSmallFile = (path: string): string | undefined => {

@@ -13,7 +13,15 @@
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { type ProcessTable, type ProcStat, pageSize, readProcessTable, readStat } from "./procfs"
+import {
+  type ProcessTable,
+  type ProcStat,
+  pageSize,
+  readProcessTable,
+  readSmallFile,
+  readStat,
+  SMALL_FILE_BYTES
+} from "./procfs"
 
 let childrenFilesCache: boolean | undefined
 
@@ -23,15 +31,25 @@ export const hasChildrenFiles = (): boolean => {
   return childrenFilesCache
 }
 
+/** More than one entry of a children file ("4194304 ", the largest pid and its space). */
+const CHILDREN_ENTRY_MARGIN = 64
+
 /** The pids listed in one children file; none when the thread or process is gone. */
 const childrenOfTask = (pid: number, tid: string, into: Array<number>): void => {
-  let text: string
-  try {
-    // Not the shared 4 KiB buffer of procfs: a process with hundreds of children overflows it.
-    text = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, "latin1")
-  } catch {
-    return
+  const path = `/proc/${pid}/task/${tid}/children`
+  // Through procfs's shared buffer (open, read, close: half the CPU of readFileSync's open, fstat,
+  // read, close and its allocations; an idle daemon's samples are mostly these reads). A thread with
+  // ~600 children or more fills the buffer: its file is read whole. "Fills": the kernel answers a
+  // read with whole entries only, so a cut list ends a few bytes short of the buffer's end.
+  let text = readSmallFile(path)
+  if (text !== undefined && text.length > SMALL_FILE_BYTES - CHILDREN_ENTRY_MARGIN) {
+    try {
+      text = fs.readFileSync(path, "latin1")
+    } catch {
+      return
+    }
   }
+  if (text === undefined) return
   let start = 0
   for (let i = 0; i <= text.length; i++) {
     if (i === text.length || text.charCodeAt(i) === 32) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { readProcessTable } from "../../src/monitor/procfs"
+import * as fs from "node:fs"
+import { readProcessTable, SMALL_FILE_BYTES } from "../../src/monitor/procfs"
 import { descendantsOf } from "../../src/monitor/processTree"
 import { hasChildrenFiles, readSupervisedTrees, walkSupervisedTrees } from "../../src/monitor/supervisedTrees"
 import { eventually, pidOf, spawnGroup, spawnNode } from "./processes"
@@ -41,6 +42,29 @@ describe("readSupervisedTrees", () => {
       expect(trees.has(pid)).toBe(false)
       if (hasChildrenFiles()) expect(walkSupervisedTrees([]).size).toBe(0)
     })
+  )
+
+  it.scopedLive.skipIf(!hasChildrenFiles())(
+    "finds every child of a process whose children file is longer than the shared read buffer",
+    () =>
+      Effect.gen(function* () {
+        // 1,000 sleeps: their pids take more than SMALL_FILE_BYTES in the shell's children file.
+        const children = 1_000
+        const shell = yield* spawnGroup("sh", [
+          "-c",
+          `i=0; while [ $i -lt ${children} ]; do sleep 60 & i=$((i+1)); done; wait`
+        ])
+        const root = pidOf(shell)
+        const full = yield* eventually(
+          readProcessTable(),
+          (table) => descendantsOf(root, table).length > children,
+          `the shell's ${children} sleeps`
+        )
+        const text = fs.readFileSync(`/proc/${root}/task/${root}/children`, "latin1")
+        expect(text.length).toBeGreaterThan(SMALL_FILE_BYTES)
+        const walked = walkSupervisedTrees([root])
+        expect([...descendantsOf(root, walked)].sort()).toEqual([...descendantsOf(root, full)].sort())
+      })
   )
 
   // Kernels built without CONFIG_PROC_CHILDREN fall back to the whole table (covered above).
