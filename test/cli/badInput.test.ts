@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as net from "node:net"
 import * as path from "node:path"
 import { type CliResult, makeSandbox, PMFX_BIN, type Sandbox } from "../support/cli"
+import { letLoopTurn } from "../support/letLoopTurn"
 import { allOnline, idleCommand, isAlive, json, list, ok } from "./helpers"
 
 let sandbox: Sandbox
@@ -302,6 +303,7 @@ describe("selectors the daemon cannot hold", () => {
         "a?b#c"
       ]
       for (const selector of selectors) {
+        await letLoopTurn()
         const wire = failsWith(["restart", selector], "PROCESS_NOT_FOUND", 4, undefined, selector === selectors[0])
         expect(wire.error.details.process_id, selector).toBe(selector)
         if (selector.includes("/")) expect(wire.error.details.suggestion).toMatch(/name the file's apps/)
@@ -314,6 +316,7 @@ describe("selectors the daemon cannot hold", () => {
         ["logs", file],
         ["show", ".."]
       ] as const) {
+        await letLoopTurn()
         expect(failsWith([command, selector], "PROCESS_NOT_FOUND", 4).error.details.process_id).toBe(selector)
       }
       // PM2's regular-expression targets (`pm2 stop /^api/`) say what pmfx takes instead.
@@ -321,6 +324,7 @@ describe("selectors the daemon cannot hold", () => {
         ["stop", "/^ke/"],
         ["restart", "/KEEP/i"]
       ] as const) {
+        await letLoopTurn()
         const wire = failsWith([command, selector], "PROCESS_NOT_FOUND", 4, undefined, command === "stop")
         expect(wire.error).toEqual({
           code: "PROCESS_NOT_FOUND",

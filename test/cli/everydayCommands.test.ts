@@ -8,6 +8,7 @@ import * as http from "node:http"
 import * as path from "node:path"
 import { onTestFinished } from "vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
+import { letLoopTurn } from "../support/letLoopTurn"
 import { allOnline, eventually, json, list, node, ok, type Row } from "./helpers"
 import { sharedSandbox } from "./sharedSandbox"
 import { freePort, httpGet } from "./tcp"
@@ -254,16 +255,19 @@ describe("aliases and selectors", () => {
       processes: 3,
       file: path.join(sandbox.home, "state.json")
     })
+    await letLoopTurn()
     // PM2's other names: l, prettylist, info.
     expect(ok(sandbox, ["l"]).stdout).toContain("listener")
     expect(json(ok(sandbox, ["prettylist"])).map((row) => row.name)).toEqual(["ticker", "listener", "loner"])
     expect(ok(sandbox, ["info", "loner"]).stdout).toContain(`loner id ${rows[2]!.id}`)
 
+    await letLoopTurn()
     const names = (result: ReturnType<typeof ok>) => json(result).map((row) => row.name)
     expect(names(ok(sandbox, ["stop", "grp", "--json"]))).toEqual(["ticker", "listener"])
     expect(list(sandbox).map((row) => row.status)).toEqual(["stopped", "stopped", "online"])
     ok(sandbox, ["start", "grp"])
     await allOnline(sandbox, 3)
+    await letLoopTurn()
     expect(names(ok(sandbox, ["restart", "grp", "--json"]))).toEqual(["ticker", "listener"])
     expect(
       json<{ processes: Array<Row> }>(ok(sandbox, ["reload", "grp", "--json"])).processes.map((row) => row.name)
@@ -275,6 +279,7 @@ describe("aliases and selectors", () => {
     ).toBe(true)
     expect(names(ok(sandbox, ["restart", String(rows[2]!.id), "--json"]))).toEqual(["loner"])
 
+    await letLoopTurn()
     // An app named like the namespace: the name wins (docs/cli.md, "Selectors").
     ok(sandbox, ["start", `${node} -e "setInterval(() => {}, 1000)"`, "--name", "grp"])
     expect(names(ok(sandbox, ["restart", "grp", "--json"]))).toEqual(["grp"])
