@@ -9,6 +9,7 @@ import * as http from "node:http"
 import type { AddressInfo } from "node:net"
 import { crashyWithWebhooks } from "../support/crashyWithWebhooks"
 import { fixture } from "../support/engine"
+import { letLoopTurn } from "../support/letLoopTurn"
 import { sandboxWithReceivers } from "../support/sandboxWithReceivers"
 import { eventually, eventuallyOverSocket, json, ok } from "./helpers"
 
@@ -184,6 +185,7 @@ describe("pmfx alerts", () => {
     expect(names(["jobs"])).toEqual(["gone", "other"])
     expect(names(["jobs", "--limit", "1"])).toHaveLength(1)
     expect(names(["all"])).toEqual(["crashy", "gone", "other"])
+    await letLoopTurn()
     const text = ok(sandbox, ["alerts", "crashy"]).stdout
     expect(text).toMatch(/^\S+ {2}process_crash {2}crashy \(id \d+\) crashed: exited with code 1\n$/)
     const deliveries = json<Deliveries>(ok(sandbox, ["alerts", "other", "--webhooks", "--json"])).deliveries
@@ -191,6 +193,7 @@ describe("pmfx alerts", () => {
     expect(ok(sandbox, ["alerts", "other", "--webhooks"]).stdout).toContain("process_crash of other")
 
     // A deleted app's entries are still found by its name; a name nothing has is PROCESS_NOT_FOUND.
+    await letLoopTurn()
     ok(sandbox, ["delete", "gone"])
     expect(names(["gone"])).toEqual(["gone"])
     for (const args of [["crashx"], ["crashx", "--webhooks"]]) {
@@ -201,6 +204,7 @@ describe("pmfx alerts", () => {
         'PROCESS_NOT_FOUND no process with id, name or namespace "crashx"\n  suggestion: did you mean "crashy"?\n'
       )
     }
+    await letLoopTurn()
     const asJson = sandbox.pmfx(["alerts", "crashx", "--json"])
     expect(asJson.code).toBe(4)
     expect(json<{ error: { code: string; details: object } }>(asJson).error).toMatchObject({

@@ -6,6 +6,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
+import { letLoopTurn } from "../support/letLoopTurn"
 import { eventually, idleCommand, json, list, ok } from "./helpers"
 
 let sandbox: Sandbox
@@ -59,6 +60,7 @@ describe("the file an app came from", () => {
       watch: { enabled: true, ignore: ["*.log"] }
     })
     expect(web.config.watch.paths).toEqual([`${sandbox.dir}/idle.js`])
+    await letLoopTurn()
     const shown = ok(sandbox, ["describe", "web"]).stdout
     expect(shown).toMatch(new RegExp(`config file +${file.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`))
     expect(shown).toMatch(/autorestart +yes/)
@@ -76,10 +78,12 @@ describe("the file an app came from", () => {
     expect(job.config.autorestart).toBe(false)
     expect(job.last_exit).toMatchObject({ code: 3, signal: null })
     expect(Date.now() - Date.parse(job.last_exit!.at!)).toBeLessThan(10 * 60_000)
+    await letLoopTurn()
     expect(ok(sandbox, ["show", "job"]).stdout).toMatch(/last exit +code 3, \d+s ago/)
     expect(ok(sandbox, ["show", "job"]).stdout).toMatch(/autorestart +no/)
 
     // Persisted in state.json: a new daemon still knows the file.
+    await letLoopTurn()
     ok(sandbox, ["daemon", "restart"])
     expect(json<Detail>(ok(sandbox, ["show", "web", "--json"])).config.config_file).toBe(file)
   })

@@ -21,8 +21,17 @@ const holder = globalThis as { [TICKER]?: NodeJS.Timeout }
 if (holder[TICKER] !== undefined) clearInterval(holder[TICKER])
 const ticker = setInterval(() => {
   const now = Date.now()
-  longest = Math.max(longest, now - lastTick - TICK_MS)
+  const gap = now - lastTick - TICK_MS
+  longest = Math.max(longest, gap)
   lastTick = now
+  // Outside a test (a beforeAll/afterAll hook, the file's import), afterEach never sees it: said here.
+  if (gap >= WARN_AFTER_MS) {
+    const state = expect.getState()
+    if (state.currentTestName === undefined)
+      process.stderr.write(
+        `event loop blocked ${(gap / 1000).toFixed(1)} s outside a test (a hook, or the import) of ${state.testPath ?? "a test file"}: vitest fails the run past 60 s; await between its synchronous steps (test/support/eventLoopStalls.ts)\n`
+      )
+  }
 }, TICK_MS)
 ticker.unref()
 holder[TICKER] = ticker
