@@ -138,6 +138,7 @@ describe("webhooks", () => {
           Effect.sync(() => restarts() >= 6),
           "six restarts while the receiver hangs"
         )
+        const restartsBefore = restarts()
         const stats = yield* webhooks.stats()
         expect(stats.failed).toBe(0)
         expect(stats.delivered).toBe(0)
@@ -151,7 +152,8 @@ describe("webhooks", () => {
         )
         const after = yield* webhooks.stats()
         expect(after.attempts).toBeGreaterThanOrEqual(4)
-        expect(restarts()).toBeGreaterThan(12)
+        // (Climbing, not a count: how many fit in the retries' ~5 s depends on the machine's speed.)
+        expect(restarts()).toBeGreaterThan(restartsBefore)
         // The normal pace held throughout: no gap between restarts anywhere near a delivery timeout.
         const times = events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").map((e) => e.at)
         const gaps = times.slice(1).map((t, i) => t - times[i]!)
