@@ -45,6 +45,8 @@ describe("MetricsSampler", () => {
         Effect.sleep("300 millis"),
         Effect.map(sampler.sample([root]), (results) => results.get(7)?.cpu_usage ?? 0)
       )
+      // A saturated 2-core machine (the suite's own forks) can hold the spinner below a full core
+      // for a while; one interval above half a core is proof enough that busy reads as busy.
       yield* eventually(cpuAfterPause, (cpu) => cpu > 50, "cpu_usage above 50")
       // Past node's (multi-threaded) start-up, one spinning thread uses about one core, not one per core.
       expect(yield* cpuAfterPause).toBeLessThan(150)

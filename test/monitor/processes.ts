@@ -71,7 +71,7 @@ export const eventually = <A, E, R>(
   effect: Effect.Effect<A, E, R>,
   accept: (value: A) => boolean,
   description: string,
-  timeoutMs = 20_000
+  timeoutMs = 45_000
 ): Effect.Effect<A, E | Error, R> =>
   Effect.gen(function* () {
     const deadline = (yield* Clock.currentTimeMillis) + timeoutMs
