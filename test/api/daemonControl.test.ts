@@ -49,7 +49,7 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     ).toBe(0)
     expect(isAlive(first.pid)).toBe(false)
     expect(fs.existsSync(first.socket)).toBe(false)
-    await eventually(() => rows.every((row) => !isAlive(row.pid)), "every app process to exit", 15_000)
+    await eventually(() => rows.every((row) => !isAlive(row.pid)), "every app process to exit", 30_000)
 
     const second = await start()
     const kept = await second.request("GET", "/api/processes")
@@ -83,7 +83,7 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     const killedAgain = await second.request("POST", "/daemon/kill")
     expect(killedAgain.status).toBe(200)
     await second.exited
-    await eventually(() => after.every((row) => !isAlive(row.pid)), "every app process to exit", 15_000)
+    await eventually(() => after.every((row) => !isAlive(row.pid)), "every app process to exit", 30_000)
     const third = await start()
     expect(
       ((await third.request("GET", "/api/processes")).body as Array<{ status: string }>).every(
@@ -145,7 +145,7 @@ describe("POST /daemon/kill and /daemon/resurrect", () => {
     expect(
       await Promise.race([daemon.exited, new Promise((resolve) => setTimeout(() => resolve("still running"), 20_000))])
     ).toBe(0)
-    await eventually(() => !isAlive(app), "the app to exit", 15_000)
+    await eventually(() => !isAlive(app), "the app to exit", 30_000)
     expect(fs.existsSync(daemon.socket)).toBe(false)
   })
 

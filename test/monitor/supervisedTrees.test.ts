@@ -52,7 +52,7 @@ describe("readSupervisedTrees", () => {
         const children = 1_000
         const shell = yield* spawnGroup("sh", [
           "-c",
-          `i=0; while [ $i -lt ${children} ]; do sleep 60 & i=$((i+1)); done; wait`
+          `i=0; while [ $i -lt ${children} ]; do sleep 300 & i=$((i+1)); done; wait`
         ])
         const root = pidOf(shell)
         const full = yield* eventually(
