@@ -12,7 +12,8 @@
 //      first JS line (both stamp the wall clock into a file), median over CRASH_ROUNDS × CRASHES crashes; the
 //      reference is a shell loop respawning the same child (`while :; do node crash.js; done`); the
 //      note gives each side's gap to the replacement's exec (its `performance.timeOrigin`), the part
-//      a manager controls, without the replacement's Node start;
+//      a manager controls, without the replacement's Node start, and the same two for a bare Node
+//      process respawning the child from its `exit` event (what no manager written in Node beats);
 //   7. 300,000 log lines (one write per line) through the manager: from the child's first JS line
 //      until its out file holds every line (polled every 5 ms); the reference is the child writing
 //      straight to a file (first JS line → exit), in LOG_RUNS runs of the three in a rotating
@@ -80,6 +81,15 @@ const stamp = (what, extra = "") => fs.appendFileSync(f, what + " " + (performan
 // The start line also carries performance.timeOrigin: when Node began, right after the exec.
 stamp("start", " " + performance.timeOrigin)
 setTimeout(() => { stamp("exit"); process.exit(1) }, 300)
+`
+)
+// The floor of any manager written in Node: a bare Node process that spawns the child again from
+// its `exit` event, nothing else (a fork of a Node process costs more than the shell's fork).
+const NODE_RESPAWNER = file(
+  "respawner.js",
+  `const { spawn } = require("child_process"); const [crash, stamps] = process.argv.slice(2)
+const run = () => spawn(process.execPath, [crash, stamps], { stdio: "ignore" }).once("exit", run)
+run()
 `
 )
 const WRITER = file(
@@ -305,12 +315,23 @@ try {
         async () => {
           process.kill(-loop.pid, "SIGKILL")
         }
+      ),
+    node: () =>
+      measureCrash(
+        "node",
+        (s) => {
+          loop = spawn(L.NODE, [NODE_RESPAWNER, CRASH, s], { stdio: "ignore", detached: true })
+        },
+        async () => {
+          // The respawner and its child, which is in its group as the shell loop's is in the shell's.
+          process.kill(-loop.pid, "SIGKILL")
+        }
       )
   }
   // CRASH_ROUNDS rounds, the order rotating each round: a shared machine's drift over the minute
   // this takes (a Node child's start moves by ±20 ms here) then falls on all three alike.
-  const gaps = { pmfx: [], pm2: [], shell: [] }
-  const crashOrder = ["pmfx", "pm2", "shell"]
+  const gaps = { pmfx: [], pm2: [], shell: [], node: [] }
+  const crashOrder = ["pmfx", "pm2", "shell", "node"]
   for (let round = 0; round < CRASH_ROUNDS; round++)
     for (let k = 0; k < crashOrder.length; k++) {
       const who = crashOrder[(round + k) % crashOrder.length]
@@ -324,7 +345,8 @@ try {
     median("pmfx", "total"),
     median("pm2", "total"),
     { label: "shell-loop respawn", value: median("shell", "total") },
-    `to the replacement's exec: pmfx ${toExec("pmfx")} ms, PM2 ${toExec("pm2")} ms, shell loop ${toExec("shell")} ms`
+    `to the replacement's exec: pmfx ${toExec("pmfx")} ms, PM2 ${toExec("pm2")} ms, shell loop ${toExec("shell")} ms; ` +
+      `a bare Node respawner (the floor of a manager in Node) ${L.fmt(median("node", "total"), 1)} ms, to exec ${toExec("node")} ms`
   )
 
   // 7: 300k log lines -------------------------------------------------------------------------------
