@@ -133,7 +133,7 @@ describe("webhooks", () => {
         ])
         yield* pm.create(apps, { baseEnv: PATH_ENV })
         const restarts = () => events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").length
-        // Each delivery blocks a worker for at least 4 attempts x 1 s + 1.4 s of backoff; the loop goes on meanwhile.
+        // Each delivery blocks a worker for at least 4 attempts x 2 s + 1.4 s of backoff; the loop goes on meanwhile.
         yield* eventually(
           Effect.sync(() => restarts() >= 6),
           "six restarts while the receiver hangs"
@@ -148,18 +148,20 @@ describe("webhooks", () => {
         yield* eventually(
           Effect.map(webhooks.stats(), (s) => s.failed >= 1),
           "a delivery given up",
-          20_000
+          45_000
         )
         const after = yield* webhooks.stats()
         expect(after.attempts).toBeGreaterThanOrEqual(4)
-        // (Climbing, not a count: how many fit in the retries' ~5 s depends on the machine's speed.)
+        // (Climbing, not a count: how many fit in the retries' ~9 s depends on the machine's speed.)
         expect(restarts()).toBeGreaterThan(restartsBefore)
-        // The normal pace held throughout: no gap between restarts anywhere near a delivery timeout.
+        // The normal pace held throughout: no gap between restarts as long as one delivery attempt
+        // (2 s), which a loop waiting on the receiver would show; a loaded machine's Node start
+        // keeps the normal gap well under it.
         const times = events.filter((e) => e._tag === "ProcessRestart" && e.name === "looper").map((e) => e.at)
         const gaps = times.slice(1).map((t, i) => t - times[i]!)
-        expect(Math.max(...gaps)).toBeLessThan(1_000)
+        expect(Math.max(...gaps)).toBeLessThan(2_000)
         yield* pm.stop("looper")
-      }).pipe(Effect.provide(notifications({ timeoutMs: 1_000 })))
+      }).pipe(Effect.provide(notifications({ timeoutMs: 2_000 })))
     )
   )
 
