@@ -1,7 +1,7 @@
 /**
  * CPU and memory of whole process trees (docs/architecture.md §4 Metrics), from one read of the supervised trees per
- * sample (./supervisedTrees.ts: only their processes where the kernel lists children, else the whole
- * process table). How often the daemon samples is ./SamplingDemand.ts's business.
+ * sample (./supervisedTrees.ts: only their processes where the kernel lists children and that is the
+ * cheaper reading, else the whole process table). How often the daemon samples is ./SamplingDemand.ts's business.
  *
  * CPU is a rate, so the sampler remembers each pid's CPU ticks from the previous sample:
  * `cpu_usage` = ticks spent by the tree since then / elapsed seconds / CLK_TCK × 100, i.e. percent
@@ -19,7 +19,7 @@
 import { Clock, Effect } from "effect"
 import { CLK_TCK, type ProcessTable, readUptimeTicks } from "./procfs"
 import { descendantsOf } from "./processTree"
-import { readSupervisedTrees } from "./supervisedTrees"
+import { makeTreeReader } from "./supervisedTrees"
 
 /** A process tree to measure: `pid` is its leader, `key` names it in the result (a row id). */
 export interface SampleRoot {
@@ -55,9 +55,12 @@ interface PreviousSample {
   readonly ticks: ReadonlyMap<number, PreviousTicks>
 }
 
-/** `readTable` reads (at least) the processes of the trees of the given root pids. */
+/**
+ * `readTable` reads (at least) the processes of the trees of the given root pids; by default a
+ * reader of this sampler's own that learns which reading is cheaper (supervisedTrees.ts).
+ */
 export const makeMetricsSampler = (
-  readTable: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable> = readSupervisedTrees
+  readTable: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable> = makeTreeReader().read
 ): Effect.Effect<MetricsSamplerShape> =>
   Effect.gen(function* () {
     let previous: PreviousSample | undefined

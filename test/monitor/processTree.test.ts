@@ -6,7 +6,10 @@ import { eventually, pidOf, spawnGroup } from "./processes"
 
 const tableOf = (links: ReadonlyArray<readonly [pid: number, ppid: number]>): ReadonlyMap<number, ProcStat> =>
   new Map(
-    links.map(([pid, ppid]) => [pid, { pid, ppid, pgrp: pid, state: "S", utime: 0, stime: 0, startTime: 0, rss: 0 }])
+    links.map(([pid, ppid]) => [
+      pid,
+      { pid, ppid, pgrp: pid, state: "S", utime: 0, stime: 0, startTime: 0, rss: 0, threads: 1 }
+    ])
   )
 
 describe("descendantsOf", () => {

@@ -3,18 +3,20 @@ import { Effect, Option } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import {
+  countProcesses,
   liveGroupMembers,
   liveGroupMembersIn,
   parseProcStat,
   type ProcStat,
   readProcessTable,
   readStartTime,
-  readUptimeTicks
+  readUptimeTicks,
+  scanProcessTable
 } from "../../src/monitor/procfs"
 import { eventually, pidOf, spawnGroup, tempDir } from "./processes"
 
 // Fields 3-24 of a real line, then the rest: state S, ppid 1, pgrp 4242, utime 250, stime 75,
-// start time 123456, rss 300 pages.
+// 1 thread, start time 123456, rss 300 pages.
 const TAIL =
   "S 1 4242 4242 0 -1 4194560 100 0 0 0 250 75 0 0 20 0 1 0 123456 1000000 300 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n"
 
@@ -26,6 +28,7 @@ const stat = (fields: Partial<ProcStat> & Pick<ProcStat, "pid">): ProcStat => ({
   stime: 0,
   startTime: 0,
   rss: 0,
+  threads: 1,
   ...fields
 })
 
@@ -39,7 +42,8 @@ describe("parseProcStat", () => {
       utime: 250,
       stime: 75,
       startTime: 123456,
-      rss: 300 * 4096
+      rss: 300 * 4096,
+      threads: 1
     })
   })
 
@@ -83,6 +87,28 @@ describe("readProcessTable", () => {
       expect(self?.rss).toBeGreaterThan(10 * 1024 * 1024)
       expect((self?.utime ?? 0) + (self?.stime ?? 0)).toBeGreaterThan(0)
       expect(table.size).toBeGreaterThan(1)
+    })
+  )
+
+  it.scopedLive("counts threads: vitest's worker has several, a sleep one", () =>
+    Effect.gen(function* () {
+      const sleeper = yield* spawnGroup("sleep", ["30"])
+      const table = yield* eventually(readProcessTable(), (t) => t.has(pidOf(sleeper)), "the sleep in the table")
+      expect(table.get(process.pid)?.threads).toBeGreaterThan(1)
+      expect(table.get(pidOf(sleeper))?.threads).toBe(1)
+    })
+  )
+
+  it.effect("scanProcessTable counts what /proc listed; countProcesses counts it without reading a file", () =>
+    Effect.sync(() => {
+      const { table, entries } = scanProcessTable()
+      const counted = countProcesses()
+      // A process listed may exit before its stat is read, never the other way round.
+      expect(entries).toBeGreaterThanOrEqual(table.size)
+      expect(table.has(process.pid)).toBe(true)
+      // The machine's other processes come and go between the two passes: same order of magnitude.
+      expect(counted).toBeGreaterThan(1)
+      expect(Math.abs(counted - entries)).toBeLessThan(Math.max(50, entries))
     })
   )
 

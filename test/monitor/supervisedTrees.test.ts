@@ -1,9 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import { readProcessTable, SMALL_FILE_BYTES } from "../../src/monitor/procfs"
+import { pageSize, readProcessTable, readStat, SMALL_FILE_BYTES } from "../../src/monitor/procfs"
 import { descendantsOf } from "../../src/monitor/processTree"
-import { hasChildrenFiles, readSupervisedTrees, walkSupervisedTrees } from "../../src/monitor/supervisedTrees"
+import {
+  hasChildrenFiles,
+  makeTreeReader,
+  readSupervisedTrees,
+  walkSupervisedTrees
+} from "../../src/monitor/supervisedTrees"
 import { eventually, pidOf, spawnGroup, spawnNode } from "./processes"
 
 const idle = "setInterval(() => {}, 1000)"
@@ -74,5 +79,78 @@ describe("readSupervisedTrees", () => {
       const trees = walkSupervisedTrees([pidOf(lone)])
       expect([...trees.keys()]).toEqual([pidOf(lone)])
     })
+  )
+})
+
+describe("makeTreeReader", () => {
+  const sorted = (pids: ReadonlyArray<number>) => [...pids].sort((a, b) => a - b)
+
+  it.scopedLive.skipIf(!hasChildrenFiles())("walks small trees: a few files per process beat a pass over /proc", () =>
+    Effect.gen(function* () {
+      const shell = yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"])
+      const root = pidOf(shell)
+      yield* eventually(
+        readProcessTable(),
+        (table) => descendantsOf(root, table).length === 3,
+        "the shell's two sleeps"
+      )
+      const reader = makeTreeReader()
+      for (let i = 0; i < 3; i++) {
+        const trees = yield* reader.read([root])
+        expect(sorted(descendantsOf(root, trees))).toEqual(sorted(descendantsOf(root, yield* readProcessTable())))
+        const last = reader.last()!
+        expect(last).toMatchObject({ reading: "walk", walkReads: 3 + 3 + 3 })
+        expect(last.processes).toBeGreaterThanOrEqual(3)
+      }
+    })
+  )
+
+  it.scopedLive.skipIf(!hasChildrenFiles())(
+    "reads the whole table while the trees' threads outnumber the machine's processes, and walks again when they do not",
+    () =>
+      Effect.gen(function* () {
+        // 1,024 libuv threads (started by the first thread-pool task): walking this one process reads
+        // 1,026 files, more than this machine has processes.
+        const threaded = yield* spawnGroup("env", [
+          "UV_THREADPOOL_SIZE=1024",
+          process.execPath,
+          "-e",
+          `require("fs").stat("/", () => {}); ${idle}`
+        ])
+        const big = pidOf(threaded)
+        yield* eventually(
+          Effect.sync(() => readStat(big, pageSize())?.threads ?? 0),
+          (threads) => threads > 1024,
+          "the thread pool's threads"
+        )
+        const reader = makeTreeReader()
+        const first = yield* reader.read([big])
+        expect(reader.last()).toMatchObject({ reading: "walk" })
+        expect(reader.last()!.walkReads).toBeGreaterThan(1024)
+        expect([...first.keys()]).toEqual([big])
+        // Once this machine's processes, recounted every 10 walks, are fewer (an earlier test's
+        // 1,000 sleeps may still be dying), the reader takes the table.
+        const second = yield* eventually(
+          reader.read([big]),
+          () => reader.last()!.reading === "table",
+          "a read of the whole table"
+        )
+        expect(reader.last()!.processes).toBeLessThan(reader.last()!.walkReads)
+        expect(second.get(big)?.threads).toBeGreaterThan(1024)
+        expect(descendantsOf(big, second)).toEqual([big])
+        // A small tree next: its cost, taken from the table, is below the machine's count again.
+        const small = yield* spawnNode(idle)
+        const lone = pidOf(small)
+        yield* eventually(
+          Effect.sync(() => readStat(lone, pageSize())),
+          (stat) => stat !== undefined,
+          "the small tree"
+        )
+        yield* reader.read([lone])
+        expect(reader.last()).toMatchObject({ reading: "table" })
+        const walked = yield* reader.read([lone])
+        expect(reader.last()).toMatchObject({ reading: "walk" })
+        expect([...walked.keys()]).toEqual([lone])
+      })
   )
 })
