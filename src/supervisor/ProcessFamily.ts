@@ -16,7 +16,15 @@
  */
 import { Clock, Duration, Effect, Option } from "effect"
 import { descendantsOf } from "../monitor/processTree"
-import { environValue, liveGroupMembers, type ProcessTable, readProcStat, readProcessTable } from "../monitor/procfs"
+import {
+  environValue,
+  liveGroupMembers,
+  pageSize,
+  type ProcessTable,
+  readProcStat,
+  readProcessTable,
+  readStat
+} from "../monitor/procfs"
 
 export const RUN_ID_VARIABLE = "PMFX_RUN_ID"
 
@@ -60,14 +68,14 @@ export const refreshFromSample = (
   family: ProcessFamily,
   tree: ReadonlyArray<readonly [number, number]>
 ): Effect.Effect<void> =>
-  Effect.gen(function* () {
+  // One synchronous step: it runs for every row at every sample (reads of /proc are synchronous anyway).
+  Effect.sync(() => {
     const next = new Map<number, number>()
     for (const [pid, startTime] of tree) if (startTime >= family.bornAfter) next.set(pid, startTime)
     for (const [pid, startTime] of family.seen) {
       if (next.has(pid)) continue
-      const stat = yield* readProcStat(pid)
-      if (Option.isSome(stat) && stat.value.startTime === startTime && stat.value.state !== "Z")
-        next.set(pid, startTime)
+      const stat = readStat(pid, pageSize())
+      if (stat !== undefined && stat.startTime === startTime && stat.state !== "Z") next.set(pid, startTime)
     }
     family.seen.clear()
     for (const [pid, startTime] of next) family.seen.set(pid, startTime)

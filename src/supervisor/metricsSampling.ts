@@ -14,7 +14,14 @@ import type { ProcessTable } from "./processTable"
 import type { Row } from "./Row"
 
 /** Points of history a row keeps (one per sample). */
-const HISTORY_LENGTH = 60
+export const HISTORY_LENGTH = 60
+
+/** The history with `point` last, at most HISTORY_LENGTH long: one new array per row and sample. */
+export const appendPoint = <P>(history: ReadonlyArray<P>, point: P): Array<P> => {
+  const kept = history.length >= HISTORY_LENGTH ? history.slice(history.length - HISTORY_LENGTH + 1) : history.slice()
+  kept.push(point)
+  return kept
+}
 
 export interface SamplingDeps {
   readonly table: ProcessTable
@@ -60,7 +67,7 @@ export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
               ...state,
               cpu: sample.cpu_usage,
               memory: sample.memory_usage,
-              history: [...state.history, point].slice(-HISTORY_LENGTH)
+              history: appendPoint(state.history, point)
             }
       )
       // The row stopped or moved on to another process while /proc was read: this sample is stale.
