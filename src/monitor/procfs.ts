@@ -82,17 +82,14 @@ export const pageSize = (): number => {
   return pageSizeCache
 }
 
-const SPACE = 0x20
-/** Indexes after the name (field N at N - 3) of state, ppid, pgrp, utime, stime, threads, start time, rss. */
-const USED_FIELDS = [0, 1, 2, 11, 12, 17, 19, 21] as const
+/** Fields after the name (field N at index N - 3) up to the last one used, rss (field 24). */
 const LAST_FIELD = 21
-/** For each index after the name, its slot in {@link statFields}, or undefined when unused. */
-const FIELD_SLOTS: ReadonlyArray<number | undefined> = Array.from({ length: LAST_FIELD + 1 }, (_, index) => {
-  const slot = USED_FIELDS.indexOf(index as (typeof USED_FIELDS)[number])
-  return slot < 0 ? undefined : slot
-})
-/** The used fields of the line being parsed (one array for every parse: parsing is synchronous). */
-const statFields: Array<string | undefined> = new Array(USED_FIELDS.length)
+/** Where each field of the line being parsed ends (parsing is synchronous: one array serves every parse). */
+const fieldEnds = new Int32Array(LAST_FIELD + 1)
+
+/** Field `index` after the name, once {@link fieldEnds} holds the line's field ends. */
+const fieldAt = (line: string, close: number, index: number): string =>
+  line.slice(index === 0 ? close + 2 : fieldEnds[index - 1]! + 1, fieldEnds[index])
 
 /**
  * Parses one `/proc/<pid>/stat` line. The command name (field 2) is in parentheses and may itself
@@ -105,31 +102,28 @@ export const parseProcStat = (line: string, bytesPerPage: number = pageSize()): 
   const pid = Number(line.slice(0, open))
   if (!Number.isInteger(pid)) return undefined
   // After ") ": field 3 (state) is index 0, so field N is index N - 3. Only the fields used are cut
-  // out of the line (a split made ~50 strings per process per sample, most of a sample's garbage).
-  const wanted = statFields
-  wanted.fill(undefined)
-  let index = 0
+  // out of the line: a split made ~50 strings per process per sample.
   let start = close + 2
-  for (let i = start; index <= LAST_FIELD; i++) {
-    if (i === line.length || line.charCodeAt(i) === SPACE) {
-      if (FIELD_SLOTS[index] !== undefined) wanted[FIELD_SLOTS[index]!] = line.slice(start, i)
-      index++
-      start = i + 1
-      if (i === line.length) break
+  for (let index = 0; index <= LAST_FIELD; index++) {
+    let end = line.indexOf(" ", start)
+    if (end < 0) {
+      // A line cut before field 24 (22 fields after the name) is not a stat line.
+      if (index < LAST_FIELD) return undefined
+      end = line.length
     }
+    fieldEnds[index] = end
+    start = end + 1
   }
-  // A line cut before field 24 (22 fields after the name) is not a stat line.
-  if (index <= LAST_FIELD) return undefined
-  const [state, ppidText, pgrpText, utimeText, stimeText, threadsText, startText, rssText] = wanted
-  const ppid = Number(ppidText)
-  const pgrp = Number(pgrpText)
-  const utime = Number(utimeText)
-  const stime = Number(stimeText)
-  const threads = Number(threadsText)
-  const startTime = Number(startText)
-  const rssPages = Number(rssText)
+  const state = fieldAt(line, close, 0)
+  const ppid = Number(fieldAt(line, close, 1))
+  const pgrp = Number(fieldAt(line, close, 2))
+  const utime = Number(fieldAt(line, close, 11))
+  const stime = Number(fieldAt(line, close, 12))
+  const threads = Number(fieldAt(line, close, 17))
+  const startTime = Number(fieldAt(line, close, 19))
+  const rssPages = Number(fieldAt(line, close, 21))
   if (![ppid, pgrp, utime, stime, threads, startTime, rssPages].every(Number.isFinite)) return undefined
-  return { pid, ppid, pgrp, state: state ?? "", utime, stime, startTime, rss: rssPages * bytesPerPage, threads }
+  return { pid, ppid, pgrp, state, utime, stime, startTime, rss: rssPages * bytesPerPage, threads }
 }
 
 const isPidName = (name: string): boolean => {

@@ -106,10 +106,6 @@ const walk = (roots: ReadonlyArray<number>): { readonly table: ProcessTable; rea
 /** Walks the trees of `roots` through the children files. */
 export const walkSupervisedTrees = (roots: ReadonlyArray<number>): ProcessTable => walk(roots).table
 
-/** The processes of the trees rooted at `roots` (all of `/proc` on kernels without children files). */
-export const readSupervisedTrees = (roots: ReadonlyArray<number>): Effect.Effect<ProcessTable> =>
-  Effect.suspend(() => (hasChildrenFiles() ? Effect.sync(() => walkSupervisedTrees(roots)) : readProcessTable()))
-
 /** Walks between two counts of `/proc` (one pass over the folder, ~0.2 ms for 400 processes). */
 const RECOUNT_EVERY = 10
 
@@ -117,6 +113,7 @@ export type TreeReading = "walk" | "table"
 
 /** A reader of the supervised trees that takes the cheaper reading each time, for one sampling loop. */
 export interface TreeReader {
+  /** The processes of the trees rooted at `roots` (all of `/proc` on kernels without children files). */
   readonly read: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable>
   /** The last read's choice and the counts it was made on (undefined before the first read). */
   readonly last: () =>

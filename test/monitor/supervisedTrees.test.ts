@@ -3,17 +3,12 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { pageSize, readProcessTable, readStat, SMALL_FILE_BYTES } from "../../src/monitor/procfs"
 import { descendantsOf } from "../../src/monitor/processTree"
-import {
-  hasChildrenFiles,
-  makeTreeReader,
-  readSupervisedTrees,
-  walkSupervisedTrees
-} from "../../src/monitor/supervisedTrees"
+import { hasChildrenFiles, makeTreeReader, walkSupervisedTrees } from "../../src/monitor/supervisedTrees"
 import { eventually, pidOf, spawnGroup, spawnNode } from "./processes"
 
 const idle = "setInterval(() => {}, 1000)"
 
-describe("readSupervisedTrees", () => {
+describe("the supervised trees", () => {
   it.scopedLive("holds each root and its descendants, with the same stat lines as the whole table", () =>
     Effect.gen(function* () {
       // A shell holding two sleeps (a tree of three), and a lone Node process.
@@ -25,7 +20,7 @@ describe("readSupervisedTrees", () => {
         (table) => descendantsOf(roots[0]!, table).length === 3,
         "the shell's two sleeps"
       )
-      const trees = yield* readSupervisedTrees(roots)
+      const trees = yield* makeTreeReader().read(roots)
       const full = yield* readProcessTable()
       for (const root of roots) {
         expect([...descendantsOf(root, trees)].sort()).toEqual([...descendantsOf(root, full)].sort())
@@ -43,7 +38,7 @@ describe("readSupervisedTrees", () => {
       yield* Effect.promise(
         () => new Promise<void>((resolve) => (gone.exitCode !== null ? resolve() : gone.once("exit", () => resolve())))
       )
-      const trees = yield* readSupervisedTrees([pid])
+      const trees = yield* makeTreeReader().read([pid])
       expect(trees.has(pid)).toBe(false)
       if (hasChildrenFiles()) expect(walkSupervisedTrees([]).size).toBe(0)
     })
