@@ -16,7 +16,8 @@
  * each call, so pids that disappeared are forgotten and memory stays flat, and a row left out of a
  * call starts over (reads 0) at the next. Other readers should use the loop's latest results.
  */
-import { Clock, Effect } from "effect"
+import { Clock, Effect, type Scope } from "effect"
+import { openProcFiles } from "./procFiles"
 import { CLK_TCK, type ProcessTable, readUptimeTicks } from "./procfs"
 import { descendantsOf } from "./processTree"
 import { makeTreeReader } from "./supervisedTrees"
@@ -57,12 +58,15 @@ interface PreviousSample {
 
 /**
  * `readTable` reads (at least) the processes of the trees of the given root pids; by default a
- * reader of this sampler's own that learns which reading is cheaper (supervisedTrees.ts).
+ * reader of this sampler's own that learns which reading is cheaper (supervisedTrees.ts). The
+ * sampler's `/proc` files stay open between samples (./procFiles.ts) until the scope closes.
  */
 export const makeMetricsSampler = (
-  readTable: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable> = makeTreeReader().read
-): Effect.Effect<MetricsSamplerShape> =>
+  readTable?: (roots: ReadonlyArray<number>) => Effect.Effect<ProcessTable>
+): Effect.Effect<MetricsSamplerShape, never, Scope.Scope> =>
   Effect.gen(function* () {
+    const files = yield* openProcFiles()
+    const readTrees = readTable ?? makeTreeReader(files).read
     let previous: PreviousSample | undefined
     // Two overlapping calls would compute deltas against each other's state.
     const lock = yield* Effect.makeSemaphore(1)
@@ -71,8 +75,8 @@ export const makeMetricsSampler = (
       Effect.gen(function* () {
         const atNanos = yield* Clock.currentTimeNanos
         // Read before the table: a process born after this reading is new in the next interval.
-        const uptimeTicks = yield* readUptimeTicks()
-        const table = yield* readTable(roots.map((root) => root.pid))
+        const uptimeTicks = yield* readUptimeTicks(files.read)
+        const table = yield* readTrees(roots.map((root) => root.pid))
         const before = previous
         const elapsedSeconds = before === undefined ? 0 : Number(atNanos - before.atNanos) / 1e9
         const ticks = new Map<number, PreviousTicks>()
@@ -110,5 +114,5 @@ export const makeMetricsSampler = (
 
 /** The daemon's sampler (one sampling loop, see above). */
 export class MetricsSampler extends Effect.Service<MetricsSampler>()("pmfx/MetricsSampler", {
-  effect: makeMetricsSampler()
+  scoped: makeMetricsSampler()
 }) {}

@@ -131,8 +131,15 @@ const isPidName = (name: string): boolean => {
   return first >= 48 && first <= 57
 }
 
-export const readStat = (pid: number, bytesPerPage: number): ProcStat | undefined => {
-  const line = readSmallFile(`/proc/${pid}/stat`)
+/** How a small `/proc` file is read: opened each time, or through descriptors kept open (./procFiles.ts). */
+export type ReadProcFile = (path: string) => string | undefined
+
+export const readStat = (
+  pid: number,
+  bytesPerPage: number,
+  read: ReadProcFile = readSmallFile
+): ProcStat | undefined => {
+  const line = read(`/proc/${pid}/stat`)
   return line === undefined ? undefined : parseProcStat(line, bytesPerPage)
 }
 
@@ -143,14 +150,16 @@ export const readStat = (pid: number, bytesPerPage: number): ProcStat | undefine
 export const readProcessTable = (): Effect.Effect<ProcessTable> => Effect.sync(() => scanProcessTable().table)
 
 /** {@link readProcessTable}'s pass, with how many processes `/proc` listed (the pass's cost in reads). */
-export const scanProcessTable = (): { readonly table: ProcessTable; readonly entries: number } => {
+export const scanProcessTable = (
+  read: ReadProcFile = readSmallFile
+): { readonly table: ProcessTable; readonly entries: number } => {
   const bytesPerPage = pageSize()
   const table = new Map<number, ProcStat>()
   let entries = 0
   for (const name of fs.readdirSync("/proc")) {
     if (!isPidName(name)) continue
     entries++
-    const stat = readStat(Number(name), bytesPerPage)
+    const stat = readStat(Number(name), bytesPerPage, read)
     if (stat !== undefined) table.set(stat.pid, stat)
   }
   return { table, entries }
@@ -175,9 +184,9 @@ export const readStartTime = (pid: number): Effect.Effect<Option.Option<number>>
  * Time since boot in clock ticks, the clock of {@link ProcStat.startTime}: a process whose start time
  * is later than a reading was born after it.
  */
-export const readUptimeTicks = (): Effect.Effect<number> =>
+export const readUptimeTicks = (read: ReadProcFile = readSmallFile): Effect.Effect<number> =>
   Effect.sync(() => {
-    const seconds = Number.parseFloat(readSmallFile("/proc/uptime") ?? "")
+    const seconds = Number.parseFloat(read("/proc/uptime") ?? "")
     if (!Number.isFinite(seconds)) throw new Error("cannot read /proc/uptime (pmfx runs on Linux only)")
     return Math.floor(seconds * CLK_TCK)
   })

@@ -20,13 +20,14 @@
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
+import type { OpenProcFiles } from "./procFiles"
 import { descendantsOf } from "./processTree"
 import {
   countProcesses,
   type ProcessTable,
   type ProcStat,
   pageSize,
-  readProcessTable,
+  type ReadProcFile,
   readSmallFile,
   readStat,
   SMALL_FILE_BYTES,
@@ -45,13 +46,14 @@ export const hasChildrenFiles = (): boolean => {
 const CHILDREN_ENTRY_MARGIN = 64
 
 /** The pids listed in one children file; none when the thread or process is gone. */
-const childrenOfTask = (pid: number, tid: string, into: Array<number>): void => {
+const childrenOfTask = (pid: number, tid: string, into: Array<number>, read: ReadProcFile): void => {
   const path = `/proc/${pid}/task/${tid}/children`
-  // Through procfs's shared buffer (open, read, close: half the CPU of readFileSync's open, fstat,
-  // read, close and its allocations; an idle daemon's samples are mostly these reads). A thread with
-  // ~600 children or more fills the buffer: its file is read whole. "Fills": the kernel answers a
-  // read with whole entries only, so a cut list ends a few bytes short of the buffer's end.
-  let text = readSmallFile(path)
+  // One read of up to 4 KiB (a kept descriptor's pread, or open, read, close: half the CPU of
+  // readFileSync's open, fstat, read, close and its allocations; an idle daemon's samples are mostly
+  // these reads). A thread with ~600 children or more fills the buffer: its file is read whole.
+  // "Fills": the kernel answers a read with whole entries only, so a cut list ends a few bytes short
+  // of the buffer's end.
+  let text = read(path)
   if (text !== undefined && text.length > SMALL_FILE_BYTES - CHILDREN_ENTRY_MARGIN) {
     try {
       text = fs.readFileSync(path, "latin1")
@@ -70,14 +72,14 @@ const childrenOfTask = (pid: number, tid: string, into: Array<number>): void => 
 }
 
 /** The children of every thread of `pid` into `into`; returns how many threads it read. */
-const childrenOf = (pid: number, into: Array<number>): number => {
+const childrenOf = (pid: number, into: Array<number>, read: ReadProcFile): number => {
   let tids: Array<string>
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`)
   } catch {
     return 0
   }
-  for (const tid of tids) childrenOfTask(pid, tid, into)
+  for (const tid of tids) childrenOfTask(pid, tid, into, read)
   return tids.length
 }
 
@@ -85,7 +87,10 @@ const childrenOf = (pid: number, into: Array<number>): number => {
 const walkReadsOf = (threads: number): number => 2 + threads
 
 /** Walks the trees of `roots` through the children files; `reads` is what the walk read. */
-const walk = (roots: ReadonlyArray<number>): { readonly table: ProcessTable; readonly reads: number } => {
+const walk = (
+  roots: ReadonlyArray<number>,
+  read: ReadProcFile
+): { readonly table: ProcessTable; readonly reads: number } => {
   const bytesPerPage = pageSize()
   const table = new Map<number, ProcStat>()
   const queue: Array<number> = [...roots]
@@ -94,17 +99,17 @@ const walk = (roots: ReadonlyArray<number>): { readonly table: ProcessTable; rea
     const pid = queue[next]!
     // A recycled pid can show up twice while the trees change under the walk.
     if (table.has(pid)) continue
-    const stat = readStat(pid, bytesPerPage)
+    const stat = readStat(pid, bytesPerPage, read)
     reads++
     if (stat === undefined) continue
     table.set(pid, stat)
-    reads += 1 + childrenOf(pid, queue)
+    reads += 1 + childrenOf(pid, queue, read)
   }
   return { table, reads }
 }
 
 /** Walks the trees of `roots` through the children files. */
-export const walkSupervisedTrees = (roots: ReadonlyArray<number>): ProcessTable => walk(roots).table
+export const walkSupervisedTrees = (roots: ReadonlyArray<number>): ProcessTable => walk(roots, readSmallFile).table
 
 /** Walks between two counts of `/proc` (one pass over the folder, ~0.2 ms for 400 processes). */
 const RECOUNT_EVERY = 10
@@ -126,20 +131,22 @@ export interface TreeReader {
  * (counted every {@link RECOUNT_EVERY} walks, and by every table read) are fewer than the files the
  * trees' walk needs (what the last walk read, or, after a table read, what the trees in it would
  * cost to walk); the walk otherwise, and always first. Both readings give the same trees, so a stale
- * count costs time, never a process.
+ * count costs time, never a process. With `files`, the reads go through descriptors kept open between
+ * reads (./procFiles.ts), swept after each read.
  */
-export const makeTreeReader = (): TreeReader => {
+export const makeTreeReader = (files?: OpenProcFiles): TreeReader => {
+  const readFile: ReadProcFile = files === undefined ? readSmallFile : files.read
   let walkReads: number | undefined
   let processes: number | undefined
   let walksSinceCount = 0
   let lastReading: TreeReading | undefined
-  const read = (roots: ReadonlyArray<number>): ProcessTable => {
+  const readTrees = (roots: ReadonlyArray<number>): ProcessTable => {
     if (processes === undefined || walksSinceCount >= RECOUNT_EVERY) {
       processes = countProcesses()
       walksSinceCount = 0
     }
     if (walkReads !== undefined && processes < walkReads) {
-      const scanned = scanProcessTable()
+      const scanned = scanProcessTable(readFile)
       processes = scanned.entries
       let reads = 0
       for (const root of roots) {
@@ -149,14 +156,19 @@ export const makeTreeReader = (): TreeReader => {
       lastReading = "table"
       return scanned.table
     }
-    const walked = walk(roots)
+    const walked = walk(roots, readFile)
     walkReads = walked.reads
     walksSinceCount++
     lastReading = "walk"
     return walked.table
   }
+  const read = (roots: ReadonlyArray<number>): ProcessTable => {
+    const table = hasChildrenFiles() ? readTrees(roots) : scanProcessTable(readFile).table
+    files?.sweep()
+    return table
+  }
   return {
-    read: (roots) => Effect.suspend(() => (hasChildrenFiles() ? Effect.sync(() => read(roots)) : readProcessTable())),
+    read: (roots) => Effect.sync(() => read(roots)),
     last: () =>
       lastReading === undefined || walkReads === undefined || processes === undefined
         ? undefined

@@ -41,6 +41,16 @@ describe("pmfx alerts", () => {
     ok(sandbox, ["start", file])
 
     await eventuallyOverSocket(sandbox, "/api/alerts", (body) => expect(body.alerts).toHaveLength(1))
+    // The receiver answers from this process's event loop, which each CLI run below blocks (they are
+    // synchronous): the deliveries are awaited over the socket first, so none waits on a blocked loop
+    // (a loaded machine once made the receiver's delivery take a second attempt). The dead target is
+    // given up after its retries (a few seconds).
+    await eventuallyOverSocket(
+      sandbox,
+      "/api/webhooks/deliveries",
+      (body) => expect(body.deliveries).toHaveLength(2),
+      30_000
+    )
     const alerts = await eventually(() => {
       const answer = json<{ alerts: Array<{ kind: string; process: { name: string } }> }>(
         ok(sandbox, ["alerts", "--json"])
@@ -57,13 +67,6 @@ describe("pmfx alerts", () => {
       /^\d{4}-\d\d-\d\dT[\d:.]+Z {2}process_crash {2}crashy \(id \d+\) crashed: exited with code 1\n$/
     )
 
-    // The dead target is given up after its retries (a few seconds).
-    await eventuallyOverSocket(
-      sandbox,
-      "/api/webhooks/deliveries",
-      (body) => expect(body.deliveries).toHaveLength(2),
-      30_000
-    )
     await eventually(() => {
       expect(
         json<{ deliveries: Array<unknown> }>(ok(sandbox, ["alerts", "--webhooks", "--json"])).deliveries

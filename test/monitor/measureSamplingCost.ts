@@ -54,7 +54,7 @@ const program = Effect.gen(function* () {
   console.log(`sampling once a second for ${PACED_SECONDS} s: ${pacedShare.toFixed(2)}% of a core (whole process)`)
 })
 
-Effect.runPromise(program).finally(() => {
+Effect.runPromise(Effect.scoped(program)).finally(() => {
   for (const child of children) {
     if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
   }

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import { pageSize, readProcessTable, readStat, SMALL_FILE_BYTES } from "../../src/monitor/procfs"
 import { descendantsOf } from "../../src/monitor/processTree"
+import { openProcFiles } from "../../src/monitor/procFiles"
 import { hasChildrenFiles, makeTreeReader, walkSupervisedTrees } from "../../src/monitor/supervisedTrees"
 import { eventually, pidOf, spawnGroup, spawnNode } from "./processes"
 
@@ -146,6 +147,39 @@ describe("makeTreeReader", () => {
         const walked = yield* reader.read([lone])
         expect(reader.last()).toMatchObject({ reading: "walk" })
         expect([...walked.keys()]).toEqual([lone])
+      })
+  )
+
+  it.scopedLive.skipIf(!hasChildrenFiles())(
+    "through kept-open files: the same trees, and only the files of the last read stay open",
+    () =>
+      Effect.gen(function* () {
+        const shell = yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"])
+        const root = pidOf(shell)
+        yield* eventually(
+          readProcessTable(),
+          (table) => descendantsOf(root, table).length === 3,
+          "the shell's two sleeps"
+        )
+        const files = yield* openProcFiles()
+        const reader = makeTreeReader(files)
+        for (let i = 0; i < 3; i++) {
+          const trees = yield* reader.read([root])
+          expect(sorted(descendantsOf(root, trees))).toEqual(sorted(descendantsOf(root, yield* readProcessTable())))
+          // Three single-threaded processes: a stat and a children file each.
+          expect(files.size()).toBe(6)
+        }
+        // One sleep killed (the shell waits on the other): its files are closed by the first read
+        // that no longer finds it.
+        const [killed] = descendantsOf(root, yield* readProcessTable()).filter((pid) => pid !== root)
+        process.kill(killed!, "SIGKILL")
+        const after = yield* eventually(
+          reader.read([root]),
+          (trees) => descendantsOf(root, trees).length === 2,
+          "the shell with one sleep"
+        )
+        expect(after.has(killed!)).toBe(false)
+        expect(files.size()).toBe(4)
       })
   )
 })
