@@ -9,6 +9,7 @@ import { HealthStatus } from "../domain/ProcessSummary"
 import { processStatuses } from "../domain/ProcessStatus"
 import type { LogCounts } from "../logs/LogCounts"
 import type { RowState } from "../supervisor/Row"
+import type { Figures } from "../supervisor/RowMetrics"
 import type { ApiTraffic } from "./ApiTraffic"
 import type { DaemonSelf } from "./daemonSelf"
 import type { Family, Labels, Sample } from "./Exposition"
@@ -19,6 +20,8 @@ export interface MetricsRow {
   readonly namespace: string
   readonly instance: number
   readonly state: RowState
+  /** Its process's CPU and memory at the last sample (0 without a live process). */
+  readonly figures: Figures
 }
 
 export interface MetricsInputs {
@@ -66,13 +69,13 @@ export const collectMetrics = (inputs: MetricsInputs): Effect.Effect<ReadonlyArr
         name: "pmfx_process_cpu_percent",
         help: "CPU of the instance's process tree, in percent of one core, at the last sample (pmfx list's cpu).",
         type: "gauge",
-        samples: perRow((row) => row.state.cpu)
+        samples: perRow((row) => row.figures.cpu)
       },
       {
         name: "pmfx_process_memory_bytes",
         help: "Resident memory of the instance's process tree, in bytes, at the last sample (pmfx list's memory).",
         type: "gauge",
-        samples: perRow((row) => row.state.memory)
+        samples: perRow((row) => row.figures.memory)
       },
       {
         name: "pmfx_process_restarts_total",

@@ -9,6 +9,7 @@ import type { HealthStatus } from "../domain/ProcessSummary"
 import type { ProcessFamily } from "./ProcessFamily"
 import type { ProcessStatus } from "../domain/ProcessStatus"
 import type { RestartRequests } from "./RestartRequests"
+import type { RowMetrics } from "./RowMetrics"
 
 export interface HealthState {
   readonly status: HealthStatus
@@ -19,12 +20,6 @@ export interface HealthState {
   /** Failed probes in a row. */
   readonly failures: number
   readonly detail: string | null
-}
-
-export interface MetricsPoint {
-  readonly timestamp: string
-  readonly cpu_usage: number
-  readonly rss: number
 }
 
 export interface RowState {
@@ -54,9 +49,6 @@ export interface RowState {
   readonly readyLine: boolean
   /** While the row waits for its `depends_on` apps: what it waits for (`db to be healthy`), else null. */
   readonly waitingFor: string | null
-  readonly cpu: number
-  readonly memory: number
-  readonly history: ReadonlyArray<MetricsPoint>
 }
 
 /** Why the supervisor is asked to restart a running process. */
@@ -78,6 +70,8 @@ export interface Row {
    */
   app: AppRecord
   readonly state: SubscriptionRef.SubscriptionRef<RowState>
+  /** CPU, memory and their history from the sampling loop, beside the state (./RowMetrics.ts). */
+  readonly metrics: RowMetrics
   /** Restart requests from the sampler, health probes and the watcher (at most one pending). */
   readonly requests: RestartRequests
   /** The supervisor fiber while the row is running. */
@@ -119,10 +113,7 @@ export const initialRowState = (port: number | null, hasCheck: boolean): RowStat
   lastError: null,
   health: initialHealth(hasCheck),
   readyLine: false,
-  waitingFor: null,
-  cpu: 0,
-  memory: 0,
-  history: []
+  waitingFor: null
 })
 
 export const hasHealthCheck = (app: AppDefinition): boolean => app.health_check !== null && app.health_check.enabled

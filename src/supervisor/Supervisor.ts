@@ -56,9 +56,6 @@ type RunOutcome =
 /** How often a pid file that could not be written is tried again. */
 const PID_FILE_RETRY = Duration.seconds(2)
 
-/** A row without a live process shows no CPU or memory (the last sample would be stale). */
-const noProcess = { cpu: 0, memory: 0 } as const
-
 /**
  * starting → online (docs/api.md, States): at once when the process is up; once it says it is
  * ready when it tells (`wait_ready`'s 'ready', a cluster worker's listening — or once
@@ -289,7 +286,7 @@ export const superviseRow = (
         if (outcome._tag === "StartFailed") {
           const reason =
             outcome.error._tag === "PROCESS_START_FAILED" ? outcome.error.details.reason : outcome.error.message
-          yield* setStatus(row, bus, "errored", { pid: null, ...noProcess, lastError: reason })
+          yield* setStatus(row, bus, "errored", { pid: null, lastError: reason })
           return
         }
         if (outcome._tag === "RestartRequested") {
@@ -305,7 +302,6 @@ export const superviseRow = (
           if (unstable && unstableRestarts > app.max_restarts) {
             yield* setStatus(row, bus, "errored", {
               pid: null,
-              ...noProcess,
               unstableRestarts,
               lastError: `failed its health check ${unstableRestarts} times before becoming online`
             })
@@ -314,7 +310,6 @@ export const superviseRow = (
           const next = yield* updateRow(row, bus, (s) => ({
             status: "restarting",
             pid: null,
-            ...noProcess,
             restarts: s.restarts + 1,
             unstableRestarts
           }))
@@ -351,7 +346,6 @@ export const superviseRow = (
             bus,
             (s) => ({
               status: decision.status,
-              ...noProcess,
               pid: null,
               errors: s.errors + (abnormal ? 1 : 0),
               lastExit,
@@ -367,7 +361,6 @@ export const superviseRow = (
           bus,
           (s) => ({
             status: "restarting",
-            ...noProcess,
             pid: null,
             errors: s.errors + (abnormal ? 1 : 0),
             lastExit,

@@ -1,6 +1,7 @@
 /**
  * The periodic metrics sample (docs/architecture.md §4): every live row's process tree is read
- * (MetricsSampler), its CPU, memory and recent history recorded on the row, the memory limit
+ * (MetricsSampler), its CPU, memory and recent history recorded on the row (beside its state:
+ * ./RowMetrics.ts), the memory limit
  * applied, and one `MetricsSample` event published for all rows. When sampling happens is
  * decided here only; consumers of the numbers subscribe to the event.
  */
@@ -59,19 +60,15 @@ export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
           sample.pids.map((p, i) => [p, sample.startTimes[i]!] as const)
         )
       }
-      const point = { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage }
-      const next = yield* SubscriptionRef.updateAndGet(row.state, (state) =>
-        state.pid !== pid
-          ? state
-          : {
-              ...state,
-              cpu: sample.cpu_usage,
-              memory: sample.memory_usage,
-              history: appendPoint(state.history, point)
-            }
-      )
+      const next = yield* SubscriptionRef.get(row.state)
       // The row stopped or moved on to another process while /proc was read: this sample is stale.
       if (next.pid !== pid) continue
+      // Beside the state, not through it (./RowMetrics.ts): nothing waits on figures.
+      const figures = row.metrics
+      figures.pid = pid
+      figures.cpu = sample.cpu_usage
+      figures.memory = sample.memory_usage
+      figures.history = appendPoint(figures.history, { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage })
       reported.push({
         id: row.id,
         name: row.app.definition.name,

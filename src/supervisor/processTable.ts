@@ -9,6 +9,7 @@ import { ProcessNotFound } from "../domain/errors"
 import { makeKeyedLocks } from "./keyedLocks"
 import type { AppRecord, Row, RowState } from "./Row"
 import { RestartRequests } from "./RestartRequests"
+import { makeRowMetrics } from "./RowMetrics"
 
 export type ProcessTable = Effect.Effect.Success<ReturnType<typeof makeProcessTable>>
 
@@ -146,6 +147,7 @@ export const makeProcessTable = (firstId: number) =>
           instance,
           app,
           state: yield* SubscriptionRef.make(initial),
+          metrics: makeRowMetrics(),
           requests: new RestartRequests(),
           fiber: null
         }

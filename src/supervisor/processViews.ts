@@ -18,6 +18,7 @@ import { instanceEnvironmentOf } from "./instanceEnv"
 import type { ProcessTable } from "./processTable"
 import type { Row, RowState } from "./Row"
 import { isReady } from "./rowLifecycle"
+import { currentFigures } from "./RowMetrics"
 import { awaitRow } from "./Supervisor"
 
 /** One app as `ProcessManager.app` shows it. */
@@ -30,6 +31,7 @@ export interface AppView {
 export const summaryOf = (row: Row, state: RowState, now: number): ProcessSummary => {
   const port = state.portOverride ?? state.port
   const alive = state.pid !== null && state.startedAt !== null
+  const figures = currentFigures(row.metrics, state)
   return {
     id: row.id,
     name: row.app.definition.name,
@@ -38,8 +40,8 @@ export const summaryOf = (row: Row, state: RowState, now: number): ProcessSummar
     status: state.status,
     pid: state.pid,
     port: listedPort(row.app.definition, port, row.instance),
-    cpu_usage: state.cpu,
-    memory_usage: state.memory,
+    cpu_usage: figures.cpu,
+    memory_usage: figures.memory,
     uptime: formatUptime(alive ? now - state.startedAt! : 0),
     restarts: state.restarts,
     health_status: state.health.status,
@@ -174,13 +176,13 @@ export const makeProcessViews = (table: ProcessTable, home: string) => {
           name: row.app.definition.name,
           instance: row.instance,
           pid: state.pid,
-          cpu_usage: state.cpu,
+          cpu_usage: currentFigures(row.metrics, state).cpu,
           memory,
           uptime_ms: uptimeMs,
           uptime: formatUptime(uptimeMs),
           restarts: state.restarts,
           errors: state.errors,
-          history: state.history
+          history: row.metrics.history
         } satisfies ProcessMetrics
       })
   }

@@ -76,8 +76,6 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
         yield* updateRow(row, bus, () => ({
           status: "stopped",
           pid: null,
-          cpu: 0,
-          memory: 0,
           health: initialHealth(hasHealthCheck(row.app.definition))
         }))
       }
@@ -96,8 +94,6 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
           ? {
               status: "stopped",
               pid: null,
-              cpu: 0,
-              memory: 0,
               // An errored row keeps its last check (why it gave up); a stopped one has nothing to check.
               health: initialHealth(hasHealthCheck(row.app.definition))
             }

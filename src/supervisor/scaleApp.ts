@@ -13,6 +13,7 @@ import { assignPorts } from "./PortAllocator"
 import { isPortFree } from "./portProbe"
 import type { AppRecord, Row, RowState } from "./Row"
 import { RestartRequests } from "./RestartRequests"
+import { makeRowMetrics } from "./RowMetrics"
 import { hasHealthCheck, initialRowState } from "./Row"
 
 /** An absolute count (`3`) or a change of the current one (`{ by: -1 }`). */
@@ -163,6 +164,7 @@ export const scaleApp = <E>(
               ...initialRowState(port, hasHealthCheck(record.definition)),
               desired
             }),
+            metrics: makeRowMetrics(),
             requests: new RestartRequests(),
             fiber: null
           }

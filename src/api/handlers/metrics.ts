@@ -9,6 +9,7 @@ import { readDaemonSelf } from "../../metrics/daemonSelf"
 import { render } from "../../metrics/Exposition"
 import { SamplingDemand } from "../../monitor/SamplingDemand"
 import { ProcessManager } from "../../supervisor/ProcessManager"
+import { currentFigures } from "../../supervisor/RowMetrics"
 import { PmfxApi } from "../../shared/Api"
 
 export const MetricsHandlers = HttpApiBuilder.group(PmfxApi, "metrics", (handlers) =>
@@ -26,11 +27,13 @@ export const MetricsHandlers = HttpApiBuilder.group(PmfxApi, "metrics", (handler
       const all = yield* manager.rowsFor("all").pipe(Effect.orElseSucceed(() => []))
       const out: Array<MetricsRow> = []
       for (const row of all) {
+        const state = yield* manager.rowState(row)
         out.push({
           name: row.app.definition.name,
           namespace: row.app.definition.namespace,
           instance: row.instance,
-          state: yield* manager.rowState(row)
+          state,
+          figures: currentFigures(row.metrics, state)
         })
       }
       return out
