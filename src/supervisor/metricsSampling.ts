@@ -68,7 +68,11 @@ export const sampleOnce = ({ table, sampler, bus }: SamplingDeps) =>
       figures.pid = pid
       figures.cpu = sample.cpu_usage
       figures.memory = sample.memory_usage
-      figures.history = appendPoint(figures.history, { timestamp, cpu_usage: sample.cpu_usage, rss: sample.memory_usage })
+      figures.history = appendPoint(figures.history, {
+        timestamp,
+        cpu_usage: sample.cpu_usage,
+        rss: sample.memory_usage
+      })
       reported.push({
         id: row.id,
         name: row.app.definition.name,
