@@ -15,7 +15,7 @@
  */
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
-import { readSmallFile, SMALL_FILE_BYTES } from "./procfs"
+import { openSmallFile, readOpenSmallFile, readSmallFile } from "./procfs"
 
 export interface OpenProcFiles {
   /** The text of the small `/proc` file at `path` (one read of up to 4 KiB); undefined when gone. */
@@ -49,11 +49,8 @@ interface KeptFile {
 
 /** Kept-open files; the caller closes them ({@link openProcFiles} does it for a scope). */
 export const makeOpenProcFiles = (limit: number = keptLimit()): OpenProcFiles => {
-  const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES)
   const kept = new Map<string, KeptFile>()
   let round = 0
-
-  const readFd = (fd: number): string => buffer.toString("latin1", 0, fs.readSync(fd, buffer, 0, buffer.length, 0))
 
   const forget = (path: string, file: KeptFile): void => {
     kept.delete(path)
@@ -67,31 +64,25 @@ export const makeOpenProcFiles = (limit: number = keptLimit()): OpenProcFiles =>
   const read = (path: string): string | undefined => {
     const file = kept.get(path)
     if (file !== undefined) {
-      try {
-        const text = readFd(file.fd)
+      const text = readOpenSmallFile(file.fd)
+      if (text !== undefined) {
         file.round = round
         return text
-      } catch {
-        // The process it was opened for is gone; the pid may name a newer one: open the path again.
-        forget(path, file)
       }
+      // The process it was opened for is gone; the pid may name a newer one: open the path again.
+      forget(path, file)
     }
     if (kept.size >= limit) return readSmallFile(path)
-    let fd: number
-    try {
-      fd = fs.openSync(path, "r")
-    } catch {
-      return undefined
-    }
-    try {
-      const text = readFd(fd)
-      kept.set(path, { fd, round })
-      return text
-    } catch {
+    const fd = openSmallFile(path)
+    if (fd === undefined) return undefined
+    const text = readOpenSmallFile(fd)
+    if (text === undefined) {
       // ESRCH: the process exited between open and read.
       fs.closeSync(fd)
       return undefined
     }
+    kept.set(path, { fd, round })
+    return text
   }
 
   const sweep = (): void => {

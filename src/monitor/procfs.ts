@@ -48,20 +48,33 @@ export const SMALL_FILE_BYTES = 4096
 /** Shared read buffer: a stat line is a few hundred bytes (the command name is at most 16). */
 const buffer = Buffer.allocUnsafe(SMALL_FILE_BYTES)
 
-/** Reads a small `/proc` file in one `read` call; undefined when it is gone (the process exited). */
-export const readSmallFile = (path: string): string | undefined => {
-  let fd: number
+/** Opens a small `/proc` file for reading; undefined when it is gone (the process exited). */
+export const openSmallFile = (path: string): number | undefined => {
   try {
-    fd = fs.openSync(path, "r")
+    return fs.openSync(path, "r")
   } catch {
     return undefined
   }
+}
+
+/**
+ * One `read` of an open small `/proc` file from its start (the kernel generates it anew at each
+ * read from offset 0); undefined when its process is gone (ESRCH).
+ */
+export const readOpenSmallFile = (fd: number): string | undefined => {
   try {
-    const length = fs.readSync(fd, buffer, 0, buffer.length, null)
-    return buffer.toString("latin1", 0, length)
+    return buffer.toString("latin1", 0, fs.readSync(fd, buffer, 0, buffer.length, 0))
   } catch {
-    // ESRCH: the process exited between open and read.
     return undefined
+  }
+}
+
+/** Reads a small `/proc` file in one `read` call; undefined when it is gone (the process exited). */
+export const readSmallFile = (path: string): string | undefined => {
+  const fd = openSmallFile(path)
+  if (fd === undefined) return undefined
+  try {
+    return readOpenSmallFile(fd)
   } finally {
     fs.closeSync(fd)
   }

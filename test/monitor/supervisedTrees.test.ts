@@ -81,15 +81,16 @@ describe("the supervised trees", () => {
 describe("makeTreeReader", () => {
   const sorted = (pids: ReadonlyArray<number>) => [...pids].sort((a, b) => a - b)
 
+  /** A shell holding two sleeps (a tree of three), once both are in the process table; its pid. */
+  const shellWithTwoSleeps = Effect.gen(function* () {
+    const root = pidOf(yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"]))
+    yield* eventually(readProcessTable(), (table) => descendantsOf(root, table).length === 3, "the shell's two sleeps")
+    return root
+  })
+
   it.scopedLive.skipIf(!hasChildrenFiles())("walks small trees: a few files per process beat a pass over /proc", () =>
     Effect.gen(function* () {
-      const shell = yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"])
-      const root = pidOf(shell)
-      yield* eventually(
-        readProcessTable(),
-        (table) => descendantsOf(root, table).length === 3,
-        "the shell's two sleeps"
-      )
+      const root = yield* shellWithTwoSleeps
       const reader = makeTreeReader()
       for (let i = 0; i < 3; i++) {
         const trees = yield* reader.read([root])
@@ -154,13 +155,7 @@ describe("makeTreeReader", () => {
     "through kept-open files: the same trees, and only the files of the last read stay open",
     () =>
       Effect.gen(function* () {
-        const shell = yield* spawnGroup("sh", ["-c", "sleep 30 & sleep 30 & wait"])
-        const root = pidOf(shell)
-        yield* eventually(
-          readProcessTable(),
-          (table) => descendantsOf(root, table).length === 3,
-          "the shell's two sleeps"
-        )
+        const root = yield* shellWithTwoSleeps
         const files = yield* openProcFiles()
         const reader = makeTreeReader(files)
         for (let i = 0; i < 3; i++) {
