@@ -251,6 +251,7 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
   /** What `scale` and `redefine` (scaleApp.ts) need of the table; every call is made with the app's lock held. */
   const scaleTable: ScaleTable = {
     allRows: table.allRows,
+    makeRow: table.makeRow,
     addRows: (make) =>
       table.tableLock.withPermits(1)(
         Effect.gen(function* () {

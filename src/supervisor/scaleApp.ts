@@ -12,8 +12,6 @@ import { parsePort, portCount } from "../domain/Port"
 import { assignPorts } from "./PortAllocator"
 import { isPortFree } from "./portProbe"
 import type { AppRecord, Row, RowState } from "./Row"
-import { RestartRequests } from "./RestartRequests"
-import { makeRowMetrics } from "./RowMetrics"
 import { hasHealthCheck, initialRowState } from "./Row"
 
 /** An absolute count (`3`) or a change of the current one (`{ by: -1 }`). */
@@ -32,6 +30,8 @@ export interface ScaleResult {
 export interface ScaleTable {
   /** Every row (ports held by other apps). */
   readonly allRows: () => ReadonlyArray<Row>
+  /** A new row object with the given first state (not yet in the table: `addRows` adds it). */
+  readonly makeRow: (id: number, instance: number, app: AppRecord, initial: RowState) => Effect.Effect<Row>
   /** Adds rows under the table lock, each with the next id. */
   readonly addRows: (
     make: (nextId: () => number) => Effect.Effect<ReadonlyArray<Row>>
@@ -155,20 +155,9 @@ export const scaleApp = <E>(
     const desired: RowState["desired"] = states.some((state) => state.desired === "running") ? "running" : "stopped"
     const added = yield* table.addRows((nextId) =>
       Effect.forEach(ports, (port, i) =>
-        Effect.gen(function* () {
-          const row: Row = {
-            id: nextId(),
-            instance: from + i,
-            app: record,
-            state: yield* SubscriptionRef.make<RowState>({
-              ...initialRowState(port, hasHealthCheck(record.definition)),
-              desired
-            }),
-            metrics: makeRowMetrics(),
-            requests: new RestartRequests(),
-            fiber: null
-          }
-          return row
+        table.makeRow(nextId(), from + i, record, {
+          ...initialRowState(port, hasHealthCheck(record.definition)),
+          desired
         })
       )
     )
