@@ -36,6 +36,7 @@ import { Spawner } from "./Spawner"
 import { StdioPipes } from "./StdioPipes"
 import type { StartError, SupervisorContext } from "./Supervisor"
 import { restoreInto, snapshotOf } from "./tableSnapshot"
+import { makeDetachedFork } from "./detachedFork"
 
 export type { AppView } from "./processViews"
 export type { ReloadResult } from "./processOperations"
@@ -77,7 +78,8 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       home: paths.home,
       dependencyTimeoutMs: settings.dependencyTimeoutMs,
       context,
-      scope
+      scope,
+      fork: yield* makeDetachedFork
     })
     const reloadApp = makeReloadApp({ table, bus, lifecycle, readyTimeoutMs: settings.dependencyTimeoutMs })
     const redefine = makeRedefine({ table, bus, home: paths.home, lifecycle, reloadApp, summaries })

@@ -8,6 +8,7 @@ import type { AppDefinition } from "../domain/AppDefinition"
 import { isRunningStatus } from "../domain/ProcessStatus"
 import type { EventBus } from "../events/EventBus"
 import { checkInstancePaths } from "./checkAppPaths"
+import type { DetachedFork } from "./detachedFork"
 import { awaitDependency, waitingText } from "./dependencyConditions"
 import { startOrder } from "./bulkOrder"
 import type { ProcessTable } from "./processTable"
@@ -31,11 +32,13 @@ export interface LifecycleDeps {
   readonly context: SupervisorContext
   /** Where supervisor fibers run: the engine's scope, so closing it stops every row. */
   readonly scope: Scope.Scope
+  /** How supervisor fibers are forked: as the engine's descendants (detachedFork.ts). */
+  readonly fork: DetachedFork
 }
 
 export type RowLifecycle = ReturnType<typeof makeRowLifecycle>
 
-export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope }: LifecycleDeps) => {
+export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope, fork }: LifecycleDeps) => {
   /**
    * Starts a row's supervisor and waits for its first spawn. `pathsChecked`: the caller checked
    * the row's paths moments before (a creation's `checkAppPaths`; only the table's and the app's
@@ -61,7 +64,8 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
       }
       row.requests.clear()
       const firstSpawn = yield* Deferred.make<void, StartError>()
-      row.fiber = yield* Effect.forkIn(superviseRow(row, context, firstSpawn, adoption), scope)
+      // Not a child of the caller (often an HTTP request), whose context it would keep (detachedFork.ts).
+      row.fiber = yield* fork(superviseRow(row, context, firstSpawn, adoption), scope)
       yield* Deferred.await(firstSpawn)
     })
 
