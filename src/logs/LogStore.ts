@@ -10,6 +10,7 @@
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import { Paths } from "../shared/Paths"
+import { acquireReleaseLean, addFinalizerLean } from "../shared/acquireReleaseLean"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { ISO_DATE_FORMAT } from "../domain/AppDefinition"
 import type { BadRequest } from "../domain/errors"
@@ -96,7 +97,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
 
     /** The shared file at `path`, opened by its first user, closed after its last. */
     const useFile = (path: string, policy: RotationPolicy): Effect.Effect<RotatingFile, never, Scope.Scope> =>
-      Effect.acquireRelease(
+      acquireReleaseLean(
         // Look-up and open in one synchronous step, so two instances opening together share one file.
         Effect.sync(() => {
           const shared = open.get(path)
@@ -154,7 +155,7 @@ export class LogStore extends Effect.Service<LogStore>()("pmfx/LogStore", {
         let closed = false
 
         // Registered after the files, so it runs before they are released: streams end first.
-        yield* Effect.addFinalizer(() =>
+        yield* addFinalizerLean(
           Effect.suspend(() => {
             closed = true
             if (handingOff()) {

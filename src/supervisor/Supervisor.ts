@@ -20,6 +20,7 @@ import { instanceEnvironment } from "./instanceEnvironment"
 import { watchForChanges } from "./watchForChanges"
 import { type ReadyLineWatch, watchReadyLine } from "./readyLogLine"
 import { writePidFile } from "./writePidFile"
+import { acquireReleaseLean } from "../shared/acquireReleaseLean"
 import { healthLoop } from "./healthLoop"
 import { cronRestarts } from "./cronRestarts"
 import { killSignalOf } from "../domain/killSignal"
@@ -113,7 +114,7 @@ const runOnce = (
                 poke
               }))
             )
-      const spawned = yield* Effect.acquireRelease(acquire, ({ child }) =>
+      const spawned = yield* acquireReleaseLean(acquire, ({ child }) =>
         Effect.gen(function* () {
           if (row.family === child.family) row.family = undefined
           // Handing over to a successor: the app keeps running, its FIFOs and pid file stay.
