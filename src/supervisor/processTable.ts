@@ -10,6 +10,8 @@ import { makeKeyedLocks } from "./keyedLocks"
 import type { AppRecord, Row, RowState } from "./Row"
 import { RestartRequests } from "./RestartRequests"
 import { makeRowMetrics } from "./RowMetrics"
+import { type Environment, makeSharedEnvironments } from "./sharedEnvironments"
+import type { AppDefinition } from "../domain/AppDefinition"
 
 export type ProcessTable = Effect.Effect.Success<ReturnType<typeof makeProcessTable>>
 
@@ -139,6 +141,13 @@ export const makeProcessTable = (firstId: number) =>
         return held
       })
 
+    const shareEnvironment = makeSharedEnvironments()
+    /** What the rows of an app run: its definition, and its environment shared with the apps that have the same. */
+    const appRecord = (definition: AppDefinition, baseEnv: Environment): AppRecord => ({
+      definition,
+      baseEnv: shareEnvironment(baseEnv)
+    })
+
     /** A new row object (not yet in the table) with the given first state. */
     const makeRow = (id: number, instance: number, app: AppRecord, initial: RowState) =>
       Effect.gen(function* () {
@@ -193,6 +202,7 @@ export const makeProcessTable = (firstId: number) =>
       firstOf,
       heldPorts,
       makeRow,
+      appRecord,
       unlist
     }
   })

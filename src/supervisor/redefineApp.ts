@@ -13,7 +13,7 @@ import { checkAppPaths } from "./checkAppPaths"
 import { assignPorts } from "./PortAllocator"
 import { isPortFree } from "./portProbe"
 import type { ProcessTable } from "./processTable"
-import { type AppRecord, hasHealthCheck, initialHealth, initialRowState, type Row } from "./Row"
+import { hasHealthCheck, initialHealth, initialRowState, type Row } from "./Row"
 import type { RowLifecycle } from "./rowLifecycle"
 import type { makeReloadApp } from "./reloadApp"
 import { updateRow } from "./Supervisor"
@@ -124,7 +124,7 @@ export const makeRedefine = ({ table, bus, home, lifecycle, reloadApp, summaries
         yield* checkAppPaths([definition], home)
         const previous = current[0]!.app
         const ports = yield* portsUnder(definition, current)
-        const record: AppRecord = { definition, baseEnv: options.baseEnv ?? previous.baseEnv }
+        const record = table.appRecord(definition, options.baseEnv ?? previous.baseEnv)
         // A cluster primary runs the program it was started with: every worker stops first, so
         // the next one starts a new primary with the new program.
         const primaryChanged =

@@ -8,7 +8,7 @@ import { InvalidConfig, ProcessAlreadyExists } from "../domain/errors"
 import { dependencyProblem } from "./dependencyConditions"
 import { assignPorts } from "./PortAllocator"
 import type { ProcessTable } from "./processTable"
-import { type AppRecord, hasHealthCheck, initialRowState, type Row } from "./Row"
+import { hasHealthCheck, initialRowState, type Row } from "./Row"
 
 export const registerApps = (
   table: ProcessTable,
@@ -54,7 +54,7 @@ export const registerApps = (
       }
       const created: Array<Row> = []
       for (const app of definitions) {
-        const record: AppRecord = { definition: app, baseEnv }
+        const record = table.appRecord(app, baseEnv)
         for (let instance = 0; instance < app.instances; instance++) {
           const port = portsByApp.get(app.name)?.[instance] ?? null
           const row = yield* table.makeRow(table.takeId(), instance, record, initialRowState(port, hasHealthCheck(app)))

@@ -112,7 +112,7 @@ export const makeReloadApp = ({ table, bus, lifecycle, readyTimeoutMs }: ReloadD
         return true
       }
       const ports = options.port === undefined ? undefined : yield* overridePorts(table, options.port, appRows)
-      refreshEnvironment(appRows, options)
+      refreshEnvironment(table, appRows, options)
       yield* lifecycle.want(appRows, "running")
       yield* Effect.forEach(
         appRows,

@@ -214,7 +214,7 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
   ) =>
     Effect.gen(function* () {
       const ports = options.port === undefined ? undefined : yield* overridePorts(table, options.port, appRows)
-      refreshEnvironment(appRows, options)
+      refreshEnvironment(table, appRows, options)
       yield* want(appRows, "running")
       const app = appRows[0]!.app.definition
       const wasLive = new Map<number, boolean>()

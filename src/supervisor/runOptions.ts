@@ -7,7 +7,7 @@ import { InvalidConfig } from "../domain/errors"
 import { parsePort } from "../domain/Port"
 import { assignPorts } from "./PortAllocator"
 import type { ProcessTable } from "./processTable"
-import type { AppRecord, Row, RowState } from "./Row"
+import type { Row, RowState } from "./Row"
 
 export interface RuntimePortOption {
   /** A port or range for this run only (`restart`/`reload --port`); the definition keeps its own. */
@@ -44,9 +44,9 @@ export const overridePorts = (table: ProcessTable, setting: string, appRows: Rea
   })
 
 /** `--update-env`: the app's rows start from the caller's environment from now on (the caller holds the lock). */
-export const refreshEnvironment = (appRows: ReadonlyArray<Row>, options: RunOptions) => {
+export const refreshEnvironment = (table: ProcessTable, appRows: ReadonlyArray<Row>, options: RunOptions) => {
   if (options.baseEnv === undefined || appRows.length === 0) return
-  const record: AppRecord = { definition: appRows[0]!.app.definition, baseEnv: options.baseEnv }
+  const record = table.appRecord(appRows[0]!.app.definition, options.baseEnv)
   for (const row of appRows) row.app = record
 }
 

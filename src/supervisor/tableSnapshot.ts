@@ -10,7 +10,7 @@ import { readStartTime } from "../monitor/procfs"
 import type { EngineSnapshot, RowSnapshot } from "./EngineSnapshot"
 import type { ProcessTable } from "./processTable"
 import { summaries } from "./processViews"
-import { type AppRecord, hasHealthCheck, initialRowState, type Row } from "./Row"
+import { hasHealthCheck, initialRowState, type Row } from "./Row"
 import type { RowLifecycle } from "./rowLifecycle"
 import type { Adoption } from "./Supervisor"
 
@@ -66,7 +66,7 @@ export const restoreInto =
           const created: Array<Row> = []
           for (const app of snapshot.apps) {
             if (table.rowsOfApp(app.definition.name).length > 0) continue
-            const record: AppRecord = { definition: app.definition, baseEnv: app.env }
+            const record = table.appRecord(app.definition, app.env)
             for (const saved of app.rows) {
               if (table.rows.has(saved.id)) continue
               const row = yield* table.makeRow(saved.id, saved.instance, record, {
