@@ -81,6 +81,16 @@ export const vmRssKb = (pid) => {
   return Number(m[1])
 }
 
+/** A pid's RSS in MB: the median of 5 VmRSS readings 200 ms apart. */
+export const medianRssMb = async (pid) => {
+  const xs = []
+  for (let i = 0; i < 5; i++) {
+    xs.push(vmRssKb(pid))
+    await sleep(200)
+  }
+  return mb(median(xs))
+}
+
 /** utime + stime of a pid, in clock ticks. */
 export const cpuTicks = (pid) => {
   const text = fs.readFileSync(`/proc/${pid}/stat`, "utf8")

@@ -15,14 +15,7 @@ import * as L from "./lib.mjs"
 const SETTLE_MS = 8000
 const fromFile = process.argv.includes("--file")
 
-const rss = async (pid) => {
-  const xs = []
-  for (let i = 0; i < 5; i++) {
-    xs.push(L.vmRssKb(pid))
-    await L.sleep(200)
-  }
-  return L.mb(L.median(xs))
-}
+const rss = L.medianRssMb
 
 const idleApp = (name) => ({ name, script: "sleep", args: ["100000"] })
 

@@ -112,14 +112,7 @@ const pmfxMust = (args) => {
   if (r.status !== 0) throw new Error(`pmfx ${args.join(" ")} exited ${r.status}: ${r.stderr || r.stdout}`)
   return r
 }
-const rss = async (pid) => {
-  const xs = []
-  for (let i = 0; i < 5; i++) {
-    xs.push(L.vmRssKb(pid))
-    await L.sleep(200)
-  }
-  return L.mb(L.median(xs))
-}
+const rss = L.medianRssMb
 const pmfxOnline = (count, prefix) =>
   L.waitFor(
     `${count} pmfx processes online`,
