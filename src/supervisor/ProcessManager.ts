@@ -78,8 +78,7 @@ export class ProcessManager extends Effect.Service<ProcessManager>()("pmfx/Proce
       home: paths.home,
       dependencyTimeoutMs: settings.dependencyTimeoutMs,
       context,
-      scope,
-      fork: yield* makeDetachedFork
+      fork: yield* makeDetachedFork(scope)
     })
     const reloadApp = makeReloadApp({ table, bus, lifecycle, readyTimeoutMs: settings.dependencyTimeoutMs })
     const redefine = makeRedefine({ table, bus, home: paths.home, lifecycle, reloadApp, summaries })

@@ -10,22 +10,20 @@
  */
 import { Context, Effect, type Fiber, Runtime, type Scope } from "effect"
 
-export type DetachedFork = <A, E>(
-  effect: Effect.Effect<A, E>,
-  scope: Scope.Scope
-) => Effect.Effect<Fiber.RuntimeFiber<A, E>>
+export type DetachedFork = <A, E>(effect: Effect.Effect<A, E>) => Effect.Effect<Fiber.RuntimeFiber<A, E>>
 
 /**
  * Captures the calling fiber's refs (the engine's, while it is built). Each fork runs in `scope`
  * like `Effect.forkIn` (closing the scope interrupts it), interruptible, with no service: the
  * effects forked need none.
  */
-export const makeDetachedFork: Effect.Effect<DetachedFork> = Effect.map(Effect.runtime<never>(), (captured) => {
-  const runtime = Runtime.make({
-    context: Context.empty(),
-    fiberRefs: captured.fiberRefs,
-    runtimeFlags: Runtime.defaultRuntimeFlags
+export const makeDetachedFork = (scope: Scope.Scope): Effect.Effect<DetachedFork> =>
+  Effect.map(Effect.runtime<never>(), (captured) => {
+    const runtime = Runtime.make({
+      context: Context.empty(),
+      fiberRefs: captured.fiberRefs,
+      runtimeFlags: Runtime.defaultRuntimeFlags
+    })
+    // Not `immediate`: the fiber is scheduled as `Effect.forkIn` schedules it, after the caller yields.
+    return (effect) => Effect.sync(() => Runtime.runFork(runtime, effect, { scope, immediate: false }))
   })
-  // Not `immediate`: the fiber is scheduled as `Effect.forkIn` schedules it, after the caller yields.
-  return (effect, scope) => Effect.sync(() => Runtime.runFork(runtime, effect, { scope, immediate: false }))
-})

@@ -3,7 +3,7 @@
  * record what the user wants, start rows app by app in dependency order (waiting for each app's
  * `depends_on`), and restart an app's rows. Callers hold the app's lock (ProcessTable.forEachApp).
  */
-import { Deferred, Effect, Either, Fiber, type Scope, SubscriptionRef } from "effect"
+import { Deferred, Effect, Either, Fiber, SubscriptionRef } from "effect"
 import type { AppDefinition } from "../domain/AppDefinition"
 import { isRunningStatus } from "../domain/ProcessStatus"
 import type { EventBus } from "../events/EventBus"
@@ -30,15 +30,13 @@ export interface LifecycleDeps {
   readonly home: string
   readonly dependencyTimeoutMs: number
   readonly context: SupervisorContext
-  /** Where supervisor fibers run: the engine's scope, so closing it stops every row. */
-  readonly scope: Scope.Scope
-  /** How supervisor fibers are forked: as the engine's descendants (detachedFork.ts). */
+  /** Forks supervisor fibers as the engine's descendants, in its scope: closing it stops every row (detachedFork.ts). */
   readonly fork: DetachedFork
 }
 
 export type RowLifecycle = ReturnType<typeof makeRowLifecycle>
 
-export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, scope, fork }: LifecycleDeps) => {
+export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, context, fork }: LifecycleDeps) => {
   /**
    * Starts a row's supervisor and waits for its first spawn. `pathsChecked`: the caller checked
    * the row's paths moments before (a creation's `checkAppPaths`; only the table's and the app's
@@ -65,7 +63,7 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
       row.requests.clear()
       const firstSpawn = yield* Deferred.make<void, StartError>()
       // Not a child of the caller (often an HTTP request), whose context it would keep (detachedFork.ts).
-      row.fiber = yield* fork(superviseRow(row, context, firstSpawn, adoption), scope)
+      row.fiber = yield* fork(superviseRow(row, context, firstSpawn, adoption))
       yield* Deferred.await(firstSpawn)
     })
 
@@ -256,6 +254,7 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
   const scaleTable: ScaleTable = {
     allRows: table.allRows,
     makeRow: table.makeRow,
+    appRecord: table.appRecord,
     addRows: (make) =>
       table.tableLock.withPermits(1)(
         Effect.gen(function* () {

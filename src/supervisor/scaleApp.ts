@@ -32,6 +32,8 @@ export interface ScaleTable {
   readonly allRows: () => ReadonlyArray<Row>
   /** A new row object with the given first state (not yet in the table: `addRows` adds it). */
   readonly makeRow: (id: number, instance: number, app: AppRecord, initial: RowState) => Effect.Effect<Row>
+  /** The record the rows of an app run (its environment shared with equal ones: sharedEnvironments.ts). */
+  readonly appRecord: (definition: AppRecord["definition"], baseEnv: AppRecord["baseEnv"]) => AppRecord
   /** Adds rows under the table lock, each with the next id. */
   readonly addRows: (
     make: (nextId: () => number) => Effect.Effect<ReadonlyArray<Row>>
@@ -130,7 +132,7 @@ export const scaleApp = <E>(
     const name = definition.name
     const from = sorted.length
     const to = yield* targetCount(name, from, count)
-    const record: AppRecord = { definition: { ...definition, instances: to }, baseEnv: sorted[0]!.app.baseEnv }
+    const record = table.appRecord({ ...definition, instances: to }, sorted[0]!.app.baseEnv)
     if (to === from) {
       for (const row of sorted) row.app = record
       return { from, to, added: [], removed: [] }

@@ -16,10 +16,10 @@ const remembersRequest = (refs: FiberRefs.FiberRefs) =>
 describe("forking a long-lived fiber as the engine's descendant", () => {
   it.scoped("keeps nothing of the caller's services, where Effect.forkIn keeps them", () =>
     Effect.gen(function* () {
-      const fork = yield* makeDetachedFork
       const scope = yield* Effect.scope
+      const fork = yield* makeDetachedFork(scope)
       const asRequest = Effect.provideService(Request, { body: "a request" })
-      const detached = yield* asRequest(fork(Effect.never, scope))
+      const detached = yield* asRequest(fork(Effect.never))
       const forked = yield* asRequest(Effect.forkIn(Effect.never, scope))
       expect(remembersRequest(detached.getFiberRefs())).toBe(false)
       // The contrast, so that the check above can fail: a plain fork keeps the request.
@@ -29,10 +29,10 @@ describe("forking a long-lived fiber as the engine's descendant", () => {
 
   it.effect("runs in the scope: closing it interrupts the fiber", () =>
     Effect.gen(function* () {
-      const fork = yield* makeDetachedFork
       const scope = yield* Scope.make()
+      const fork = yield* makeDetachedFork(scope)
       const started = yield* Deferred.make<void>()
-      const fiber = yield* fork(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never), scope)
+      const fiber = yield* fork(Effect.zipRight(Deferred.succeed(started, undefined), Effect.never))
       yield* Deferred.await(started)
       yield* Scope.close(scope, Exit.void)
       const exit = yield* Fiber.await(fiber)
@@ -42,13 +42,13 @@ describe("forking a long-lived fiber as the engine's descendant", () => {
 
   it.effect("is interruptible when made inside an uninterruptible region, and keeps the maker's clock", () =>
     Effect.gen(function* () {
-      const fork = yield* Effect.uninterruptible(makeDetachedFork)
       const scope = yield* Scope.make()
+      const fork = yield* Effect.uninterruptible(makeDetachedFork(scope))
       // The test clock: the fiber sleeps until the test adjusts it.
-      const fiber = yield* fork(Effect.as(Effect.sleep("1 hour"), "woke"), scope)
+      const fiber = yield* fork(Effect.as(Effect.sleep("1 hour"), "woke"))
       yield* TestClock.adjust("1 hour")
       expect(yield* Fiber.join(fiber)).toBe("woke")
-      const waiting = yield* fork(Effect.never, scope)
+      const waiting = yield* fork(Effect.never)
       yield* Fiber.interrupt(waiting)
       expect(Exit.isInterrupted(yield* Fiber.await(waiting))).toBe(true)
       yield* Scope.close(scope, Exit.void)
