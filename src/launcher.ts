@@ -6,7 +6,7 @@
  * under other V8 flags is rejected by V8 and the bundle compiles as usual — never wrong, only
  * slower and bigger.
  *
- * The plain local `list --json` is answered here without the bundle at all (`fastList`).
+ * The plain local `list --json` and `list` table are answered here without the bundle at all (`fastList`).
  */
 import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
@@ -14,7 +14,7 @@ import Module from "node:module"
 import * as path from "node:path"
 import * as vm from "node:vm"
 import { isCompletionNames, printCompletionNames } from "./cli/completionNames"
-import { fastList, isFastList } from "./cli/fastList"
+import { fastList, fastListing } from "./cli/fastList"
 
 /** The exports of a bundle next to this launcher, compiled from its code cache when V8 takes it. */
 const loadBundle = (name: string): unknown => {
@@ -76,6 +76,7 @@ const withoutStackTraces = (evaluate: () => void): void => {
 }
 
 const args = process.argv.slice(2)
+const listing = fastListing(args, process.env)
 
 if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") && !args.includes("-h")) {
   // The daemon (foreground, or started in the background by the CLI) without the CLI bundle:
@@ -85,8 +86,16 @@ if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") &&
 } else if (isCompletionNames(args)) {
   // The shell completion scripts' call for app names: answered here, never starting a daemon.
   void printCompletionNames(process.env)
-} else if (isFastList(args, process.env)) {
-  void fastList(process.env).then((answered) => {
+} else if (listing !== null) {
+  void fastList(listing, process.env).then((answered) => {
+    // PMFX_DEBUG=1 tells the two ways apart: their output is the same.
+    const debug = process.env.PMFX_DEBUG
+    if (debug !== undefined && debug !== "" && debug !== "0")
+      process.stderr.write(
+        answered
+          ? "pmfx: the launcher answered from the daemon's socket\n"
+          : "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
+      )
     if (!answered) loadBundle("pmfx-main.cjs")
   })
 } else {

@@ -7,7 +7,8 @@
 # Node (the path the build wrote in pmfx-main.blob.node), unchanged since (not newer than the
 # snapshot), with no NODE_OPTIONS (flags could make Node refuse it), and PMFX_CLI_SNAPSHOT is not 0.
 # Otherwise, and for the commands the Node launcher answers without the CLI bundle (the daemon,
-# `list --json`, the completion's names), it runs that launcher, dist/pmfx.cjs, as before.
+# `list` and `list --json` of the local daemon, the completion's names), it runs that launcher,
+# dist/pmfx.cjs, as before.
 # With PMFX_DEBUG=1 it says on stderr which way it went.
 
 # npm links this file into node_modules/.bin: the files it starts are next to the file itself.
@@ -25,8 +26,10 @@ node=$(command -v node) || {
 without=
 case "$1" in
   daemon) [ "$2" = restart ] || without="the launcher runs this command itself" ;;
-  jlist) [ $# -eq 1 ] && without="the launcher answers this command itself" ;;
-  list) [ $# -eq 2 ] && [ "$2" = --json ] && without="the launcher answers this command itself" ;;
+  jlist) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
+  list) { [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --json ]; }; } && [ -z "${PMFX_URL:-}" ] &&
+    without="the launcher answers this command itself" ;;
+  ls | l | ps) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
   completion) [ $# -eq 2 ] && [ "$2" = --list-names ] && without="the launcher answers this command itself" ;;
 esac
 if [ -z "$without" ]; then

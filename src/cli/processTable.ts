@@ -1,6 +1,6 @@
 /** The process table people read (README "The CLI" columns): ID, Name, Status, PID, Port, CPU, Memory, Uptime, Restarts. */
 import type { ProcessSummary } from "../domain/ProcessSummary"
-import { humanBytes } from "../domain/Size"
+import { humanBytes } from "../shared/humanBytes"
 import { shortUptime } from "../shared/uptime"
 import { columns, style } from "./style"
 

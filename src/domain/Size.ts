@@ -1,5 +1,6 @@
 /** Sizes as users write them: `100K`, `512M`, `1G` (powers of 1024); a bare number is bytes. */
 import { Either, Schema } from "effect"
+import { humanBytes } from "../shared/humanBytes"
 import { describe, fromUnknown } from "./codec"
 
 const UNIT_BYTES = { b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3, t: 1024 ** 4 } as const
@@ -31,18 +32,8 @@ export const formatSize = (bytes: number): string => {
   return `${bytes}`
 }
 
-/** For people: 1536 → "1.5 KB", 52428800 → "50.0 MB" (`decimals` digits after the point). */
-export const humanBytes = (bytes: number, decimals = 1): string => {
-  if (bytes < 1024) return `${bytes} B`
-  const units = ["KB", "MB", "GB", "TB"]
-  let value = bytes / 1024
-  let index = 0
-  while (value >= 1024 && index < units.length - 1) {
-    value /= 1024
-    index++
-  }
-  return `${value.toFixed(decimals)} ${units[index]}`
-}
+/** For people: 1536 → "1.5 KB" (src/shared/humanBytes.ts, which has no imports). */
+export { humanBytes } from "../shared/humanBytes"
 
 /**
  * Two different sizes for people, with as many decimals (up to 3) as it takes for them to read

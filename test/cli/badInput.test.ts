@@ -405,4 +405,29 @@ describe("answers the CLI cannot read", () => {
       server.close()
     }
   })
+
+  it("rows the table cannot show: the launcher prints nothing and the CLI reports the answer (exit 1)", async () => {
+    // A daemon of another version: a row without `health_status`, another with a pid that is text.
+    const row = { id: 0, name: "a", namespace: "default", instance: 0, status: "online", pid: 12, port: null }
+    const figures = { cpu_usage: 0, memory_usage: 0, uptime: "0h 0m 1s", restarts: 0 }
+    const server = await fakeDaemon(
+      200,
+      JSON.stringify([
+        { ...row, ...figures },
+        { ...row, id: 1, pid: "13" }
+      ])
+    )
+    try {
+      for (const words of [["list"], ["ls"]]) {
+        const result = await sandbox.pmfxAsync(words, { PMFX_DEBUG: "1" })
+        expect(result.code, words.join(" ")).toBe(1)
+        expect(result.stdout).toBe("")
+        // The launcher tried, then left the answer to the CLI, which says what is wrong with it.
+        expect(result.stderr).toContain("pmfx: the launcher could not answer from the daemon's socket: the CLI does\n")
+        expect(result.stderr).toMatch(/pmfx: the daemon at .*pmfx\.sock gave an answer this pmfx cannot read/)
+      }
+    } finally {
+      server.close()
+    }
+  })
 })

@@ -5,13 +5,18 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
-import { allOnline, idleCommand, json, ok, type Row } from "./helpers"
+import { allOnline, eventually, idleCommand, json, list, ok, type Row } from "./helpers"
 
 let sandbox: Sandbox
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(() => sandbox.cleanup())
+
+/** What the shell launcher says when it hands a command to the Node launcher (PMFX_DEBUG=1). */
+const TO_LAUNCHER = "pmfx: the CLI starts without its snapshot: the launcher answers this command itself\n"
+const FALLBACK = "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
+const ANSWERED = "pmfx: the launcher answered from the daemon's socket\n"
 
 /** What does not change between two listings of idle apps. */
 const stable = (
@@ -27,7 +32,8 @@ describe("pmfx list --json", () => {
     ok(sandbox, ["start", idleCommand, "--name", "fast", "-i", "2"])
     await allOnline(sandbox, 2)
 
-    const viaLauncher = sandbox.pmfx(["list", "--json"])
+    const viaLauncher = sandbox.pmfx(["list", "--json"], { PMFX_DEBUG: "1" })
+    expect(viaLauncher.stderr).toBe(TO_LAUNCHER + ANSWERED)
     // The same command with a built-in @effect/cli option first is not the launcher's exact form:
     // the full CLI answers it.
     const viaCli = sandbox.pmfx(["--log-level", "info", "list", "--json"])
@@ -46,5 +52,45 @@ describe("pmfx list --json", () => {
     expect(remote.code).toBe(7)
     expect(remote.stdout).toBe("")
     expect(remote.stderr).toContain("DAEMON_UNREACHABLE")
+  })
+})
+
+describe("pmfx list (the table)", () => {
+  it("prints the same table from the launcher's fast path as from the full CLI, under every PM2 name", async () => {
+    // No daemon yet: the launcher cannot answer, the CLI starts one and says there is nothing.
+    const first = sandbox.pmfx(["list"], { PMFX_DEBUG: "1" })
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr.startsWith(TO_LAUNCHER + FALLBACK)).toBe(true)
+    expect(first.stdout).toBe("no processes: start one with `pmfx start <command|file>`\n")
+
+    // Stopped rows print no pid, uptime or memory: two listings of them are the same byte for byte.
+    ok(sandbox, ["start", idleCommand, "--name", "table", "-i", "2", "--namespace", "jobs"])
+    ok(sandbox, ["start", idleCommand, "--name", "other"])
+    await allOnline(sandbox, 3)
+    ok(sandbox, ["stop", "all"])
+    // A built-in @effect/cli option first is not the launcher's exact form: the full CLI answers it.
+    const viaCli = sandbox.pmfx(["--log-level", "info", "list"])
+    expect(viaCli.code, viaCli.stderr).toBe(0)
+    expect(viaCli.stdout.split("\n")[0]).toMatch(/^ID {2}Name {3}Namespace {2}Status {3}PID/)
+    for (const word of ["list", "ls", "l", "ps"]) {
+      const viaLauncher = sandbox.pmfx([word], { PMFX_DEBUG: "1" })
+      expect(viaLauncher.code, word).toBe(0)
+      expect(viaLauncher.stderr, word).toBe(TO_LAUNCHER + ANSWERED)
+      expect(viaLauncher.stdout, word).toBe(viaCli.stdout)
+    }
+
+    // A running row shows its pid and state as the API has them.
+    ok(sandbox, ["start", "other"])
+    const other = await eventually(() => {
+      const row = list(sandbox).find((candidate) => candidate.name === "other")
+      expect(row?.status).toBe("online")
+      expect(row?.pid).toBeTypeOf("number")
+      return row!
+    })
+    const line = sandbox
+      .pmfx(["list"])
+      .stdout.split("\n")
+      .find((text) => text.includes(" other "))
+    expect(line).toMatch(new RegExp(`^2 +other +default +online +${other.pid} `))
   })
 })
