@@ -44,6 +44,12 @@ export interface SpawnedChild {
   readonly ready?: Deferred.Deferred<void>
   /** How this process is stopped, when not by signalling its process group (stopFamily). */
   readonly stop?: (killTimeoutMs: number, signal: NodeJS.Signals) => Effect.Effect<void>
+  /**
+   * The clock's time as `spawn()` returned: where its uptime starts. Taken there, not when the
+   * supervisor's fiber resumes, which in a burst of spawns can be after the others' spawns.
+   * Absent (an adopted process, a cluster worker): the supervisor takes its own time.
+   */
+  readonly spawnedAt?: number
 }
 
 export interface SpawnRequest {
@@ -147,13 +153,20 @@ interface ChildLaunch {
   readonly ipc: boolean
 }
 
+/** A spawned child and the clock's time as `spawn()` returned. */
+interface Spawned {
+  readonly child: ChildProcess
+  readonly spawnedAt: number
+}
+
 /** Spawns the process, its stdout and stderr into the FIFO pair; succeeds once it runs. */
 const spawnChild = (
   launch: ChildLaunch,
   exit: ExitSignal,
-  ready: Deferred.Deferred<void> | undefined
-): Effect.Effect<ChildProcess, ProcessStartFailed> =>
-  Effect.async<ChildProcess, ProcessStartFailed>((resume) => {
+  ready: Deferred.Deferred<void> | undefined,
+  clock: Clock.Clock
+): Effect.Effect<Spawned, ProcessStartFailed> =>
+  Effect.async<Spawned, ProcessStartFailed>((resume) => {
     const { app, instance, command, identity, ipc } = launch
     let writers: { readonly out: number; readonly err: number }
     try {
@@ -192,8 +205,9 @@ const spawnChild = (
       fs.closeSync(writers.out)
       fs.closeSync(writers.err)
     }
+    const spawnedAt = clock.unsafeCurrentTimeMillis()
     watchChild(child, exit, ready, ipc)
-    resumeOnStart(child, app, instance, resume)
+    resumeOnStart({ child, spawnedAt }, app, instance, resume)
   })
 
 /**
@@ -223,11 +237,12 @@ const watchChild = (
  * environment) reachable.
  */
 const resumeOnStart = (
-  child: ChildProcess,
+  spawned: Spawned,
   app: AppDefinition,
   instance: number,
-  resume: (effect: Effect.Effect<ChildProcess, ProcessStartFailed>) => void
+  resume: (effect: Effect.Effect<Spawned, ProcessStartFailed>) => void
 ): void => {
+  const { child } = spawned
   const failedToStart = (error: NodeJS.ErrnoException): void => {
     // An error of a child that has a pid is not a failed start: its `spawn` event follows.
     if (child.pid !== undefined) return
@@ -245,7 +260,7 @@ const resumeOnStart = (
   }
   const started = (): void => {
     child.removeListener("error", failedToStart)
-    resume(Effect.succeed(child))
+    resume(Effect.succeed(spawned))
   }
   child.once("error", failedToStart)
   child.once("spawn", started)
@@ -271,15 +286,20 @@ export const spawnInstance = (
     env[RUN_ID_VARIABLE] = runId
     const bornAfter = yield* readUptimeTicks()
 
-    const child = yield* spawnChild({ app, instance, command, env, identity, pipes, ipc }, exit, ready)
-    // Taken once the child exists: a process table read after this moment shows it.
-    const spawnedAt = yield* Clock.currentTimeMillis
+    // The time is taken as the child exists: a process table read after this moment shows it.
+    const { child, spawnedAt } = yield* spawnChild(
+      { app, instance, command, env, identity, pipes, ipc },
+      exit,
+      ready,
+      yield* Effect.clock
+    )
     const leaderStart = Option.getOrUndefined(yield* readStartTime(child.pid!))
     const family = makeFamily(child.pid!, runId, bornAfter, leaderStart, spawnedAt)
     return {
       pid: child.pid!,
       exit,
       family,
+      spawnedAt,
       ...(ready === undefined ? {} : { ready }),
       ...(app.shutdown_with_message
         ? {

@@ -9,7 +9,7 @@ import type { AppDefinition } from "../domain/AppDefinition"
 import { ProcessAlreadyRunning, ProcessNotFound } from "../domain/errors"
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import type { EventBus } from "../events/EventBus"
-import { forEachAppDependentsFirst, startOrder } from "./bulkOrder"
+import { forEachAppDependenciesFirst, forEachAppDependentsFirst } from "./bulkOrder"
 import { checkAppPaths } from "./checkAppPaths"
 import type { ProcessTable } from "./processTable"
 import { summaries } from "./processViews"
@@ -134,13 +134,11 @@ export const makeProcessOperations = ({ table, bus, home, lifecycle, reloadApp }
     restart: (target: string, options: RunOptions = {}) =>
       Effect.gen(function* () {
         const selected = yield* resolve(target)
-        // Dependencies first; a dependent restarted with them waits for their conditions again,
-        // as at start (docs/configuration.md, depends_on).
-        const order = startOrder(table, selected)
-        const restarted = (yield* forEachApp(
-          selected,
-          (name, appRows) => lifecycle.restartApp(name, appRows, options, new Set(order)),
-          { order }
+        // Dependencies first, the apps of one dependency level together; a dependent restarted
+        // with its dependencies waits for their conditions again, as at start (docs/configuration.md, depends_on).
+        const together = new Set(table.appNames(selected))
+        const restarted = (yield* forEachAppDependenciesFirst(table, selected, (name, appRows) =>
+          lifecycle.restartApp(name, appRows, options, together)
         )).flat()
         yield* unlessAllGone(target, selected, restarted)
         return yield* summaries(restarted)

@@ -10,7 +10,7 @@ import type { EventBus } from "../events/EventBus"
 import { checkInstancePaths } from "./checkAppPaths"
 import type { DetachedFork } from "./detachedFork"
 import { awaitDependency, waitingText } from "./dependencyConditions"
-import { startOrder } from "./bulkOrder"
+import { forEachAppDependenciesFirst } from "./bulkOrder"
 import type { ProcessTable } from "./processTable"
 import { hasHealthCheck, initialHealth, type Row, type RowState } from "./Row"
 import { overridePorts, ownPort, refreshEnvironment, type RunOptions } from "./runOptions"
@@ -141,8 +141,8 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
     })
 
   /**
-   * Starts the given rows app by app in dependency order, each app under its lock with the rows
-   * still in the table; `pick` (checked under the lock) narrows them, e.g. to rows not running.
+   * Starts the given rows in dependency order, the apps of one dependency level together
+   * (bulkOrder.ts), each app under its lock with the rows still in the table; `pick` (checked under the lock) narrows them, e.g. to rows not running.
    * Every app is tried, the first error is reported. Returns the rows still listed.
    */
   const startRows = (
@@ -161,46 +161,39 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
     } = {}
   ) =>
     Effect.gen(function* () {
-      let firstError: StartError | undefined
-      const listed: Array<Row> = []
-      const launched: Array<Row> = []
-      yield* table.forEachApp(
-        selected,
-        (name, appRows) =>
-          Effect.gen(function* () {
-            listed.push(...appRows)
-            if (options.desired !== undefined) yield* want(appRows, options.desired)
-            const toStart: Array<Row> = []
-            for (const row of appRows) {
-              if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state)))
-                toStart.push(row)
-            }
-            if (toStart.length === 0) return
-            launched.push(...toStart)
-            const app = toStart[0]!.app.definition
-            yield* waitForDependencies(app, toStart, true)
-            const checked = options.pathsChecked === true && app.depends_on.length === 0
-            const started = yield* Effect.forEach(
-              toStart,
-              (row) => Effect.either(launch(row, options.change, undefined, checked)),
-              { concurrency: "unbounded" }
-            )
-            const failed = started.find(Either.isLeft)
-            if (failed !== undefined) {
-              options.launchFailures?.set(name, failed.left)
-              return yield* Effect.fail(failed.left)
-            }
-          }).pipe(
-            Effect.catchAll((error: StartError) =>
-              Effect.sync(() => {
-                if (firstError === undefined) firstError = error
-              })
-            )
-          ),
-        { order: startOrder(table, selected) }
+      const perApp = yield* forEachAppDependenciesFirst(table, selected, (name, appRows) =>
+        Effect.gen(function* () {
+          if (options.desired !== undefined) yield* want(appRows, options.desired)
+          const toStart: Array<Row> = []
+          for (const row of appRows) {
+            if (options.pick === undefined || options.pick(row, yield* SubscriptionRef.get(row.state)))
+              toStart.push(row)
+          }
+          const error =
+            toStart.length === 0
+              ? undefined
+              : yield* Effect.gen(function* () {
+                  const app = toStart[0]!.app.definition
+                  yield* waitForDependencies(app, toStart, true)
+                  const checked = options.pathsChecked === true && app.depends_on.length === 0
+                  const started = yield* Effect.forEach(
+                    toStart,
+                    (row) => Effect.either(launch(row, options.change, undefined, checked)),
+                    { concurrency: "unbounded" }
+                  )
+                  const failed = started.find(Either.isLeft)
+                  if (failed !== undefined) {
+                    options.launchFailures?.set(name, failed.left)
+                    return yield* Effect.fail(failed.left)
+                  }
+                }).pipe(Effect.match({ onFailure: (failure) => failure, onSuccess: () => undefined }))
+          return { listed: appRows, launched: toStart, error }
+        })
       )
+      // The first failure in dependency order, whichever came first in time.
+      const firstError = perApp.find((app) => app.error !== undefined)?.error
       if (firstError !== undefined) return yield* Effect.fail(firstError)
-      return { listed, launched }
+      return { listed: perApp.flatMap((app) => app.listed), launched: perApp.flatMap((app) => app.launched) }
     })
 
   /** Restarts one app's rows; the caller holds the app's lock and passes the rows still listed. */

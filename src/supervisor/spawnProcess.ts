@@ -107,7 +107,8 @@ export const spawnProcess = (
         })
       )
     )
-    const startedAt = yield* Clock.currentTimeMillis
+    // From the spawn itself: in a burst, this fiber may resume only after other rows' spawns.
+    const startedAt = child.spawnedAt ?? (yield* Clock.currentTimeMillis)
     const streams = yield* attach(pipes, readers)
     return { child, pipes, streams, startedAt, poke: () => {} } satisfies RunningProcess
   })

@@ -118,4 +118,39 @@ describe("depends_on", () => {
       })
     )
   )
+
+  it.live("start all and restart all go level by level: an app with no dependency does not wait for another's", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        // In dependency order one after another, `alone` (last) would start after `needs-base`,
+        // which waits out base's min_uptime; by level it starts with `base`.
+        const apps = yield* definitions([
+          { name: "needs-base", script: "sleep", args: ["300"], depends_on: ["base"] },
+          { name: "base", script: "sleep", args: ["300"], min_uptime: "1500ms" },
+          { name: "alone", script: "sleep", args: ["300"] }
+        ])
+        yield* pm.create(apps, { baseEnv: PATH_ENV })
+        /** How long after `alone`'s process `needs-base`'s was spawned (the kernel's start times). */
+        const gapMs = Effect.gen(function* () {
+          const rows = yield* pm.list()
+          const pidOf = (name: string) => rows.find((row) => row.name === name)!.pid!
+          return ((startTicks(pidOf("needs-base")) - startTicks(pidOf("alone"))) / CLK_TCK) * 1000
+        })
+        expect(yield* gapMs).toBeGreaterThanOrEqual(1000)
+
+        yield* pm.stop("all")
+        yield* pm.start("all")
+        expect(yield* gapMs).toBeGreaterThanOrEqual(1000)
+
+        const events = yield* recordEvents()
+        const rows = yield* pm.restart("all")
+        // Reported in dependency order, whatever order they finished in.
+        expect(rows.map((row) => row.name)).toEqual(["base", "needs-base", "alone"])
+        expect(yield* gapMs).toBeGreaterThanOrEqual(1000)
+        const restarted = eventsOf(events, "ProcessRestart").map((event) => event.name)
+        expect(restarted.indexOf("alone")).toBeLessThan(restarted.indexOf("needs-base"))
+      })
+    )
+  )
 })
