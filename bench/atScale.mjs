@@ -16,6 +16,8 @@ if (!Number.isInteger(count) || count < 1) {
   process.exit(2)
 }
 const ROUNDS = 5
+/** Before each timed action on all apps: the other manager's last action (100 processes exiting or booting) is over. */
+const SETTLE_MS = 5_000
 
 let pm2 = null
 let pmfxHome = null
@@ -57,6 +59,7 @@ const main = async () => {
 
   const startA = pmfx(["start", file]).ms
   await L.waitOnline(pmfxHome, count, undefined, 300_000)
+  await L.sleep(SETTLE_MS)
   const startB = pm2.must(["start", file]).ms
   await pm2.waitOnline(count, "app-", 300_000)
   add(`start ${count} apps from one file`, startA, startB)
@@ -100,6 +103,7 @@ const main = async () => {
   const restartA = []
   const restartB = []
   for (let i = 0; i < 2; i++) {
+    await L.sleep(SETTLE_MS)
     const before = new Set((await L.listProcesses(pmfxHome)).map((p) => p.pid))
     const t0 = L.now()
     pmfx(["restart", "all"])
@@ -113,6 +117,7 @@ const main = async () => {
       100
     )
     restartA.push(L.now() - t0)
+    await L.sleep(SETTLE_MS)
     const beforeB = new Set(pm2.jlist().map((p) => p.pid))
     const t1 = L.now()
     pm2.must(["restart", "all"])
@@ -131,8 +136,17 @@ const main = async () => {
   }
   add("`restart all`, until all online again", L.median(restartA), L.median(restartB))
 
-  add("`stop all`", pmfx(["stop", "all"]).ms, pm2.must(["stop", "all"]).ms)
-  add("`delete all`", pmfx(["delete", "all"]).ms, pm2.must(["delete", "all"]).ms)
+  // Each manager's command with the machine settled from the other's.
+  const settled = async (run) => {
+    await L.sleep(SETTLE_MS)
+    return run().ms
+  }
+  add("`stop all`", await settled(() => pmfx(["stop", "all"])), await settled(() => pm2.must(["stop", "all"])))
+  add(
+    "`delete all` (stopped apps)",
+    await settled(() => pmfx(["delete", "all"])),
+    await settled(() => pm2.must(["delete", "all"]))
+  )
 
   L.log(`\npmfx vs PM2 ${pm2.version()} with ${count} idle Node apps, load average now ${L.loadAverage()}\n`)
   L.log(L.table([["figure", "pmfx", "PM2", "ratio (pmfx/PM2)"], ...results]))

@@ -87,11 +87,14 @@ export const deleteCommand = Command.make(
 
       // An ecosystem file stands for its apps (fileTargets.ts).
       const targets = yield* expandFileTargets(given, json)
-      const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
-      if (targets.some((t) => t.trim() === "all") && !force && process.stdin.isTTY === true && before.length > 0) {
-        const yes = yield* confirm(
-          `Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `
-        )
+      // The question says how many rows there are: listed only when it is asked (a terminal).
+      if (targets.some((t) => t.trim() === "all") && !force && process.stdin.isTTY === true) {
+        const before = yield* withDaemon(json, (api) => api.processes.list({ urlParams: {} }))
+        const yes =
+          before.length === 0 ||
+          (yield* confirm(
+            `Delete all ${plural(before.length, "process", "processes")} (running ones are stopped first)? [y/N] `
+          ))
         if (!yes) {
           yield* Console.error("nothing deleted")
           return yield* new CliExit({ code: 1 })
