@@ -6,9 +6,9 @@
 # the Node that made the snapshot can start from it, so it is used when `node` on the PATH is that
 # Node (the path the build wrote in pmfx-main.blob.node), unchanged since (not newer than the
 # snapshot), with no NODE_OPTIONS (flags could make Node refuse it), and PMFX_CLI_SNAPSHOT is not 0.
-# Otherwise, and for the commands the Node launcher answers without the CLI bundle (the daemon,
-# `list` and `list --json` of the local daemon, the completion's names), it runs that launcher,
-# dist/pmfx.cjs, as before.
+# Otherwise, and for the commands the Node launcher answers without the CLI bundle (the daemon;
+# `list` and `list --json` of the local daemon, under PM2's names too; the completion's names), it
+# runs that launcher, dist/pmfx.cjs, as before.
 # With PMFX_DEBUG=1 it says on stderr which way it went.
 
 # npm links this file into node_modules/.bin: the files it starts are next to the file itself.
@@ -26,10 +26,9 @@ node=$(command -v node) || {
 without=
 case "$1" in
   daemon) [ "$2" = restart ] || without="the launcher runs this command itself" ;;
-  jlist) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
-  list) { [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --json ]; }; } && [ -z "${PMFX_URL:-}" ] &&
+  jlist | prettylist) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
+  list | ls | l | ps) { [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --json ]; }; } && [ -z "${PMFX_URL:-}" ] &&
     without="the launcher answers this command itself" ;;
-  ls | l | ps) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
   completion) [ $# -eq 2 ] && [ "$2" = --list-names ] && without="the launcher answers this command itself" ;;
 esac
 if [ -z "$without" ]; then

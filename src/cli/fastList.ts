@@ -1,7 +1,7 @@
 /**
- * `pmfx list --json` and the plain `pmfx list` table answered by the launcher itself, before the
- * CLI bundle is loaded: monitoring scripts poll the first, people type the second (and PM2's
- * `ls`, `l`, `ps`) all day, and loading and starting the full CLI is most of a command's time
+ * `pmfx list --json` and the plain `pmfx list` table (and PM2's names for them) answered by the
+ * launcher itself, before the CLI bundle is loaded: monitoring scripts poll the first, people
+ * type the second all day, and loading and starting the full CLI is most of a command's time
  * (docs/architecture.md §12, docs/benchmarks.md). It asks the local daemon's socket for
  * `GET /api/processes` and prints the rows exactly as the CLI does: the same schema-ordered fields
  * with a two-space indent, or the same table (`renderProcessTable`, shared with the CLI). Anything
@@ -19,19 +19,23 @@ const ANSWER_TIMEOUT_MS = 2_000
 /** How the launcher answers a listing: the rows as JSON, or the table. */
 export type FastListing = "json" | "table"
 
-/** PM2's names for the table (src/cli/commandAliases.ts). */
+/** `list` and PM2's names for it (src/cli/commandAliases.ts). */
 const TABLE_WORDS: ReadonlySet<string> = new Set(["list", "ls", "l", "ps"])
+/** PM2's names for `list --json`. */
+const JSON_WORDS: ReadonlySet<string> = new Set(["jlist", "prettylist"])
 
 /**
- * Which listing these arguments and environment are, when the launcher can answer it: exactly
- * `list --json` or PM2's `jlist`, or one of `list`, `ls`, `l`, `ps` alone; never with `PMFX_URL`
- * (a remote daemon is the CLI's).
+ * Which listing these arguments and environment are, when the launcher can answer it: one of
+ * `list`, `ls`, `l`, `ps` alone (the table) or followed by `--json`, or PM2's `jlist` or
+ * `prettylist` (the JSON); never with `PMFX_URL` (a remote daemon is the CLI's).
  */
 export const fastListing = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): FastListing | null => {
   if ((env["PMFX_URL"] ?? "") !== "") return null
-  if ((args.length === 2 && args[0] === "list" && args[1] === "--json") || (args.length === 1 && args[0] === "jlist"))
-    return "json"
-  return args.length === 1 && TABLE_WORDS.has(args[0]!) ? "table" : null
+  const [word, option] = args
+  if (word === undefined || args.length > 2) return null
+  if (args.length === 2) return TABLE_WORDS.has(word) && option === "--json" ? "json" : null
+  if (JSON_WORDS.has(word)) return "json"
+  return TABLE_WORDS.has(word) ? "table" : null
 }
 
 const isInt = (value: unknown): value is number => Number.isInteger(value)

@@ -142,8 +142,9 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
 
   /**
    * Starts the given rows in dependency order, the apps of one dependency level together
-   * (bulkOrder.ts), each app under its lock with the rows still in the table; `pick` (checked under the lock) narrows them, e.g. to rows not running.
-   * Every app is tried, the first error is reported. Returns the rows still listed.
+   * (bulkOrder.ts), each app under its lock with the rows still in the table; `pick` (checked
+   * under the lock) narrows them, e.g. to rows not running. Every app is tried, the first error
+   * (in dependency order) is reported. Returns the rows still listed.
    */
   const startRows = (
     selected: ReadonlyArray<Row>,

@@ -44,6 +44,12 @@ describe("pmfx list --json", () => {
     const launcherRows = json(viaLauncher)
     expect(launcherRows.map((row) => Object.keys(row))).toEqual(json(viaCli).map((row) => Object.keys(row)))
     expect(stable(launcherRows)).toEqual(stable(json(viaCli)))
+    // PM2's names for the same listing are answered the same way.
+    for (const words of [["jlist"], ["prettylist"], ["ls", "--json"], ["ps", "--json"]]) {
+      const alias = sandbox.pmfx(words, { PMFX_DEBUG: "1" })
+      expect(alias.stderr, words.join(" ")).toBe(TO_LAUNCHER + ANSWERED)
+      expect(stable(json(alias)), words.join(" ")).toEqual(stable(launcherRows))
+    }
   })
 
   it("leaves a PMFX_URL listing to the CLI, which asks the remote (here unreachable: exit 7)", () => {
