@@ -214,7 +214,8 @@ export const makeRowLifecycle = ({ table, bus, home, dependencyTimeoutMs, contex
       if (app.depends_on.some((dependency) => restartedTogether.has(dependency.name))) {
         // Its dependencies were just restarted: stop it, and start it once their conditions hold again.
         yield* Effect.forEach(appRows, halt, { concurrency: "unbounded", discard: true })
-        yield* waitForDependencies(app, appRows, false)
+        // Logged as at start: daemon.log says what it waits for and, when that fails, why.
+        yield* waitForDependencies(app, appRows, true)
       }
       yield* Effect.forEach(
         appRows,

@@ -81,6 +81,14 @@ describe("depends_on conditions from the CLI", () => {
       return byName(rows)
     }, 30_000)
 
+    /** The lines of daemon.log (shared by this file's tests) that say api waits for db. */
+    const loggedWaits = () =>
+      fs
+        .readFileSync(path.join(sandbox.home, "daemon.log"), "utf8")
+        .split("\n")
+        .filter((line) => line.includes("api waits for db to print its ready line")).length
+    const waitsBefore = loggedWaits()
+    expect(waitsBefore).toBeGreaterThanOrEqual(1)
     fs.rmSync(marker)
     const restarting = sandbox.pmfxAsync(["restart", "stack"])
     // db is back (a new process, not yet ready); api is stopped and waits for db's ready line.
@@ -100,6 +108,8 @@ describe("depends_on conditions from the CLI", () => {
       ["db", "online", 1]
     ])
     expect(after[0]!.pid).not.toBe(before[0]!.pid)
+    // daemon.log records the wait again at the restart, as at the start.
+    expect(loggedWaits()).toBe(waitsBefore + 1)
   })
 
   it("a condition that can never be met fails that app (exit 9, its outcome names the dependency); a bad condition is exit 3 with its field", async () => {
