@@ -10,6 +10,7 @@ import type { PmfxError } from "../domain/errors"
 import { isRunningStatus } from "../domain/ProcessStatus"
 import type { ProcessSummary } from "../domain/ProcessSummary"
 import { type AppAction, type ApplyMode, type CurrentApp, type PlannedApp, planApply } from "./applyPlan"
+import { startLevels } from "./bulkOrder"
 import { ProcessManager } from "./ProcessManager"
 
 export interface ApplyOptions {
@@ -108,29 +109,16 @@ export const applyLevels = (
   plan: ReadonlyArray<PlannedApp>,
   apps: ReadonlyArray<AppDefinition>
 ): ReadonlyArray<ReadonlyArray<number>> => {
-  const levels: Array<Array<number>> = []
   const definitions = new Map(apps.map((app) => [app.name, app]))
-  const depthOf = new Map<string, number>()
+  const deletions: Array<Array<number>> = []
+  // The plan lists the file's apps in dependency order, as startLevels wants them.
+  const indexOf = new Map<string, number>()
   plan.forEach((planned, index) => {
-    if (planned.step._tag === "Delete") {
-      levels.push([index])
-      return
-    }
-    // The plan lists the file's apps in dependency order: a dependency's depth is known already.
-    let depth = 0
-    for (const dependency of definitions.get(planned.name)?.depends_on ?? []) {
-      const of = depthOf.get(dependency.name)
-      if (of !== undefined) depth = Math.max(depth, of + 1)
-    }
-    depthOf.set(planned.name, depth)
+    if (planned.step._tag === "Delete") deletions.push([index])
+    else indexOf.set(planned.name, index)
   })
-  const deletions = levels.length
-  plan.forEach((planned, index) => {
-    const depth = depthOf.get(planned.name)
-    if (planned.step._tag === "Delete" || depth === undefined) return
-    ;(levels[deletions + depth] ??= []).push(index)
-  })
-  return levels.filter((level) => level !== undefined)
+  const byDepth = startLevels([...indexOf.keys()], (name) => definitions.get(name) ?? { depends_on: [] })
+  return [...deletions, ...byDepth.map((level) => level.map((name) => indexOf.get(name)!))]
 }
 
 /** Plans the file against the table and, unless `dryRun`, carries the plan out: independent apps at once. */

@@ -1,6 +1,6 @@
 /**
  * Lifecycle of rows (docs/architecture.md §4): launch a row's supervisor, halt it, stop it,
- * record what the user wants, start rows app by app in dependency order (waiting for each app's
+ * record what the user wants, start rows by dependency level (waiting for each app's
  * `depends_on`), and restart an app's rows. Callers hold the app's lock (ProcessTable.forEachApp).
  */
 import { Deferred, Effect, Either, Fiber, SubscriptionRef } from "effect"
