@@ -29,6 +29,7 @@ import { commands, pmfx } from "./cli/main"
 import { interruptedExitCode } from "./cli/interrupt"
 import { CliExit, printJson, renderError } from "./cli/output"
 import { withPlainConsole } from "./cli/plainConsole"
+import { debugIn } from "./cli/debugIn"
 import { colorEnabled } from "./cli/style"
 import { ConfigLoader } from "./config/ConfigLoader"
 import { useModuleImporter } from "./config/loadModuleConfig"
@@ -46,8 +47,6 @@ const run = Command.run(pmfx.pipe(Command.transformHandler(handlerWithRealConsol
  * `PMFX_DEBUG=1` shows what the CLI logs at debug level — the full cause of an internal error, an
  * answer from the daemon it could not read — on stderr, where it cannot mix with `--json` output.
  */
-const debugIn = (env: NodeJS.ProcessEnv): boolean =>
-  env.PMFX_DEBUG !== undefined && env.PMFX_DEBUG !== "" && env.PMFX_DEBUG !== "0"
 const logging = (debug: boolean) =>
   Layer.merge(
     // Colours by the stream written to, asked now: Effect's default asks whether stdout was a

@@ -6,14 +6,18 @@
  * under other V8 flags is rejected by V8 and the bundle compiles as usual — never wrong, only
  * slower and bigger.
  *
- * The plain local `list --json` and `list` table are answered here without the bundle at all (`fastList`).
+ * The plain local `list --json` and `list` table are answered here without the bundle at all
+ * (`fastList`), as are the plain `stop <target>` and `delete <target>` (`fastAction`).
  */
 import { isAscii } from "node:buffer"
 import * as fs from "node:fs"
 import Module from "node:module"
 import * as path from "node:path"
+import * as tty from "node:tty"
 import * as vm from "node:vm"
+import { debugIn } from "./cli/debugIn"
 import { isCompletionNames, printCompletionNames } from "./cli/completionNames"
+import { fastAct, fastActionOf } from "./cli/fastAction"
 import { fastList, fastListing } from "./cli/fastList"
 
 /** The exports of a bundle next to this launcher, compiled from its code cache when V8 takes it. */
@@ -75,8 +79,23 @@ const withoutStackTraces = (evaluate: () => void): void => {
   }
 }
 
+/**
+ * After a fast path (`fastList`, `fastAction`): the CLI runs when the launcher could not answer.
+ * PMFX_DEBUG=1 tells the two ways apart: their output is the same.
+ */
+const answeredOrCli = (answered: boolean): void => {
+  if (debugIn(process.env))
+    process.stderr.write(
+      answered
+        ? "pmfx: the launcher answered from the daemon's socket\n"
+        : "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
+    )
+  if (!answered) loadBundle("pmfx-main.cjs")
+}
+
 const args = process.argv.slice(2)
 const listing = fastListing(args, process.env)
+const action = listing === null ? fastActionOf(args, process.env, tty.isatty(0)) : null
 
 if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") && !args.includes("-h")) {
   // The daemon (foreground, or started in the background by the CLI) without the CLI bundle:
@@ -87,17 +106,9 @@ if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") &&
   // The shell completion scripts' call for app names: answered here, never starting a daemon.
   void printCompletionNames(process.env)
 } else if (listing !== null) {
-  void fastList(listing, process.env).then((answered) => {
-    // PMFX_DEBUG=1 tells the two ways apart: their output is the same.
-    const debug = process.env.PMFX_DEBUG
-    if (debug !== undefined && debug !== "" && debug !== "0")
-      process.stderr.write(
-        answered
-          ? "pmfx: the launcher answered from the daemon's socket\n"
-          : "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
-      )
-    if (!answered) loadBundle("pmfx-main.cjs")
-  })
+  void fastList(listing, process.env).then(answeredOrCli)
+} else if (action !== null) {
+  void fastAct(action, process.env).then(answeredOrCli)
 } else {
   loadBundle("pmfx-main.cjs")
 }

@@ -5,32 +5,30 @@
  */
 import { Console, Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
-import packageJson from "../../package.json"
 import { looksLikeEcosystemFile } from "../config/ConfigFormat"
 import { ExitCode, isPmfxError, type PmfxError, ProcessNotFound } from "../domain/errors"
 import { DaemonClient } from "./DaemonClient"
 import { answerOf, type DaemonAnswer } from "./daemonAnswer"
 import { CliExit, failWith } from "./output"
 import { refusalOf, reportRefusal } from "./remoteRefusal"
+import { unexpectedAnswerText, unreadableAnswer } from "./unexpectedAnswer"
 
 type Api = Effect.Effect.Success<DaemonClient["ensureDaemon"]>
 
 /** One line for an answer that is no structured error (an unknown route, an unreadable body). */
-const unexpectedAnswer = (address: string, answer: Option.Option<DaemonAnswer>): string => {
-  const said = Option.match(answer, {
-    onNone: () => "failed in a way this pmfx does not know",
-    onSome: (a) =>
-      a._tag === "Simple"
-        ? `answered ${a.status === undefined ? "" : `${a.status} `}${JSON.stringify(a.message)}`
-        : a._tag === "Unreadable"
-          ? `gave an answer this pmfx cannot read${a.status === undefined ? "" : ` (HTTP ${a.status})`}`
-          : `answered ${a.error._tag}`
-  })
-  return [
-    `pmfx: the daemon at ${address} ${said}`,
-    `  suggestion: check that the daemon runs this version of pmfx (${packageJson.version}; \`pmfx ping\` shows the daemon's), and run with PMFX_DEBUG=1 for the details`
-  ].join("\n")
-}
+const unexpectedAnswer = (address: string, answer: Option.Option<DaemonAnswer>): string =>
+  unexpectedAnswerText(
+    address,
+    Option.match(answer, {
+      onNone: () => "failed in a way this pmfx does not know",
+      onSome: (a) =>
+        a._tag === "Simple"
+          ? `answered ${a.status === undefined ? "" : `${a.status} `}${JSON.stringify(a.message)}`
+          : a._tag === "Unreadable"
+            ? unreadableAnswer(a.status)
+            : `answered ${a.error._tag}`
+    })
+  )
 
 const unreachable = (message: string) =>
   Console.error(`DAEMON_UNREACHABLE ${message}`).pipe(

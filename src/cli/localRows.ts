@@ -6,7 +6,7 @@
  * resolves null.
  */
 import { resolveHome, socketPathFor } from "../shared/homePaths"
-import { socketGet } from "./socketGet"
+import { socketRequest } from "./socketRequest"
 
 export const localProcessRows = async (
   env: NodeJS.ProcessEnv,
@@ -15,7 +15,7 @@ export const localProcessRows = async (
   const socketPath = socketPathFor(
     resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
   )
-  const answer = await socketGet(socketPath, "/api/processes", { idleTimeoutMs: timeoutMs })
+  const answer = await socketRequest(socketPath, "GET", "/api/processes", { idleTimeoutMs: timeoutMs })
   if (answer === null || answer.status !== 200) return null
   let rows: unknown
   try {

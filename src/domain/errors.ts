@@ -175,20 +175,7 @@ export const errorMeta: Record<ErrorCode, { readonly status: number; readonly ex
   INTERNAL_ERROR: { status: 500, exitCode: 1 }
 }
 
-/** CLI exit codes that are not tied to an error code (docs/architecture.md §10). */
-export const ExitCode = {
-  ok: 0,
-  unexpected: 1,
-  usage: 2,
-  config: 3,
-  notFound: 4,
-  conflict: 5,
-  startFailed: 6,
-  daemonUnreachable: 7,
-  unauthorized: 8,
-  /** Applying a file (`start`/`restart`/`reload`/`apply <file>`): some apps failed, the others were applied. */
-  partial: 9
-} as const
+export { ExitCode } from "./exitCodes"
 
 export const isPmfxError = (u: unknown): u is PmfxError =>
   typeof u === "object" && u !== null && "_tag" in u && typeof u._tag === "string" && u._tag in errorMeta

@@ -19,6 +19,7 @@ import { baseDirOf, boundProblems, checkInstances, checkNames } from "./createCh
 import { logQuery, sse } from "./logRequests"
 import { maskEnvironment } from "../../supervisor/instanceEnv"
 import { PmfxApi } from "../../shared/Api"
+import { plural } from "../../shared/plural"
 import { CreateRequest, DEFAULT_READY_TIMEOUT_MS, MAX_READY_TIMEOUT_MS } from "../../shared/ApiSchemas"
 import { maskEnvIfReadOnly, ReadOnlyRequest } from "../readOnly"
 import {
@@ -29,8 +30,6 @@ import {
   parseDurationParam,
   parseStatuses
 } from "../requestValues"
-
-const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
 
 const action = (message: string, processes: ReadonlyArray<ProcessSummary>) => ({
   success: true as const,

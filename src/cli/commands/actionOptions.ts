@@ -19,4 +19,4 @@ export const portOverrideOption = Options.text("port").pipe(
   Options.optional
 )
 
-export const plural = (n: number, word: string, words = `${word}s`) => `${n} ${n === 1 ? word : words}`
+export { plural } from "../../shared/plural"

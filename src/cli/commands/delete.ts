@@ -10,7 +10,7 @@ import * as readline from "node:readline"
 import { processStatuses } from "../../domain/ProcessStatus"
 import { tryDaemon, withDaemon } from "../daemonCall"
 import { CliExit, failWith, printJson } from "../output"
-import { style } from "../style"
+import { deletedLine, deletedMessage } from "../actionText"
 import { badUsage } from "../usage"
 import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
@@ -56,15 +56,10 @@ export const deleteCommand = Command.make(
   },
   ({ targets: given, status, force, json }) =>
     Effect.gen(function* () {
-      const message = (deleted: ReadonlyArray<number>) => `deleted ${plural(deleted.length, "process", "processes")}`
       const report = (deleted: ReadonlyArray<number>) =>
         json
-          ? printJson({ success: true, message: message(deleted), deleted })
-          : Console.log(
-              deleted.length === 0
-                ? style.dim(process.stdout)("nothing to delete")
-                : `${style.green(process.stdout)("deleted")} ${plural(deleted.length, "process", "processes")} (${deleted.length === 1 ? "id" : "ids"} ${deleted.join(", ")})`
-            )
+          ? printJson({ success: true, message: deletedMessage(deleted), deleted })
+          : Console.log(deletedLine(deleted))
 
       if (status) {
         const states = given.flatMap((t) => t.split(",")).map((s) => s.trim())
@@ -114,7 +109,11 @@ export const deleteCommand = Command.make(
       yield* reportOutcome(outcome, {
         json,
         verb: "deleted",
-        doneJson: (results) => ({ success: true, message: message(deletedIds(results)), deleted: deletedIds(results) }),
+        doneJson: (results) => ({
+          success: true,
+          message: deletedMessage(deletedIds(results)),
+          deleted: deletedIds(results)
+        }),
         printDone: (results) => report(deletedIds(results))
       })
     })

@@ -4,9 +4,8 @@
  */
 import { Command } from "@effect/cli"
 import { Effect } from "effect"
+import { stoppedHeadline } from "../actionText"
 import { tryDaemon } from "../daemonCall"
-import { style } from "../style"
-import { plural } from "./actionOptions"
 import { jsonOption } from "./configOptions"
 import { expandFileTargets } from "./fileTargets"
 import { actOnEach, reportRows, targetsArg } from "./selectors"
@@ -16,12 +15,7 @@ export const stopCommand = Command.make("stop", { targets: targetsArg, json: jso
     const outcome = yield* actOnEach(yield* expandFileTargets(targets, json), (target) =>
       tryDaemon(json, (api) => api.processes.stop({ path: { id: target } }), { selector: target })
     )
-    yield* reportRows(
-      outcome,
-      json,
-      "stopped",
-      (rows) => `${style.green(process.stdout)("stopped")} ${plural(rows.length, "process", "processes")}`
-    )
+    yield* reportRows(outcome, json, "stopped", stoppedHeadline)
   })
 ).pipe(
   Command.withDescription(

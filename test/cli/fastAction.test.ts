@@ -1,0 +1,201 @@
+/**
+ * The plain `pmfx stop <target>` and `pmfx delete <target>` are answered by the launcher from the
+ * daemon's socket (src/cli/fastAction.ts), everything else by the full CLI. Both must print the
+ * same bytes; an answer the launcher does not take is the CLI's to report, and an action the
+ * daemon took is never asked for twice.
+ */
+import * as fs from "node:fs"
+import * as http from "node:http"
+import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
+import { fastActionOf } from "../../src/cli/fastAction"
+import { socketPathFor } from "../../src/shared/homePaths"
+import { makeSandbox, type Sandbox } from "../support/cli"
+import { allOnline, eventually, idleCommand, json, list, ok } from "./helpers"
+
+let sandbox: Sandbox
+beforeEach(() => {
+  sandbox = makeSandbox()
+})
+afterEach(() => sandbox.cleanup())
+
+/** What the shell launcher says when it hands a command to the Node launcher (PMFX_DEBUG=1). */
+const TO_LAUNCHER = "pmfx: the CLI starts without its snapshot: the launcher answers this command itself\n"
+const FALLBACK = "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
+const ANSWERED = "pmfx: the launcher answered from the daemon's socket\n"
+const DEBUG = { PMFX_DEBUG: "1" }
+/** A built-in @effect/cli option first: not the launcher's form, so the full CLI answers. */
+const VIA_CLI = ["--log-level", "info"]
+
+describe("which stop and delete the launcher takes", () => {
+  it("takes one plain target with --json (and delete's --force/-f), and leaves every other form to the CLI", () => {
+    const taken = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, terminal = false) =>
+      fastActionOf(args, env, terminal)
+    expect(taken(["stop", "api"])).toEqual({ verb: "stop", target: "api", json: false })
+    expect(taken(["stop", "--json", "3"])).toEqual({ verb: "stop", target: "3", json: true })
+    expect(taken(["del", "all", "-f"], {}, true)).toEqual({ verb: "delete", target: "all", json: false })
+    expect(taken(["delete", "all"])).toEqual({ verb: "delete", target: "all", json: false })
+    expect(taken(["delete", "worker_2", "--force", "--json"])).toEqual({
+      verb: "delete",
+      target: "worker_2",
+      json: true
+    })
+    for (const args of [
+      ["stop"], // no target: the CLI's usage error
+      ["stop", "api", "worker"], // several targets: the CLI reports each
+      ["stop", "api", "--force"], // not an option of stop
+      ["stop", "api", "--json", "--json"],
+      ["stop", "eco.config.js"], // a file stands for its apps
+      ["stop", "./api"],
+      ["stop", "/^api/"], // PM2's regular expression: the CLI explains
+      ["stop", ".."],
+      ["stop", "-x"],
+      ["delete", "online", "--status"],
+      ["restart", "api"],
+      ["list", "api"]
+    ])
+      expect(taken(args), args.join(" ")).toBeNull()
+    // `delete all` asks on a terminal unless --force; a remote daemon is the CLI's.
+    expect(taken(["delete", "all"], {}, true)).toBeNull()
+    expect(taken(["stop", "api"], { PMFX_URL: "http://127.0.0.1:9615" })).toBeNull()
+  })
+})
+
+describe("pmfx stop and pmfx delete from the launcher", () => {
+  it("print the same bytes as the full CLI, as a table, one line or JSON", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "api", "-i", "2", "--namespace", "web"])
+    ok(sandbox, ["start", idleCommand, "--name", "worker"])
+    await allOnline(sandbox, 3)
+
+    // Stop through the launcher, then again through the CLI: the rows are stopped both times.
+    const viaLauncher = sandbox.pmfx(["stop", "api"], DEBUG)
+    expect(viaLauncher.code, viaLauncher.stderr).toBe(0)
+    expect(viaLauncher.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    expect(viaLauncher.stdout.split("\n")[0]).toBe("stopped 2 processes")
+    const viaCli = sandbox.pmfx([...VIA_CLI, "stop", "api"])
+    expect(viaCli.code, viaCli.stderr).toBe(0)
+    expect(viaLauncher.stdout).toBe(viaCli.stdout)
+    // By namespace and as JSON, under PM2's name too.
+    const jsonViaLauncher = sandbox.pmfx(["stop", "web", "--json"], DEBUG)
+    expect(jsonViaLauncher.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    const jsonViaCli = sandbox.pmfx([...VIA_CLI, "stop", "web", "--json"])
+    expect(jsonViaLauncher.stdout).toBe(jsonViaCli.stdout)
+    expect(json(jsonViaLauncher).map((row) => [row.name, row.status])).toEqual([
+      ["api", "stopped"],
+      ["api", "stopped"]
+    ])
+    // The other app was left running.
+    expect(list(sandbox).find((row) => row.name === "worker")?.status).toBe("online")
+
+    // Delete: one line with the ids, from either path; `del` is PM2's name.
+    const ids = Object.fromEntries(list(sandbox).map((row) => [`${row.name}${row.instance}`, row.id]))
+    const deleted = sandbox.pmfx(["del", "worker"], DEBUG)
+    expect(deleted.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    expect(deleted.stdout).toBe(`deleted 1 process (id ${ids["worker0"]})\n`)
+    ok(sandbox, ["start", idleCommand, "--name", "worker"])
+    const worker = await eventually(() => {
+      const row = list(sandbox).find((candidate) => candidate.name === "worker")
+      expect(row?.status).toBe("online")
+      return row!
+    })
+    expect(sandbox.pmfx([...VIA_CLI, "delete", "worker"]).stdout).toBe(`deleted 1 process (id ${worker.id})\n`)
+    // Nothing in that state: both say so.
+    const none = sandbox.pmfx(["delete", "errored"], DEBUG)
+    expect(none.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    expect(none.stdout).toBe("nothing to delete\n")
+    expect(sandbox.pmfx([...VIA_CLI, "delete", "errored"]).stdout).toBe("nothing to delete\n")
+    // `delete all` with stdin not a terminal asks nothing; its JSON is the CLI's document.
+    const all = sandbox.pmfx(["delete", "all", "--json"], DEBUG)
+    expect(all.code, all.stderr).toBe(0)
+    expect(all.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    const document = json<{ success: boolean; message: string; deleted: Array<number> }>(all)
+    expect(all.stdout).toBe(`${JSON.stringify(document, null, 2)}\n`)
+    expect(Object.keys(document)).toEqual(["success", "message", "deleted"])
+    expect(document).toMatchObject({ success: true, message: "deleted 2 processes" })
+    expect([...document.deleted].sort()).toEqual([ids["api0"], ids["api1"]].sort())
+    expect(list(sandbox)).toEqual([])
+    const again = sandbox.pmfx([...VIA_CLI, "delete", "all", "--json"])
+    expect(json(again)).toEqual({ success: true, message: "deleted 0 processes", deleted: [] })
+  })
+
+  it("leave an unknown target to the CLI, which reports it with its exit code and acts on nothing else", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "api"])
+    await allOnline(sandbox, 1)
+    const stop = sandbox.pmfx(["stop", "nosuch"], DEBUG)
+    expect(stop.code).toBe(4)
+    expect(stop.stdout).toBe("")
+    expect(stop.stderr.startsWith(TO_LAUNCHER + FALLBACK)).toBe(true)
+    expect(stop.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "nosuch"')
+    expect(stop.stderr).toContain("suggestion: list the processes")
+    const del = sandbox.pmfx(["delete", "nosuch", "--json"], DEBUG)
+    expect(del.code).toBe(4)
+    expect(del.stderr).toBe(TO_LAUNCHER + FALLBACK)
+    expect(json<{ success: boolean; error: { code: string } }>(del)).toMatchObject({
+      success: false,
+      error: { code: "PROCESS_NOT_FOUND" }
+    })
+    // Nothing else was touched.
+    expect(list(sandbox).map((row) => [row.name, row.status])).toEqual([["api", "online"]])
+    // Several targets are the CLI's from the start.
+    const several = sandbox.pmfx(["stop", "api", "nosuch"], DEBUG)
+    expect(several.code).toBe(9)
+    expect(several.stderr).not.toContain(ANSWERED)
+    expect(several.stderr).not.toContain(FALLBACK)
+    expect(list(sandbox).map((row) => [row.name, row.status])).toEqual([["api", "stopped"]])
+  })
+
+  it("leave a stop with no daemon to the CLI, which starts one", () => {
+    const stop = sandbox.pmfx(["stop", "all"], DEBUG)
+    expect(stop.stderr.startsWith(TO_LAUNCHER + FALLBACK), stop.stderr).toBe(true)
+    expect(stop.code).toBe(0)
+    expect(list(sandbox)).toEqual([])
+  })
+})
+
+describe("pmfx delete from the launcher: answers it does not expect", () => {
+  /** A server on the sandbox's socket that counts requests and answers each with `respond`. */
+  const fakeDaemon = async (respond: (request: http.IncomingMessage, response: http.ServerResponse) => void) => {
+    fs.mkdirSync(sandbox.home, { recursive: true, mode: 0o700 })
+    const requests: Array<string> = []
+    const server = http.createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`)
+      respond(request, response)
+    })
+    await new Promise<void>((resolve) => server.listen(socketPathFor(sandbox.home), resolve))
+    return { requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+  }
+
+  it("reports a success it cannot read as the CLI does (exit 1), and never sends the delete again", async () => {
+    const daemon = await fakeDaemon((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" })
+      response.end('{"removed":[0]}')
+    })
+    try {
+      const result = await sandbox.pmfxAsync(["delete", "all"])
+      expect(result.code).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(
+        `pmfx: the daemon at ${socketPathFor(sandbox.home)} gave an answer this pmfx cannot read\n`
+      )
+      expect(result.stderr).toContain("suggestion: check that the daemon runs this version of pmfx")
+      expect(daemon.requests).toEqual(["DELETE /api/processes?id=all"])
+    } finally {
+      await daemon.close()
+    }
+  })
+
+  it("reports a connection lost before the answer (exit 7), and never sends the stop again", async () => {
+    const daemon = await fakeDaemon((request) => request.socket.destroy())
+    try {
+      const result = await sandbox.pmfxAsync(["stop", "api"])
+      expect(result.code).toBe(7)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toContain(
+        `DAEMON_UNREACHABLE lost the connection to the daemon on ${socketPathFor(sandbox.home)} before it answered`
+      )
+      expect(result.stderr).toContain(`suggestion: see ${sandbox.home}/daemon.log`)
+      expect(daemon.requests).toEqual(["POST /api/processes/api/stop"])
+    } finally {
+      await daemon.close()
+    }
+  })
+})
