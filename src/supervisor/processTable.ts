@@ -109,8 +109,8 @@ export const makeProcessTable = (firstId: number) =>
                 closest !== undefined
                   ? `did you mean "${closest}"?`
                   : names.length === 0
-                    ? "no app is defined yet: start one first"
-                    : "list the processes to see their ids and names"
+                    ? "no app is defined yet: start one first (`pmfx start <command|file>`, or POST /api/processes)"
+                    : "list the processes to see their ids, names and namespaces (`pmfx list`, or GET /api/processes)"
             }
           })
         )
@@ -123,7 +123,10 @@ export const makeProcessTable = (firstId: number) =>
           ? Effect.fail(
               new ProcessNotFound({
                 message: "no process is defined",
-                details: { process_id: target, suggestion: "start one first" }
+                details: {
+                  process_id: target,
+                  suggestion: "start one first (`pmfx start <command|file>`, or POST /api/processes)"
+                }
               })
             )
           : Effect.succeed(row)

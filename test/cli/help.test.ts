@@ -225,6 +225,16 @@ describe("a bad command line", () => {
       suggestion: "PM2's --no-vizion has no counterpart in pmfx (it collects no git or APM data): drop it"
     })
     expect(sandbox.pmfx(["start", "app.js", "-f"]).stderr).toContain("`pmfx restart <name>`")
+    // A command's own option written before the command word: where it goes, with the line fixed.
+    const before = sandbox.pmfx(["--json", "stop", "api"])
+    expect(before.code).toBe(2)
+    expect(before.stderr).toBe(
+      "BAD_REQUEST --json: is an option of pmfx stop, and goes after the command word\n  suggestion: run `pmfx stop api --json`\n"
+    )
+    expect(sandbox.pmfx(["--lines", "5", "logs", "my api", "--", "x"]).stderr).toContain(
+      "suggestion: run `pmfx logs 'my api' --lines 5 -- x`"
+    )
+    expect(sandbox.pmfx(["-f", "delete", "all"]).stderr).toContain("run `pmfx delete all -f`")
     const wizard = sandbox.pmfx(["list", "--wizard"])
     expect(wizard.code).toBe(2)
     expect(wizard.stderr).toContain("BAD_REQUEST --wizard: unknown option")

@@ -42,6 +42,11 @@ export interface CommandLine {
   readonly refusedBuiltIn: string | undefined
   /** An option that takes a value, written last with none (`pmfx alerts --limit`). */
   readonly missingValue: string | undefined
+  /**
+   * The unknown option, when it is one of the command's own written before the command word
+   * (`pmfx --json stop api`): where it is (an index of `words`) and whether its value follows it.
+   */
+  readonly misplacedOption: { readonly at: number; readonly withValue: boolean } | undefined
   /** The words read. */
   readonly words: ReadonlyArray<string>
 }
@@ -53,6 +58,9 @@ const OPTIONAL_VALUE = new Set(["--watch"])
 
 const isOptionWord = (word: string): boolean => word.startsWith("-") && word !== "-" && !/^-\d/.test(word)
 
+const isCommandWord = (model: ProgramModel, word: string): boolean =>
+  model.commands.some((command) => command.path.length === 1 && command.path[0] === word)
+
 /** `args`: the words after `pmfx`, with the global options in front (hoistGlobalOptions). */
 export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel): CommandLine => {
   const globals = [...model.root.options, ...BUILT_INS]
@@ -61,6 +69,8 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
   let refusedBuiltIn: string | undefined
   let unknownOption: string | undefined
   let missingValue: string | undefined
+  /** Where the first unknown option before the command word is. */
+  let unknownAt: number | undefined
   /** The option at `at` takes a value and nothing follows it (the end, or `--`). */
   const noValueAfter = (at: number) =>
     !OPTIONAL_VALUE.has(args[at]!) && (at + 1 >= args.length || args[at + 1] === "--")
@@ -69,9 +79,20 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
     if (name === "-h" || name === "--help") helpRequested = true
     if (name in REFUSED_BUILT_INS) refusedBuiltIn ??= name
     const option = findOption(globals, name)
-    if (option === undefined && !(name in REFUSED_BUILT_INS)) unknownOption ??= name
+    if (option === undefined && !(name in REFUSED_BUILT_INS) && unknownOption === undefined) {
+      unknownOption = name
+      unknownAt = i
+    }
     if (takesValue(option) && !args[i]!.includes("=") && noValueAfter(i)) missingValue ??= name
-    i += takesValue(option) && !args[i]!.includes("=") ? 2 : 1
+    // An unknown option with its value (`pmfx --lines 5 logs`): the command is the word after both.
+    const unknownWithValue =
+      option === undefined &&
+      !args[i]!.includes("=") &&
+      i + 2 < args.length &&
+      !isOptionWord(args[i + 1]!) &&
+      !isCommandWord(model, args[i + 1]!) &&
+      isCommandWord(model, args[i + 2]!)
+    i += (takesValue(option) && !args[i]!.includes("=")) || unknownWithValue ? 2 : 1
   }
   const word = args[i]
   const top =
@@ -87,6 +108,7 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
       unknownOption,
       refusedBuiltIn,
       missingValue,
+      misplacedOption: undefined,
       words: args
     }
   }
@@ -101,6 +123,12 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
       i++
     }
   }
+  const ownBefore =
+    unknownAt === undefined || top === undefined ? undefined : findOption(command.options, unknownOption!)
+  const misplacedOption =
+    ownBefore === undefined || unknownAt === undefined
+      ? undefined
+      : { at: unknownAt, withValue: takesValue(ownBefore) && !args[unknownAt]!.includes("=") }
   const known = [...command.options, ...globals]
   let json = false
   for (; i < args.length; i++) {
@@ -132,6 +160,7 @@ export const readCommandLine = (args: ReadonlyArray<string>, model: ProgramModel
     unknownOption,
     refusedBuiltIn,
     missingValue,
+    misplacedOption,
     words: args
   }
 }

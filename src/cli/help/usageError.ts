@@ -6,6 +6,7 @@
  */
 import type { ValidationError } from "@effect/cli"
 import { BadRequest } from "../../domain/errors"
+import { quoteShellWord } from "../../domain/shellWords"
 import { readUsageText } from "../usage"
 import type { CommandLine } from "./commandLine"
 import { closestCommand, closestOption, REFUSED_BUILT_INS } from "./commandLine"
@@ -66,6 +67,21 @@ export const lineError = (line: CommandLine, model: ProgramModel): BadRequest | 
       close === undefined
         ? "run `pmfx --help` to see every command"
         : `run \`pmfx ${close}\`, or \`pmfx --help\` to see every command`
+    )
+  }
+  if (line.unknownOption !== undefined && line.misplacedOption !== undefined && line.command !== undefined) {
+    // An option of the command, written before it, where @effect/cli reads only pmfx's own.
+    const word = line.unknownOption
+    const { at, withValue } = line.misplacedOption
+    const moved = line.words.slice(at, withValue ? at + 2 : at + 1)
+    const rest = [...line.words.slice(0, at), ...line.words.slice(at + moved.length)]
+    const end = rest.indexOf("--")
+    const fixed = end === -1 ? [...rest, ...moved] : [...rest.slice(0, end), ...moved, ...rest.slice(end)]
+    const where = `pmfx ${line.command.path.join(" ")}`
+    return badRequest(
+      word,
+      `is an option of ${where}, and goes after the command word`,
+      `run \`pmfx ${fixed.map(quoteShellWord).join(" ")}\``
     )
   }
   if (line.unknownOption !== undefined) {
