@@ -56,7 +56,7 @@ const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound =>
   // PM2's `pm2 stop /^api-/`: pmfx has no regular-expression targets (docs/decisions.md).
   if (looksLikeRegex(selector)) {
     return new ProcessNotFound({
-      message: `no process with id or name ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
+      message: `no process with id, name or namespace ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
       details: {
         process_id: selector,
         suggestion:
@@ -68,13 +68,13 @@ const notFound = (selector: string, error?: ProcessNotFound): ProcessNotFound =>
     return (
       error ??
       new ProcessNotFound({
-        message: `no process with id or name ${JSON.stringify(selector)}`,
+        message: `no process with id, name or namespace ${JSON.stringify(selector)}`,
         details: { process_id: selector, suggestion: "list the processes with `pmfx list` to see their ids and names" }
       })
     )
   }
   return new ProcessNotFound({
-    message: `no process with id or name ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
+    message: `no process with id, name or namespace ${JSON.stringify(selector)}: this command takes a process id, an app name, a namespace or all, not a file`,
     details: {
       process_id: selector,
       suggestion: `name the file's apps instead (\`pmfx validate ${selector}\` lists them), or use all; \`pmfx start\`, \`stop\`, \`restart\`, \`reload\`, \`delete\` and \`apply\` take an ecosystem file that exists`

@@ -102,7 +102,7 @@ export const makeProcessTable = (firstId: number) =>
         const closest = closestKey(trimmed, names)
         return Effect.fail(
           new ProcessNotFound({
-            message: `no process with id or name ${JSON.stringify(target)}`,
+            message: `no process with id, name or namespace ${JSON.stringify(target)}`,
             details: {
               process_id: target,
               suggestion:

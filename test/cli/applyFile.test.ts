@@ -146,7 +146,7 @@ describe("the edit-and-apply loop", () => {
     const deleted = sandbox.pmfx(["delete", file])
     expect(deleted.code, deleted.stderr).toBe(9)
     expect(deleted.stdout).toContain("deleted 1 process")
-    expect(deleted.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "idle"')
+    expect(deleted.stderr).toContain('PROCESS_NOT_FOUND no process with id, name or namespace "idle"')
     expect(list(sandbox)).toEqual([])
   })
 

@@ -328,7 +328,7 @@ describe("selectors the daemon cannot hold", () => {
         const wire = failsWith([command, selector], "PROCESS_NOT_FOUND", 4, undefined, command === "stop")
         expect(wire.error).toEqual({
           code: "PROCESS_NOT_FOUND",
-          message: `no process with id or name ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
+          message: `no process with id, name or namespace ${JSON.stringify(selector)}: pmfx targets are ids, names, namespaces or all, not regular expressions`,
           details: {
             process_id: selector,
             suggestion:

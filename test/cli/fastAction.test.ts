@@ -124,7 +124,7 @@ describe("pmfx stop and pmfx delete from the launcher", () => {
     expect(stop.code).toBe(4)
     expect(stop.stdout).toBe("")
     expect(stop.stderr.startsWith(TO_LAUNCHER + FALLBACK)).toBe(true)
-    expect(stop.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "nosuch"')
+    expect(stop.stderr).toContain('PROCESS_NOT_FOUND no process with id, name or namespace "nosuch"')
     expect(stop.stderr).toContain(
       "suggestion: list the processes to see their ids, names and namespaces (`pmfx list`, or GET /api/processes)"
     )

@@ -74,7 +74,7 @@ describe("several selectors", () => {
     const result = sandbox.pmfx(["stop", "api", "nope", "worker", "zzz"])
     expect(result.code).toBe(9)
     expect(result.stdout).toContain("stopped 2 processes")
-    expect(result.stderr).toContain('PROCESS_NOT_FOUND no process with id or name "nope"')
+    expect(result.stderr).toContain('PROCESS_NOT_FOUND no process with id, name or namespace "nope"')
     expect(result.stderr).toContain(
       '2 of 4 selectors failed: no process with id, name or namespace "nope", "zzz"; the others were stopped'
     )
@@ -90,7 +90,7 @@ describe("several selectors", () => {
       message: '1 of 2 selectors failed: no process with id, name or namespace "nope"; the others were restarted',
       details: {
         process_id: "nope",
-        failed: [{ selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id or name "nope"' }]
+        failed: [{ selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id, name or namespace "nope"' }]
       }
     })
     expect((body.done as Array<Row>).map((row) => row.name)).toEqual(["api"])
