@@ -90,7 +90,9 @@ describe("several selectors", () => {
       message: '1 of 2 selectors failed: no process with id, name or namespace "nope"; the others were restarted',
       details: {
         process_id: "nope",
-        failed: [{ selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id, name or namespace "nope"' }]
+        failed: [
+          { selector: "nope", code: "PROCESS_NOT_FOUND", message: 'no process with id, name or namespace "nope"' }
+        ]
       }
     })
     expect((body.done as Array<Row>).map((row) => row.name)).toEqual(["api"])
