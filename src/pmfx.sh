@@ -7,8 +7,8 @@
 # Node (the path the build wrote in pmfx-main.blob.node), unchanged since (not newer than the
 # snapshot), with no NODE_OPTIONS (flags could make Node refuse it), and PMFX_CLI_SNAPSHOT is not 0.
 # Otherwise, and for the commands the Node launcher answers without the CLI bundle (the daemon;
-# `list` and `list --json` of the local daemon, under PM2's names too; the plain `stop <target>`
-# and `delete <target>`; the completion's names), it runs that launcher, dist/pmfx.cjs, as before.
+# `list` and `list --json` of the local daemon, under PM2's names too; the plain `stop <target>`,
+# `restart <target>` and `delete <target>`; the completion's names), it runs that launcher, dist/pmfx.cjs, as before.
 # With PMFX_DEBUG=1 it says on stderr which way it went.
 
 # npm links this file into node_modules/.bin: the files it starts are next to the file itself.
@@ -22,8 +22,8 @@ node=$(command -v node) || {
   exit 127
 }
 
-# Whether `stop`/`delete` arguments are the plain form the launcher answers: one target of letters,
-# digits, _ and -, with --json (and delete's --force/-f), no PMFX_URL, and no `delete all` that asks
+# Whether `stop`/`restart`/`delete` arguments are the plain form the launcher answers: one target of
+# letters, digits, _ and -, with --json (and delete's --force/-f), no PMFX_URL, and no `delete all` that asks
 # on a terminal. src/cli/fastAction.ts decides; this only keeps the snapshot for the other forms.
 plain_action() {
   [ -z "${PMFX_URL:-}" ] || return 1
@@ -35,13 +35,15 @@ plain_action() {
     seen="$seen $arg"
     case "$arg" in
       --json) ;;
-      --force | -f) [ "$verb" = stop ] && return 1; force=1 ;;
+      --force | -f)
+        case "$verb" in delete | del) force=1 ;; *) return 1 ;; esac
+        ;;
       -* | "" | *[!A-Za-z0-9_-]*) return 1 ;;
       *) [ -z "$target" ] || return 1; target=$arg ;;
     esac
   done
   [ -n "$target" ] || return 1
-  if [ "$verb" != stop ] && [ "$target" = all ] && [ -z "$force" ] && [ -t 0 ]; then return 1; fi
+  case "$verb" in delete | del) [ "$target" = all ] && [ -z "$force" ] && [ -t 0 ] && return 1 ;; esac
   return 0
 }
 
@@ -52,7 +54,7 @@ case "$1" in
   jlist | prettylist) [ $# -eq 1 ] && [ -z "${PMFX_URL:-}" ] && without="the launcher answers this command itself" ;;
   list | ls | l | ps) { [ $# -eq 1 ] || { [ $# -eq 2 ] && [ "$2" = --json ]; }; } && [ -z "${PMFX_URL:-}" ] &&
     without="the launcher answers this command itself" ;;
-  stop | delete | del) plain_action "$@" && without="the launcher answers this command itself" ;;
+  stop | restart | delete | del) plain_action "$@" && without="the launcher answers this command itself" ;;
   completion) [ $# -eq 2 ] && [ "$2" = --list-names ] && without="the launcher answers this command itself" ;;
 esac
 if [ -z "$without" ]; then

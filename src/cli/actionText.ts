@@ -1,5 +1,5 @@
 /**
- * What `stop` and `delete` print when they succeed, shared by the CLI's commands and the launcher's
+ * What `stop`, `restart` and `delete` print when they succeed, shared by the CLI's commands and the launcher's
  * fast actions (fastAction.ts), which must print the same bytes. No Effect import.
  */
 import type { ProcessSummary } from "../domain/ProcessSummary"
@@ -9,6 +9,10 @@ import { style } from "./style"
 /** The line above the table of the rows `stop` acted on. */
 export const stoppedHeadline = (rows: ReadonlyArray<ProcessSummary>): string =>
   `${style.green(process.stdout)("stopped")} ${plural(rows.length, "process", "processes")}`
+
+/** The line above the table of the rows `restart` acted on; `qualifier` says how (restart.ts `runQualifier`). */
+export const restartedHeadline = (rows: ReadonlyArray<ProcessSummary>, qualifier = ""): string =>
+  `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${qualifier}`
 
 /** `delete`'s message in its JSON document (as the daemon words it). */
 export const deletedMessage = (deleted: ReadonlyArray<number>): string =>

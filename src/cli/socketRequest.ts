@@ -1,5 +1,5 @@
 /**
- * One bodiless request (`GET`, `POST`, `DELETE`) on a unix socket, on a connection of its own made
+ * One request (`GET`, `POST`, `DELETE`; a JSON `body` or none) on a unix socket, on a connection of its own made
  * by `createConnection` (no HTTP agent: see daemon/socketHttpClient.ts for why), for the CLI's
  * requests that come before or without the typed client: the launcher's listings and actions
  * (localRows.ts, fastAction.ts), completion, and the "does a daemon answer" probe (socketProbe.ts).
@@ -23,6 +23,8 @@ export const socketRequest = (
     readonly idleTimeoutMs?: number
     readonly signal?: AbortSignal
     readonly onConnect?: () => void
+    /** JSON text to send. */
+    readonly body?: string
   } = {}
 ): Promise<SocketAnswer | null> =>
   new Promise((resolve) => {
@@ -38,8 +40,12 @@ export const socketRequest = (
         headers: {
           host: "pmfx",
           accept: "application/json",
-          // An empty body said as such, not as a chunked stream.
-          ...(method === "GET" ? {} : { "content-length": "0" })
+          // The body's length said as such (an empty one too), not as a chunked stream.
+          ...(options.body === undefined
+            ? method === "GET"
+              ? {}
+              : { "content-length": "0" }
+            : { "content-type": "application/json", "content-length": String(Buffer.byteLength(options.body)) })
         },
         ...(options.signal === undefined ? {} : { signal: options.signal })
       },
@@ -52,5 +58,5 @@ export const socketRequest = (
     )
     if (options.idleTimeoutMs !== undefined) request.setTimeout(options.idleTimeoutMs, () => request.destroy())
     request.on("error", () => resolve(null))
-    request.end()
+    request.end(options.body)
   })

@@ -6,6 +6,7 @@
  * wire schema.
  */
 import { Schema } from "effect"
+import { type ErrorMeta, metaByCode } from "./errorMeta"
 
 const suggestion = Schema.String
 
@@ -157,23 +158,11 @@ export type PmfxError =
 
 export type ErrorCode = PmfxError["_tag"]
 
-/** HTTP status (docs/api.md) and CLI exit code (docs/architecture.md §10) of each code. */
-export const errorMeta: Record<ErrorCode, { readonly status: number; readonly exitCode: number }> = {
-  PROCESS_NOT_FOUND: { status: 404, exitCode: 4 },
-  PROCESS_ALREADY_RUNNING: { status: 409, exitCode: 5 },
-  PROCESS_ALREADY_EXISTS: { status: 409, exitCode: 5 },
-  PORT_IN_USE: { status: 409, exitCode: 5 },
-  INVALID_CONFIG: { status: 422, exitCode: 3 },
-  PROCESS_START_FAILED: { status: 422, exitCode: 6 },
-  INSUFFICIENT_RESOURCES: { status: 422, exitCode: 6 },
-  CONFIG_PARSE_ERROR: { status: 400, exitCode: 3 },
-  BAD_REQUEST: { status: 400, exitCode: 2 },
-  READY_TIMEOUT: { status: 504, exitCode: 6 },
-  SERVICE_UNAVAILABLE: { status: 503, exitCode: 7 },
-  // A path that cannot be used is a setting to change (PMFX_HOME, a log or pid file), like config.
-  FILE_ERROR: { status: 422, exitCode: 3 },
-  INTERNAL_ERROR: { status: 500, exitCode: 1 }
-}
+/**
+ * HTTP status (docs/api.md) and CLI exit code (docs/architecture.md §10) of each code, from
+ * `errorMeta.ts` (no imports, for the launcher); the type makes it name every code above.
+ */
+export const errorMeta: Record<ErrorCode, ErrorMeta> = metaByCode
 
 export { ExitCode } from "./exitCodes"
 

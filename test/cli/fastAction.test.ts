@@ -31,6 +31,7 @@ describe("which stop and delete the launcher takes", () => {
     const taken = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, terminal = false) =>
       fastActionOf(args, env, terminal)
     expect(taken(["stop", "api"])).toEqual({ verb: "stop", target: "api", json: false })
+    expect(taken(["restart", "all", "--json"])).toEqual({ verb: "restart", target: "all", json: true })
     expect(taken(["stop", "--json", "3"])).toEqual({ verb: "stop", target: "3", json: true })
     expect(taken(["del", "all", "-f"], {}, true)).toEqual({ verb: "delete", target: "all", json: false })
     expect(taken(["delete", "all"])).toEqual({ verb: "delete", target: "all", json: false })
@@ -50,7 +51,10 @@ describe("which stop and delete the launcher takes", () => {
       ["stop", ".."],
       ["stop", "-x"],
       ["delete", "online", "--status"],
-      ["restart", "api"],
+      ["restart", "api", "-f"], // not an option of restart
+      ["restart", "api", "--port", "3000"],
+      ["restart", "api", "--update-env"],
+      ["reload", "api"],
       ["list", "api"]
     ])
       expect(taken(args), args.join(" ")).toBeNull()
@@ -153,19 +157,128 @@ describe("pmfx stop and pmfx delete from the launcher", () => {
   })
 })
 
-describe("pmfx delete from the launcher: answers it does not expect", () => {
-  /** A server on the sandbox's socket that counts requests and answers each with `respond`. */
-  const fakeDaemon = async (respond: (request: http.IncomingMessage, response: http.ServerResponse) => void) => {
-    fs.mkdirSync(sandbox.home, { recursive: true, mode: 0o700 })
-    const requests: Array<string> = []
-    const server = http.createServer((request, response) => {
-      requests.push(`${request.method} ${request.url}`)
-      respond(request, response)
-    })
-    await new Promise<void>((resolve) => server.listen(socketPathFor(sandbox.home), resolve))
-    return { requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
-  }
+/** A server on the sandbox's socket that counts requests and answers each with `respond`. */
+const fakeDaemon = async (respond: (request: http.IncomingMessage, response: http.ServerResponse) => void) => {
+  fs.mkdirSync(sandbox.home, { recursive: true, mode: 0o700 })
+  const requests: Array<string> = []
+  const server = http.createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`)
+    respond(request, response)
+  })
+  await new Promise<void>((resolve) => server.listen(socketPathFor(sandbox.home), resolve))
+  return { requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
 
+/** Answers `GET /` as a pmfx daemon does (the CLI asks it first), and everything else with `status` and `body`. */
+const answering = (status: number, body: string) => (request: http.IncomingMessage, response: http.ServerResponse) => {
+  response.writeHead(request.url === "/" ? 200 : status, { "content-type": "application/json" })
+  response.end(request.url === "/" ? '{"name":"pmfx"}' : body)
+}
+
+describe("pmfx restart from the launcher", () => {
+  it("prints what the full CLI prints, and an unknown target's error in the CLI's words and exit code", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "api", "-i", "2"])
+    await allOnline(sandbox, 2)
+    const before = list(sandbox).map((row) => row.pid)
+
+    const viaLauncher = sandbox.pmfx(["restart", "api"], DEBUG)
+    expect(viaLauncher.code, viaLauncher.stderr).toBe(0)
+    expect(viaLauncher.stderr).toBe(TO_LAUNCHER + ANSWERED)
+    const [headline, header, ...rows] = viaLauncher.stdout.trimEnd().split("\n")
+    expect(headline).toBe("restarted 2 processes")
+    const viaCli = sandbox.pmfx([...VIA_CLI, "restart", "api"])
+    expect(viaCli.code, viaCli.stderr).toBe(0)
+    const [cliHeadline, cliHeader, ...cliRows] = viaCli.stdout.trimEnd().split("\n")
+    expect([headline, header, rows.length]).toEqual([cliHeadline, cliHeader, cliRows.length])
+    // Restarted: new processes, online.
+    const after = await eventually(() => {
+      const now = list(sandbox)
+      expect(now.every((row) => row.status === "online")).toBe(true)
+      return now.map((row) => row.pid)
+    })
+    expect(after.some((pid) => before.includes(pid))).toBe(false)
+    // As JSON: the rows, key for key as the CLI prints them.
+    const jsonViaLauncher = json(sandbox.pmfx(["restart", "api", "--json"]))
+    const jsonViaCli = json(sandbox.pmfx([...VIA_CLI, "restart", "api", "--json"]))
+    expect(jsonViaLauncher.map((row) => Object.keys(row))).toEqual(jsonViaCli.map((row) => Object.keys(row)))
+    expect(jsonViaLauncher.map((row) => [row.name, row.instance])).toEqual([
+      ["api", 0],
+      ["api", 1]
+    ])
+
+    // An unknown target: answered by the launcher (a restart is never sent twice), as the CLI would.
+    const unknown = sandbox.pmfx(["restart", "nosuch"], DEBUG)
+    expect(unknown.stderr.startsWith(TO_LAUNCHER)).toBe(true)
+    expect(unknown.stderr.endsWith(ANSWERED)).toBe(true)
+    expect(unknown.stderr).not.toContain(FALLBACK)
+    const launcherError = sandbox.pmfx(["restart", "nosuch"])
+    const cliError = sandbox.pmfx([...VIA_CLI, "restart", "nosuch"])
+    expect(launcherError.code).toBe(4)
+    expect(cliError.code).toBe(4)
+    expect(launcherError.stdout).toBe("")
+    expect(launcherError.stderr).toBe(cliError.stderr)
+    expect(launcherError.stderr).toContain('PROCESS_NOT_FOUND no process with id, name or namespace "nosuch"')
+    const launcherJson = sandbox.pmfx(["restart", "nosuch", "--json"])
+    const cliJson = sandbox.pmfx([...VIA_CLI, "restart", "nosuch", "--json"])
+    expect([launcherJson.code, launcherJson.stderr]).toEqual([4, ""])
+    expect(launcherJson.stdout).toBe(cliJson.stdout)
+    expect(json<{ error: { code: string } }>(launcherJson).error.code).toBe("PROCESS_NOT_FOUND")
+    // The app was restarted only by the requests above.
+    expect(list(sandbox).map((row) => row.status)).toEqual(["online", "online"])
+  })
+
+  it("prints a daemon's structured error as the CLI does, problems and all, and sends the restart once", async () => {
+    const body = JSON.stringify({
+      success: false,
+      error: {
+        code: "INVALID_CONFIG",
+        message: "2 problems; first port: is taken",
+        // In the schema's order, as the daemon encodes it (domain/errors.ts InvalidConfig).
+        details: {
+          field: "port",
+          value: 3000,
+          suggestion: "fix the file",
+          problems: [
+            { field: "port", value: 3000, message: "is taken", suggestion: "choose another port" },
+            { field: "", value: null, message: "no script", suggestion: "give one" }
+          ]
+        }
+      }
+    })
+    const daemon = await fakeDaemon(answering(422, body))
+    try {
+      const viaLauncher = await sandbox.pmfxAsync(["restart", "api"])
+      expect(daemon.requests).toEqual(["POST /api/processes/api/restart"])
+      const viaCli = await sandbox.pmfxAsync([...VIA_CLI, "restart", "api"])
+      expect(viaLauncher.code).toBe(3)
+      expect(viaCli.code).toBe(3)
+      expect(viaLauncher.stderr).toBe(viaCli.stderr)
+      expect(viaLauncher.stderr).toContain("  port = 3000\n    is taken\n    suggestion: choose another port")
+      const jsonViaLauncher = await sandbox.pmfxAsync(["restart", "api", "--json"])
+      const jsonViaCli = await sandbox.pmfxAsync([...VIA_CLI, "restart", "api", "--json"])
+      expect(jsonViaLauncher.code).toBe(3)
+      expect(jsonViaLauncher.stdout).toBe(jsonViaCli.stdout)
+    } finally {
+      await daemon.close()
+    }
+  })
+
+  it("reports an error body it cannot read once (exit 1), never restarting again", async () => {
+    const daemon = await fakeDaemon(answering(500, "<html>oops</html>"))
+    try {
+      const result = await sandbox.pmfxAsync(["restart", "api"])
+      expect(result.code).toBe(1)
+      expect(result.stderr).toMatch(
+        /^pmfx: the daemon at .* gave an answer this pmfx cannot read\n {2}suggestion: check that the daemon runs this version of pmfx/
+      )
+      expect(daemon.requests).toEqual(["POST /api/processes/api/restart"])
+    } finally {
+      await daemon.close()
+    }
+  })
+})
+
+describe("pmfx delete from the launcher: answers it does not expect", () => {
   it("reports a success it cannot read as the CLI does (exit 1), and never sends the delete again", async () => {
     const daemon = await fakeDaemon((_request, response) => {
       response.writeHead(200, { "content-type": "application/json" })

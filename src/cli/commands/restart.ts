@@ -5,13 +5,13 @@
  */
 import { Command } from "@effect/cli"
 import { Effect, Option } from "effect"
+import { restartedHeadline } from "../actionText"
 import { CallerEnvironment } from "../CallerEnvironment"
 import { tryDaemon } from "../daemonCall"
 import { DaemonTarget, environmentForApps } from "../DaemonTarget"
 import { failWith } from "../output"
-import { style } from "../style"
 import { badUsage } from "../usage"
-import { plural, portOverrideOption } from "./actionOptions"
+import { portOverrideOption } from "./actionOptions"
 import { applyFile, isEcosystemFile, onlyNames, onlyOption, updateEnvOption } from "./applyFile"
 import { envOption, jsonOption } from "./configOptions"
 import { actOnEach, reportRows, targetsArg } from "./selectors"
@@ -155,13 +155,7 @@ export const restartCommand = Command.make(
         tryDaemon(json, (api) => api.processes.restart({ path: { id: target }, payload }), { selector: target })
       )
       const qualifier = runQualifier(port, updateEnv)
-      yield* reportRows(
-        outcome,
-        json,
-        "restarted",
-        (rows) =>
-          `${style.green(process.stdout)("restarted")} ${plural(rows.length, "process", "processes")}${qualifier}`
-      )
+      yield* reportRows(outcome, json, "restarted", (rows) => restartedHeadline(rows, qualifier))
     })
 ).pipe(
   Command.withDescription(
