@@ -80,6 +80,20 @@ const withoutStackTraces = (evaluate: () => void): void => {
 }
 
 /**
+ * A reader that went away (`pmfx ls | head -1`, `… 2>&1 | head -1`) ends a fast path quietly, with
+ * the exit code it has, as the CLI's console output does; any other stream error is thrown.
+ */
+const onClosedPipe = (cause: NodeJS.ErrnoException): void => {
+  if (cause.code !== "EPIPE") throw cause
+  process.exit(process.exitCode)
+}
+const quietOnClosedPipe = (listen: boolean): void => {
+  for (const stream of [process.stdout, process.stderr])
+    if (listen) stream.on("error", onClosedPipe)
+    else stream.removeListener("error", onClosedPipe)
+}
+
+/**
  * After a fast path (`fastList`, `fastAction`): the CLI runs when the launcher could not answer.
  * PMFX_DEBUG=1 tells the two ways apart: their output is the same.
  */
@@ -90,7 +104,9 @@ const answeredOrCli = (answered: boolean): void => {
         ? "pmfx: the launcher answered from the daemon's socket\n"
         : "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
     )
-  if (!answered) loadBundle("pmfx-main.cjs")
+  if (answered) return
+  quietOnClosedPipe(false)
+  loadBundle("pmfx-main.cjs")
 }
 
 const args = process.argv.slice(2)
@@ -106,8 +122,10 @@ if (args[0] === "daemon" && args[1] !== "restart" && !args.includes("--help") &&
   // The shell completion scripts' call for app names: answered here, never starting a daemon.
   void printCompletionNames(process.env)
 } else if (listing !== null) {
+  quietOnClosedPipe(true)
   void fastList(listing, process.env).then(answeredOrCli)
 } else if (action !== null) {
+  quietOnClosedPipe(true)
   void fastAct(action, process.env).then(answeredOrCli)
 } else {
   loadBundle("pmfx-main.cjs")

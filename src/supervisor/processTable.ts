@@ -3,7 +3,7 @@
  * the table's shape and one lock per app, and how a target (`{id}`, app name, namespace, `all`)
  * names rows. Every other module of ProcessManager works on rows through this.
  */
-import { Effect, Option, SubscriptionRef } from "effect"
+import { Effect, Either, Option, SubscriptionRef } from "effect"
 import { closestKey } from "../config/closestKey"
 import { ProcessNotFound } from "../domain/errors"
 import { makeKeyedLocks } from "./keyedLocks"
@@ -51,27 +51,40 @@ export const makeProcessTable = (firstId: number) =>
      * Runs `body` once per app of `selected`, each under that app's lock, with the app's rows that
      * are still in the table once the lock is held (apps with none left are skipped). Every
      * mutation goes through here (docs/decisions.md, "One lock per app for every mutation").
+     * One after another, the first failure ends the run. Together (`concurrent`), every app's
+     * operation runs to its end even when another's fails — an operation cut short between its
+     * halt and its relaunch would leave its rows stopped half-way — and the first failure in
+     * order is reported once they all have ended.
      */
     const forEachApp = <A, E>(
       selected: ReadonlyArray<Row>,
       body: (name: string, appRows: ReadonlyArray<Row>) => Effect.Effect<A, E>,
       options: { readonly concurrent?: boolean; readonly order?: ReadonlyArray<string> } = {}
-    ): Effect.Effect<Array<A>, E> =>
-      Effect.map(
-        Effect.forEach(
-          options.order ?? appNames(selected),
-          (name) =>
-            withAppLock(
-              name,
-              Effect.suspend(() => {
-                const appRows = stillListed(selected.filter((row) => row.app.definition.name === name))
-                return appRows.length === 0 ? Effect.succeed(Option.none<A>()) : Effect.asSome(body(name, appRows))
-              })
-            ),
-          { concurrency: options.concurrent === true ? "unbounded" : 1 }
-        ),
-        (results) => results.flatMap((result) => (Option.isSome(result) ? [result.value] : []))
+    ): Effect.Effect<Array<A>, E> => {
+      const names = options.order ?? appNames(selected)
+      const forApp = (name: string) =>
+        withAppLock(
+          name,
+          Effect.suspend(() => {
+            const appRows = stillListed(selected.filter((row) => row.app.definition.name === name))
+            return appRows.length === 0 ? Effect.succeed(Option.none<A>()) : Effect.asSome(body(name, appRows))
+          })
+        )
+      const present = (results: ReadonlyArray<Option.Option<A>>) =>
+        results.flatMap((result) => (Option.isSome(result) ? [result.value] : []))
+      if (options.concurrent !== true) return Effect.map(Effect.forEach(names, forApp), present)
+      return Effect.flatMap(
+        Effect.forEach(names, (name) => Effect.either(forApp(name)), { concurrency: "unbounded" }),
+        (outcomes) => {
+          const failed = outcomes.find(Either.isLeft)
+          return failed === undefined
+            ? Effect.succeed(
+                present(outcomes.map((outcome) => (Either.isRight(outcome) ? outcome.right : Option.none())))
+              )
+            : Effect.fail(failed.left)
+        }
       )
+    }
 
     /** The target's rows were all deleted while the request waited for them (docs/api.md). */
     const deletedMeanwhile = (target: string) =>

@@ -4,12 +4,13 @@
  * same bytes; an answer the launcher does not take is the CLI's to report, and an action the
  * daemon took is never asked for twice.
  */
+import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as http from "node:http"
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { fastActionOf } from "../../src/cli/fastAction"
 import { socketPathFor } from "../../src/shared/homePaths"
-import { makeSandbox, type Sandbox } from "../support/cli"
+import { makeSandbox, PMFX_EXECUTABLE, type Sandbox } from "../support/cli"
 import { allOnline, eventually, idleCommand, json, list, ok } from "./helpers"
 
 let sandbox: Sandbox
@@ -147,6 +148,26 @@ describe("pmfx stop and pmfx delete from the launcher", () => {
     expect(several.stderr).not.toContain(ANSWERED)
     expect(several.stderr).not.toContain(FALLBACK)
     expect(list(sandbox).map((row) => [row.name, row.status])).toEqual([["api", "stopped"]])
+  })
+
+  it("end quietly with their exit code when the reader of their output has gone (| head -1)", async () => {
+    ok(sandbox, ["start", idleCommand, "--name", "api"])
+    await allOnline(sandbox, 1)
+    // Both ends closed before the command writes: its output meets EPIPE.
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(PMFX_EXECUTABLE, ["stop", "api", "--json"], {
+        cwd: sandbox.dir,
+        // (No PMFX_DEBUG: the shell script's own debug line would meet the closed pipe first.)
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: sandbox.dir, PMFX_HOME: sandbox.home },
+        stdio: ["ignore", "pipe", "pipe"]
+      })
+      child.stdout.destroy()
+      child.stderr.destroy()
+      child.on("error", reject)
+      child.on("exit", (exitCode) => resolve(exitCode))
+    })
+    expect(code).toBe(0)
+    expect(list(sandbox).map((row) => row.status)).toEqual(["stopped"])
   })
 
   it("leave a stop with no daemon to the CLI, which starts one", () => {

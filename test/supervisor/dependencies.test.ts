@@ -1,3 +1,6 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Stream } from "effect"
 import type { ProcessStatus } from "../../src/domain/ProcessStatus"
@@ -150,6 +153,41 @@ describe("depends_on", () => {
         expect(yield* gapMs).toBeGreaterThanOrEqual(1000)
         const restarted = eventsOf(events, "ProcessRestart").map((event) => event.name)
         expect(restarted.indexOf("alone")).toBeLessThan(restarted.indexOf("needs-base"))
+      })
+    )
+  )
+
+  it.live("restart all: an app that cannot start again leaves no other app of its level stopped half-way", () =>
+    withEngine(() =>
+      Effect.gen(function* () {
+        const pm = yield* ProcessManager
+        const gone = fs.mkdtempSync(path.join(os.tmpdir(), "pmfx-gone-"))
+        const level = ["one", "two", "three"]
+        const apps = yield* definitions([
+          { name: "lost", script: "sleep", args: ["300"], cwd: gone },
+          ...level.map((name) => ({ name, script: "sleep", args: ["300"] })),
+          { name: "later", script: "sleep", args: ["300"], depends_on: ["one"] }
+        ])
+        yield* pm.create(apps, { baseEnv: PATH_ENV })
+        const before = new Map((yield* pm.list()).map((row) => [row.name, row.pid]))
+        fs.rmSync(gone, { recursive: true })
+
+        const failure = yield* Effect.flip(pm.restart("all"))
+        expect(failure._tag).toBe("FILE_ERROR")
+        // The others of lost's level were restarted to the end: online, with new processes.
+        yield* eventually(
+          Effect.map(pm.list(), (rows) =>
+            level.every((name) => {
+              const row = rows.find((candidate) => candidate.name === name)
+              return row?.status === "online" && row.pid !== before.get(name)
+            })
+          ),
+          "the level's other apps online again"
+        )
+        const rows = yield* pm.list()
+        expect(rows.filter((row) => row.status === "stopping").map((row) => row.name)).toEqual([])
+        // The level after it was not reached: `later` still runs its first process.
+        expect(rows.find((row) => row.name === "later")?.pid).toBe(before.get("later"))
       })
     )
   )
