@@ -12,6 +12,7 @@ import { fastActionOf } from "../../src/cli/fastAction"
 import { socketPathFor } from "../../src/shared/homePaths"
 import { makeSandbox, PMFX_EXECUTABLE, type Sandbox } from "../support/cli"
 import { allOnline, eventually, idleCommand, json, list, ok } from "./helpers"
+import { ANSWERED, FALLBACK, TO_LAUNCHER } from "./launcherDebug"
 
 let sandbox: Sandbox
 beforeEach(() => {
@@ -19,10 +20,6 @@ beforeEach(() => {
 })
 afterEach(() => sandbox.cleanup())
 
-/** What the shell launcher says when it hands a command to the Node launcher (PMFX_DEBUG=1). */
-const TO_LAUNCHER = "pmfx: the CLI starts without its snapshot: the launcher answers this command itself\n"
-const FALLBACK = "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
-const ANSWERED = "pmfx: the launcher answered from the daemon's socket\n"
 const DEBUG = { PMFX_DEBUG: "1" }
 /** A built-in @effect/cli option first: not the launcher's form, so the full CLI answers. */
 const VIA_CLI = ["--log-level", "info"]

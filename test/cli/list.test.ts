@@ -6,17 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from "@effect/vitest"
 import { makeSandbox, type Sandbox } from "../support/cli"
 import { allOnline, eventually, idleCommand, json, list, ok, type Row } from "./helpers"
+import { ANSWERED, FALLBACK, TO_LAUNCHER } from "./launcherDebug"
 
 let sandbox: Sandbox
 beforeEach(() => {
   sandbox = makeSandbox()
 })
 afterEach(() => sandbox.cleanup())
-
-/** What the shell launcher says when it hands a command to the Node launcher (PMFX_DEBUG=1). */
-const TO_LAUNCHER = "pmfx: the CLI starts without its snapshot: the launcher answers this command itself\n"
-const FALLBACK = "pmfx: the launcher could not answer from the daemon's socket: the CLI does\n"
-const ANSWERED = "pmfx: the launcher answered from the daemon's socket\n"
 
 /** What does not change between two listings of idle apps. */
 const stable = (
