@@ -159,9 +159,7 @@ const reportUnreadable = (socket: string, status: number, body: Buffer, env: Nod
  * code is left in `process.exitCode`.
  */
 export const fastAct = async (action: FastAction, env: NodeJS.ProcessEnv): Promise<boolean> => {
-  const paths = pathsUnder(
-    resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
-  )
+  const paths = pathsUnder(resolveHome(env))
   const { method, path, body } = requestOf(action)
   let reached = false
   // No idle timeout once connected: stopping apps takes as long as their kill_timeout (and a

@@ -12,9 +12,7 @@ export const localProcessRows = async (
   env: NodeJS.ProcessEnv,
   timeoutMs: number
 ): Promise<ReadonlyArray<unknown> | null> => {
-  const socketPath = socketPathFor(
-    resolveHome({ PMFX_HOME: env["PMFX_HOME"], XDG_DATA_HOME: env["XDG_DATA_HOME"], HOME: env["HOME"] })
-  )
+  const socketPath = socketPathFor(resolveHome(env))
   const answer = await socketRequest(socketPath, "GET", "/api/processes", { idleTimeoutMs: timeoutMs })
   if (answer === null || answer.status !== 200) return null
   let rows: unknown

@@ -3,7 +3,7 @@
  * the table's shape and one lock per app, and how a target (`{id}`, app name, namespace, `all`)
  * names rows. Every other module of ProcessManager works on rows through this.
  */
-import { Effect, Either, Option, SubscriptionRef } from "effect"
+import { Effect, Option, SubscriptionRef } from "effect"
 import { closestKey } from "../config/closestKey"
 import { ProcessNotFound } from "../domain/errors"
 import { makeKeyedLocks } from "./keyedLocks"
@@ -73,16 +73,10 @@ export const makeProcessTable = (firstId: number) =>
       const present = (results: ReadonlyArray<Option.Option<A>>) =>
         results.flatMap((result) => (Option.isSome(result) ? [result.value] : []))
       if (options.concurrent !== true) return Effect.map(Effect.forEach(names, forApp), present)
+      // An Either is an Effect: `Effect.all` of the outcomes, in order, fails with the first failure.
       return Effect.flatMap(
         Effect.forEach(names, (name) => Effect.either(forApp(name)), { concurrency: "unbounded" }),
-        (outcomes) => {
-          const failed = outcomes.find(Either.isLeft)
-          return failed === undefined
-            ? Effect.succeed(
-                present(outcomes.map((outcome) => (Either.isRight(outcome) ? outcome.right : Option.none())))
-              )
-            : Effect.fail(failed.left)
-        }
+        (outcomes) => Effect.map(Effect.all(outcomes), present)
       )
     }
 
